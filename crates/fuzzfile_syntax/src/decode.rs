@@ -1,0 +1,515 @@
+//! Scalar decoding with an offset map back to the source.
+//!
+//! The YAML parser gives each scalar's decoded value and its source span; this module decodes
+//! the span again, itself, recording for every run of decoded bytes where it came from. The
+//! result is checked against the parser's value: if they differ (an exotic construct this
+//! decoder does not model), the map falls back to pointing at the start of the scalar and is
+//! marked inexact, so a range is never wrong by more than "somewhere in this scalar".
+
+use crate::{ScalarStyle, TextRange};
+
+/// Maps byte offsets in a decoded scalar to byte offsets in the source text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OffsetMap {
+    /// Source offset of decoded byte 0 when `segs` is empty (the common single-line case, kept
+    /// free of allocation).
+    base: u32,
+    /// `(decoded, source, synthesized source length)` segment starts, sorted by `decoded`.
+    /// Decoded bytes `seg[i].0 .. seg[i+1].0` come from source bytes starting at `seg[i].1`;
+    /// a segment the source spells differently (an escape, a line fold) has its source length
+    /// as third field, copied text has 0.
+    segs: Vec<(u32, u32, u32)>,
+    decoded_len: u32,
+    exact: bool,
+}
+
+impl OffsetMap {
+    /// A map where every decoded byte is the source byte at `start + offset` (one plain line).
+    pub fn identity(start: u32, len: u32) -> OffsetMap {
+        OffsetMap {
+            base: start,
+            segs: Vec::new(),
+            decoded_len: len,
+            exact: true,
+        }
+    }
+
+    /// Whether the map was verified against the parser's decoded value.
+    pub fn is_exact(&self) -> bool {
+        self.exact
+    }
+
+    /// Source offset of decoded byte `offset` (an offset at the end maps past the last byte).
+    pub fn to_source(&self, offset: usize) -> u32 {
+        let offset = u32::try_from(offset)
+            .unwrap_or(u32::MAX)
+            .min(self.decoded_len);
+        if !self.exact {
+            return self.base;
+        }
+        if self.segs.is_empty() {
+            return self.base + offset;
+        }
+        if offset == self.decoded_len && offset > 0 {
+            return self.to_source_end(offset);
+        }
+        let i = match self.segs.binary_search_by_key(&offset, |s| s.0) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let (d, s, synth) = self.segs[i];
+        if synth > 0 {
+            return s;
+        }
+        s + (offset - d)
+    }
+
+    fn to_source_end(&self, end: u32) -> u32 {
+        if self.segs.is_empty() {
+            return self.base + end;
+        }
+        let last = end - 1;
+        let i = match self.segs.binary_search_by_key(&last, |s| s.0) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let (d, s, synth) = self.segs[i];
+        if synth > 0 {
+            return s + synth;
+        }
+        s + (last - d) + 1
+    }
+
+    /// Source range covering decoded bytes `range`.
+    pub fn range_to_source(&self, range: std::ops::Range<usize>) -> TextRange {
+        if !self.exact {
+            return TextRange::new(self.base, self.base);
+        }
+        let start = self.to_source(range.start);
+        if range.end <= range.start {
+            return TextRange::new(start, start);
+        }
+        let end_u = u32::try_from(range.end)
+            .unwrap_or(u32::MAX)
+            .min(self.decoded_len);
+        let end = if end_u == 0 {
+            start
+        } else {
+            self.to_source_end(end_u)
+        };
+        TextRange::new(start, end.max(start))
+    }
+
+    pub(crate) fn fallback(start: u32, decoded_len: usize) -> OffsetMap {
+        OffsetMap {
+            base: start,
+            segs: Vec::new(),
+            decoded_len: u32::try_from(decoded_len).unwrap_or(u32::MAX),
+            exact: false,
+        }
+    }
+}
+
+/// Builds a decoded string and its segments.
+struct Builder {
+    out: String,
+    segs: Vec<(u32, u32, u32)>,
+    /// The last segment was synthesized: the next copied text starts a new one.
+    broken: bool,
+}
+
+impl Builder {
+    fn new(cap: usize) -> Self {
+        Builder {
+            out: String::with_capacity(cap),
+            segs: Vec::new(),
+            broken: false,
+        }
+    }
+    fn push_seg(&mut self, d: u32, s: u32, synth: u32) {
+        match self.segs.last_mut() {
+            Some(last) if last.0 == d => *last = (d, s, synth),
+            _ => self.segs.push((d, s, synth)),
+        }
+    }
+    /// Append `text` that was copied from source offset `src`.
+    fn copied(&mut self, text: &str, src: usize) {
+        if text.is_empty() {
+            return;
+        }
+        let d = self.out.len() as u32;
+        let s = src as u32;
+        let contiguous = !self.broken
+            && self
+                .segs
+                .last()
+                .is_some_and(|&(pd, ps, _)| ps + (d - pd) == s);
+        if !contiguous {
+            self.push_seg(d, s, 0);
+        }
+        self.broken = false;
+        self.out.push_str(text);
+    }
+    /// Append text that the source spells differently (a fold, an escape) with the `src_len`
+    /// source bytes at `src`.
+    fn synthesized(&mut self, text: &str, src: usize, src_len: usize) {
+        if text.is_empty() {
+            return;
+        }
+        let d = self.out.len() as u32;
+        self.push_seg(d, src as u32, src_len.max(1) as u32);
+        self.broken = true;
+        self.out.push_str(text);
+    }
+    fn finish(self) -> (String, Vec<(u32, u32, u32)>) {
+        (self.out, self.segs)
+    }
+}
+
+/// Decode the scalar whose node range is `range` in `src` and build its map. `expected` is the
+/// parser's decoded value; the map is exact only when our decoding equals it.
+pub(crate) fn offset_map(
+    src: &str,
+    range: TextRange,
+    style: ScalarStyle,
+    expected: &str,
+) -> OffsetMap {
+    let r = range.as_usize();
+    let decoded = match style {
+        ScalarStyle::Plain => {
+            if !expected.contains([' ', '\t', '\n']) && src.get(r.clone()) == Some(expected) {
+                return OffsetMap::identity(range.start, range.len());
+            }
+            src.get(r.clone()).map(|s| flow(s, r.start, Quote::None))
+        }
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+            let q = if style == ScalarStyle::SingleQuoted {
+                Quote::Single
+            } else {
+                Quote::Double
+            };
+            if r.end >= r.start + 2 {
+                src.get(r.start + 1..r.end - 1)
+                    .map(|s| flow(s, r.start + 1, q))
+            } else {
+                None
+            }
+        }
+        ScalarStyle::Literal | ScalarStyle::Folded => {
+            block(src, r.start, r.end, style == ScalarStyle::Folded)
+        }
+    };
+    match decoded {
+        Some((value, segs)) if value == expected => {
+            let base = segs.first().map_or(range.start, |s| s.1);
+            OffsetMap {
+                base,
+                segs,
+                decoded_len: u32::try_from(value.len()).unwrap_or(u32::MAX),
+                exact: true,
+            }
+        }
+        _ => {
+            let start = match style {
+                ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => range.start + 1,
+                _ => range.start,
+            };
+            OffsetMap::fallback(start.min(range.end), expected.len())
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Quote {
+    None,
+    Single,
+    Double,
+}
+
+fn is_break(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+/// Decode a plain or quoted scalar body `s` starting at source offset `base`.
+fn flow(s: &str, base: usize, q: Quote) -> (String, Vec<(u32, u32, u32)>) {
+    let bytes = s.as_bytes();
+    let mut b = Builder::new(s.len());
+    let mut i = 0;
+    // Pending whitespace run (start, end) not yet emitted: dropped before a line break.
+    let mut ws: Option<(usize, usize)> = None;
+    let flush = |b: &mut Builder, ws: &mut Option<(usize, usize)>| {
+        if let Some((ws_s, ws_e)) = ws.take() {
+            b.copied(&s[ws_s..ws_e], base + ws_s);
+        }
+    };
+    while i < bytes.len() {
+        let c = bytes[i];
+        if is_break(c) {
+            ws = None;
+            let break_at = i;
+            // consume this break, then count further empty lines
+            let mut breaks = 0;
+            loop {
+                if i < bytes.len() && bytes[i] == b'\r' {
+                    i += 1;
+                }
+                if i < bytes.len() && bytes[i] == b'\n' {
+                    i += 1;
+                }
+                breaks += 1;
+                while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+                    i += 1;
+                }
+                if i < bytes.len() && is_break(bytes[i]) {
+                    continue;
+                }
+                break;
+            }
+            if breaks == 1 {
+                b.synthesized(" ", base + break_at, 1);
+            } else {
+                b.synthesized(&"\n".repeat(breaks - 1), base + break_at, 1);
+            }
+            continue;
+        }
+        if c == b' ' || c == b'\t' {
+            match &mut ws {
+                Some((_, e)) => *e = i + 1,
+                None => ws = Some((i, i + 1)),
+            }
+            i += 1;
+            continue;
+        }
+        flush(&mut b, &mut ws);
+        if q == Quote::Single && c == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+            b.synthesized("'", base + i, 2);
+            i += 2;
+            continue;
+        }
+        if q == Quote::Double && c == b'\\' {
+            let Some(&e) = bytes.get(i + 1) else {
+                b.copied("\\", base + i);
+                i += 1;
+                continue;
+            };
+            if is_break(e) {
+                // Escaped line break: join without a space, drop the next line's indentation.
+                i += 1;
+                if i < bytes.len() && bytes[i] == b'\r' {
+                    i += 1;
+                }
+                if i < bytes.len() && bytes[i] == b'\n' {
+                    i += 1;
+                }
+                while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+                    i += 1;
+                }
+                continue;
+            }
+            let (text, len): (Option<String>, usize) = match e {
+                b'0' => (Some("\0".into()), 2),
+                b'a' => (Some("\x07".into()), 2),
+                b'b' => (Some("\x08".into()), 2),
+                b't' | b'\t' => (Some("\t".into()), 2),
+                b'n' => (Some("\n".into()), 2),
+                b'v' => (Some("\x0b".into()), 2),
+                b'f' => (Some("\x0c".into()), 2),
+                b'r' => (Some("\r".into()), 2),
+                b'e' => (Some("\x1b".into()), 2),
+                b' ' => (Some(" ".into()), 2),
+                b'"' => (Some("\"".into()), 2),
+                b'/' => (Some("/".into()), 2),
+                b'\\' => (Some("\\".into()), 2),
+                b'N' => (Some("\u{85}".into()), 2),
+                b'_' => (Some("\u{a0}".into()), 2),
+                b'L' => (Some("\u{2028}".into()), 2),
+                b'P' => (Some("\u{2029}".into()), 2),
+                b'x' | b'u' | b'U' => {
+                    let n = match e {
+                        b'x' => 2,
+                        b'u' => 4,
+                        _ => 8,
+                    };
+                    let hex = s.get(i + 2..i + 2 + n);
+                    let ch = hex
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .and_then(char::from_u32);
+                    (ch.map(|c| c.to_string()), 2 + n)
+                }
+                _ => (None, 2),
+            };
+            match text {
+                Some(t) => b.synthesized(&t, base + i, len),
+                None => b.copied(&s[i..(i + len).min(s.len())], base + i),
+            }
+            i += len;
+            continue;
+        }
+        // copy one UTF-8 character
+        let ch_len = utf8_len(c);
+        let end = (i + ch_len).min(bytes.len());
+        if let Some(t) = s.get(i..end) {
+            b.copied(t, base + i);
+        }
+        i = end;
+    }
+    flush(&mut b, &mut ws);
+    b.finish()
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+/// Find the block scalar header (`|`, `>-`, `|2+` …) that precedes content starting at
+/// `content_start`; returns (header position, chomping, explicit indentation).
+fn find_header(src: &str, content_start: usize) -> Option<(usize, char, Option<usize>)> {
+    let bytes = src.as_bytes();
+    // Walk back over the whitespace and line breaks between header and content.
+    let mut p = content_start.min(bytes.len());
+    while p > 0 && matches!(bytes[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        p -= 1;
+    }
+    let line_start = src[..p].rfind('\n').map_or(0, |i| i + 1);
+    let line = &src[line_start..p];
+    // Scan for the indicator: the last `|` or `>` followed only by indicators, whitespace and
+    // an optional comment.
+    let lb = line.as_bytes();
+    let mut best = None;
+    for (i, &c) in lb.iter().enumerate() {
+        if c != b'|' && c != b'>' {
+            continue;
+        }
+        if i > 0
+            && !matches!(lb[i - 1], b' ' | b'\t' | b':' | b'-' | b'?' | b'!')
+            && !line[..i].ends_with(']')
+        {
+            // `a|b` inside a plain word is not a header; anchors/tags end with a space anyway
+            if !line[..i].trim_end().is_empty() && !matches!(lb[i - 1], b' ' | b'\t') {
+                continue;
+            }
+        }
+        let mut j = i + 1;
+        let mut chomp = 'c';
+        let mut indent = None;
+        while j < lb.len() {
+            match lb[j] {
+                b'-' => chomp = '-',
+                b'+' => chomp = '+',
+                d @ b'1'..=b'9' => indent = Some((d - b'0') as usize),
+                _ => break,
+            }
+            j += 1;
+        }
+        let rest = line[j..].trim_start();
+        if rest.is_empty() || rest.starts_with('#') {
+            best = Some((line_start + i, chomp, indent));
+        }
+    }
+    best
+}
+
+/// Decode a block scalar. `content_start..end` is the parser's span of its content.
+fn block(
+    src: &str,
+    content_start: usize,
+    end: usize,
+    folded: bool,
+) -> Option<(String, Vec<(u32, u32, u32)>)> {
+    let (header, chomp, explicit) = find_header(src, content_start)?;
+    if explicit.is_some() {
+        return None; // relative to the parent's indentation, which we do not know here
+    }
+    let body_start = src[header..].find('\n').map(|i| header + i + 1)?;
+    let end = end.min(src.len());
+    if body_start > end {
+        return Some((String::new(), Vec::new()));
+    }
+    // Collect lines (start, end-without-break) from body_start up to `end`.
+    let mut lines: Vec<(usize, usize)> = Vec::new();
+    let mut p = body_start;
+    while p < end {
+        let nl = src[p..].find('\n').map_or(src.len(), |i| p + i);
+        let mut le = nl;
+        if le > p && src.as_bytes()[le - 1] == b'\r' {
+            le -= 1;
+        }
+        lines.push((p, le));
+        p = nl + 1;
+    }
+    // Indentation: that of the first non-blank line.
+    let indent_of = |(s, e): (usize, usize)| src[s..e].bytes().take_while(|&b| b == b' ').count();
+    let is_blank = |(s, e): (usize, usize)| src[s..e].bytes().all(|b| b == b' ' || b == b'\t');
+    let n = lines
+        .iter()
+        .copied()
+        .find(|&l| !is_blank(l))
+        .map(indent_of)?;
+    // A line less indented than n that is not blank ends the scalar.
+    let mut content: Vec<(usize, usize)> = Vec::new();
+    for &l in &lines {
+        if !is_blank(l) && indent_of(l) < n {
+            break;
+        }
+        content.push(l);
+    }
+    // Trailing blank lines belong to chomping.
+    let last_text = content.iter().rposition(|&l| !is_blank(l))?;
+    let mut b = Builder::new(end - content_start);
+    let mut pending_empty: Vec<usize> = Vec::new(); // break positions of empty lines
+    let mut prev: Option<(bool, usize)> = None; // (more_indented, position of its line break)
+    for &(s, e) in &content[..=last_text] {
+        let blank = is_blank((s, e)) && e - s <= n;
+        if blank {
+            pending_empty.push(e);
+            continue;
+        }
+        let text_start = (s + n).min(e);
+        let more = matches!(src.as_bytes().get(text_start), Some(b' ' | b'\t'));
+        match prev {
+            None => {
+                for &pe in &pending_empty {
+                    b.synthesized("\n", pe, 1);
+                }
+            }
+            Some((prev_more, prev_break)) => {
+                if folded && !prev_more && !more {
+                    if pending_empty.is_empty() {
+                        b.synthesized(" ", prev_break, 1);
+                    } else {
+                        for &pe in &pending_empty {
+                            b.synthesized("\n", pe, 1);
+                        }
+                    }
+                } else {
+                    b.synthesized("\n", prev_break, 1);
+                    for &pe in &pending_empty {
+                        b.synthesized("\n", pe, 1);
+                    }
+                }
+            }
+        }
+        pending_empty.clear();
+        b.copied(&src[text_start..e], text_start);
+        prev = Some((more, e));
+    }
+    // Chomping.
+    let last_break = prev.map_or(end, |p| p.1);
+    match chomp {
+        '-' => {}
+        '+' => {
+            b.synthesized("\n", last_break, 1);
+            for &(s, e) in &content[last_text + 1..] {
+                let _ = s;
+                b.synthesized("\n", e, 1);
+            }
+        }
+        _ => b.synthesized("\n", last_break, 1),
+    }
+    Some(b.finish())
+}

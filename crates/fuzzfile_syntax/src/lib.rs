@@ -1,0 +1,369 @@
+//! YAML 1.2 text → span tree.
+//!
+//! [`parse`] turns a Fuzzfile's text into a [`Tree`]: every mapping key, value, sequence item
+//! and scalar is a [`Node`] with its byte range in the original text. Scalars keep their style,
+//! their decoded value and an [`OffsetMap`] from decoded bytes back to source bytes, so a later
+//! layer can point at one word inside a folded shell command. Comments are kept.
+//!
+//! Invariants:
+//! - never panics and never fails: the result is always a tree (possibly empty) plus syntax
+//!   errors;
+//! - aliases are nodes that refer to their anchor by [`NodeId`]; nothing is copied, so an alias
+//!   bomb costs one node per alias;
+//! - input size and nesting depth are bounded ([`Limits`]), with a clear error when exceeded;
+//! - after a syntax error the offending lines are blanked (same byte length, so ranges stay
+//!   valid) and the text is parsed again, so one typo does not hide the rest of the file;
+//! - no I/O.
+
+mod debug;
+mod decode;
+mod parse;
+mod recovery;
+
+pub use debug::debug_tree;
+pub use decode::OffsetMap;
+pub use fuzzfile_diagnostics::TextRange;
+pub use parse::{parse, parse_bytes, parse_with_limits, Limits};
+
+/// Index of a node in its [`Tree`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// How a scalar was written.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    /// `|` block.
+    Literal,
+    /// `>` block.
+    Folded,
+}
+
+impl ScalarStyle {
+    pub fn is_block(self) -> bool {
+        matches!(self, ScalarStyle::Literal | ScalarStyle::Folded)
+    }
+    pub fn is_quoted(self) -> bool {
+        matches!(self, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted)
+    }
+}
+
+/// Block (`key: value` on lines) or flow (`{...}` / `[...]`) notation of a collection.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CollectionStyle {
+    Block,
+    Flow,
+}
+
+#[derive(Clone, Debug)]
+pub struct Scalar {
+    /// The value after YAML escape processing and line folding.
+    pub value: String,
+    pub style: ScalarStyle,
+    /// Decoded byte offset → source byte offset.
+    pub map: OffsetMap,
+}
+
+/// One `key: value` pair of a mapping.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    pub key: NodeId,
+    pub value: NodeId,
+}
+
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    Scalar(Scalar),
+    Sequence {
+        style: CollectionStyle,
+        items: Vec<NodeId>,
+    },
+    Mapping {
+        style: CollectionStyle,
+        entries: Vec<Entry>,
+    },
+    /// `*name`; `target` is the anchored node, `None` when no anchor of that name precedes it.
+    Alias {
+        name: String,
+        target: Option<NodeId>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// Byte range of the node in the source: a scalar including its quotes or block header,
+    /// a collection from its first to its last byte.
+    pub range: TextRange,
+    /// `&name` defined on this node, with the range of the `&name` token.
+    pub anchor: Option<(String, TextRange)>,
+    /// Explicit tag as written (`!!str`), if any.
+    pub tag: Option<String>,
+}
+
+/// A `# comment`: `range` covers `#` to the end of the line (without the line break).
+#[derive(Clone, Debug)]
+pub struct Comment {
+    pub range: TextRange,
+    /// Text after `#`.
+    pub text: String,
+}
+
+/// A YAML syntax problem. `range` starts where the problem starts (for an unclosed `[` or
+/// quote: at the opening character).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub range: TextRange,
+    pub message: String,
+    /// Where the parser noticed it, when that differs from `range` (a `:` after an unclosed `[`).
+    pub detected_at: Option<TextRange>,
+    /// Advice for the reader.
+    pub help: Option<String>,
+}
+
+/// The result of parsing one text.
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    root: Option<NodeId>,
+    pub comments: Vec<Comment>,
+    pub errors: Vec<SyntaxError>,
+    /// The text started with a UTF-8 byte order mark (its 3 bytes stay part of the offsets).
+    pub has_bom: bool,
+    /// Lines that were blanked to recover from syntax errors (0-based).
+    pub blanked_lines: Vec<u32>,
+}
+
+/// What a plain scalar means under the YAML 1.2 core schema.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum CoreValue<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(&'a str),
+}
+
+impl Tree {
+    pub fn root(&self) -> Option<NodeId> {
+        self.root
+    }
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &Node)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (NodeId(i as u32), n))
+    }
+
+    /// Follow aliases to the node they stand for. Alias chains cannot loop (an alias refers
+    /// only to an anchor defined before it), but the walk is bounded anyway.
+    pub fn resolve(&self, mut id: NodeId) -> NodeId {
+        for _ in 0..64 {
+            match &self.node(id).kind {
+                NodeKind::Alias {
+                    target: Some(t), ..
+                } => id = *t,
+                _ => return id,
+            }
+        }
+        id
+    }
+
+    /// The scalar behind `id` (after aliases), if it is one.
+    pub fn scalar(&self, id: NodeId) -> Option<&Scalar> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn entries(&self, id: NodeId) -> Option<&[Entry]> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Mapping { entries, .. } => Some(entries),
+            _ => None,
+        }
+    }
+
+    pub fn items(&self, id: NodeId) -> Option<&[NodeId]> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Sequence { items, .. } => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The decoded text of a scalar key or value.
+    pub fn text(&self, id: NodeId) -> Option<&str> {
+        self.scalar(id).map(|s| s.value.as_str())
+    }
+
+    /// Look up `key` in the mapping `id`: the first entry whose key is a scalar equal to `key`.
+    pub fn get(&self, id: NodeId, key: &str) -> Option<Entry> {
+        self.entries(id)?
+            .iter()
+            .copied()
+            .find(|e| self.text(e.key) == Some(key))
+    }
+
+    /// Whether the node is an empty or `null`/`~` plain scalar (a key with nothing after it).
+    pub fn is_null(&self, id: NodeId) -> bool {
+        matches!(self.core_value(id), Some(CoreValue::Null))
+    }
+
+    /// Resolve a scalar with the YAML 1.2 core schema. Quoted and block scalars, and scalars
+    /// tagged `!!str`, are strings.
+    pub fn core_value(&self, id: NodeId) -> Option<CoreValue<'_>> {
+        let rid = self.resolve(id);
+        let node = self.node(rid);
+        let NodeKind::Scalar(s) = &node.kind else {
+            return None;
+        };
+        if s.style != ScalarStyle::Plain || node.tag.as_deref().is_some_and(|t| t.ends_with("str"))
+        {
+            return Some(CoreValue::Str(&s.value));
+        }
+        if node.range.is_empty() {
+            return Some(CoreValue::Null);
+        }
+        Some(resolve_core(&s.value))
+    }
+
+    /// A short description of the node's type, for messages ("a mapping", "the string `x`").
+    pub fn describe(&self, id: NodeId) -> String {
+        let rid = self.resolve(id);
+        match &self.node(rid).kind {
+            NodeKind::Mapping { .. } => "a mapping".into(),
+            NodeKind::Sequence { .. } => "a list".into(),
+            NodeKind::Alias { name, .. } => format!("the unresolved alias `*{name}`"),
+            NodeKind::Scalar(_) => match self.core_value(rid) {
+                Some(CoreValue::Null) => "nothing (null)".into(),
+                Some(CoreValue::Bool(b)) => format!("the boolean `{b}`"),
+                Some(CoreValue::Int(i)) => format!("the integer `{i}`"),
+                Some(CoreValue::Float(_)) => {
+                    format!("the number `{}`", self.text(rid).unwrap_or(""))
+                }
+                Some(CoreValue::Str(s)) => {
+                    let short: String = s.chars().take(40).collect();
+                    if short.len() < s.len() {
+                        format!("the string `{short}…`")
+                    } else {
+                        format!("the string `{short}`")
+                    }
+                }
+                None => "a value".into(),
+            },
+        }
+    }
+
+    /// Source range of decoded bytes `decoded` inside scalar `id`.
+    pub fn scalar_subrange(
+        &self,
+        id: NodeId,
+        decoded: std::ops::Range<usize>,
+    ) -> Option<TextRange> {
+        self.scalar(id).map(|s| s.map.range_to_source(decoded))
+    }
+
+    pub(crate) fn push(&mut self, node: Node) -> NodeId {
+        let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+        self.nodes.push(node);
+        id
+    }
+    pub(crate) fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id.0 as usize]
+    }
+    pub(crate) fn set_root(&mut self, id: NodeId) {
+        self.root = Some(id);
+    }
+}
+
+/// YAML 1.2 core schema resolution of a plain scalar.
+pub fn resolve_core(s: &str) -> CoreValue<'_> {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return CoreValue::Null,
+        "true" | "True" | "TRUE" => return CoreValue::Bool(true),
+        "false" | "False" | "FALSE" => return CoreValue::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return CoreValue::Float(f64::INFINITY)
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return CoreValue::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return CoreValue::Float(f64::NAN),
+        _ => {}
+    }
+    let b = s.as_bytes();
+    let digits =
+        |t: &[u8], radix: u32| !t.is_empty() && t.iter().all(|c| (*c as char).is_digit(radix));
+    if let Some(hex) = s.strip_prefix("0x") {
+        if digits(hex.as_bytes(), 16) {
+            if let Ok(v) = i64::from_str_radix(hex, 16) {
+                return CoreValue::Int(v);
+            }
+        }
+    }
+    if let Some(oct) = s.strip_prefix("0o") {
+        if digits(oct.as_bytes(), 8) {
+            if let Ok(v) = i64::from_str_radix(oct, 8) {
+                return CoreValue::Int(v);
+            }
+        }
+    }
+    let unsigned = match b.first() {
+        Some(b'-' | b'+') => &b[1..],
+        _ => b,
+    };
+    if digits(unsigned, 10) {
+        if let Ok(v) = s.parse::<i64>() {
+            return CoreValue::Int(v);
+        }
+        return CoreValue::Float(s.parse::<f64>().unwrap_or(f64::NAN));
+    }
+    // [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?
+    let mut i = 0;
+    let n = unsigned.len();
+    let mut mantissa_digits = 0;
+    while i < n && unsigned[i].is_ascii_digit() {
+        i += 1;
+        mantissa_digits += 1;
+    }
+    if i < n && unsigned[i] == b'.' {
+        i += 1;
+        while i < n && unsigned[i].is_ascii_digit() {
+            i += 1;
+            mantissa_digits += 1;
+        }
+    }
+    if mantissa_digits > 0 {
+        if i < n && (unsigned[i] == b'e' || unsigned[i] == b'E') {
+            i += 1;
+            if i < n && (unsigned[i] == b'-' || unsigned[i] == b'+') {
+                i += 1;
+            }
+            let exp_start = i;
+            while i < n && unsigned[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == exp_start {
+                return CoreValue::Str(s);
+            }
+        }
+        if i == n {
+            if let Ok(v) = s.parse::<f64>() {
+                return CoreValue::Float(v);
+            }
+        }
+    }
+    CoreValue::Str(s)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,531 @@
+//! Driving the event parser and building the span tree.
+
+use crate::decode::offset_map;
+use crate::recovery;
+use crate::{
+    CollectionStyle, Comment, Entry, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
+    TextRange, Tree,
+};
+use granit_parser::{ErrorKind, Event, Options, Parser, ScanError, Span, StructureStyle};
+use std::collections::HashMap;
+
+/// Bounds on what one parse may cost.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Larger inputs are refused with one error and an empty tree.
+    pub max_input_bytes: usize,
+    /// Deepest nesting of collections.
+    pub max_depth: usize,
+    /// How many times the parser re-parses after blanking lines with errors.
+    pub max_recoveries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 64 * 1024 * 1024,
+            max_depth: 256,
+            max_recoveries: 32,
+        }
+    }
+}
+
+/// Parse YAML text into a span tree. Never fails: problems are in [`Tree::errors`].
+pub fn parse(text: &str) -> Tree {
+    parse_with_limits(text, Limits::default())
+}
+
+/// Parse bytes: invalid UTF-8 is reported with the position of the first bad byte and yields an
+/// empty tree. Returns the text as read (lossy) so that positions can be shown.
+pub fn parse_bytes(bytes: &[u8]) -> (String, Tree) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            let tree = parse(text);
+            (text.to_owned(), tree)
+        }
+        Err(e) => {
+            let at = e.valid_up_to();
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let bad = bytes.get(at).copied().unwrap_or(0);
+            let tree = Tree {
+                errors: vec![SyntaxError {
+                    range: TextRange::from_usize(at, at + 1),
+                    message: format!("invalid UTF-8: byte 0x{bad:02x} does not start or continue a valid character"),
+                    detected_at: None,
+                    help: Some("Fuzzfiles must be UTF-8 text; re-encode the file (for example with `iconv -t UTF-8`)".into()),
+                }],
+                ..Tree::default()
+            };
+            (text, tree)
+        }
+    }
+}
+
+pub fn parse_with_limits(text: &str, limits: Limits) -> Tree {
+    if text.len() > limits.max_input_bytes {
+        return Tree {
+            errors: vec![SyntaxError {
+                range: TextRange::new(0, 0),
+                message: format!(
+                    "input is {} bytes, over the limit of {} bytes",
+                    text.len(),
+                    limits.max_input_bytes
+                ),
+                detected_at: None,
+                help: Some("split the workflow into smaller Fuzzfiles".into()),
+            }],
+            ..Tree::default()
+        };
+    }
+    recovery::parse_recovering(text, limits)
+}
+
+enum Frame {
+    Seq {
+        id: NodeId,
+        items: Vec<NodeId>,
+        flow: bool,
+        end: u32,
+    },
+    Map {
+        id: NodeId,
+        entries: Vec<Entry>,
+        key: Option<NodeId>,
+        flow: bool,
+        end: u32,
+    },
+}
+
+/// What one pass of the event parser produced.
+pub(crate) struct Pass {
+    pub tree: Tree,
+    /// The first error of this pass, if any, with the lines to blank before trying again.
+    pub error: Option<(SyntaxError, Vec<usize>)>,
+}
+
+fn offset(m: &granit_parser::Marker) -> u32 {
+    u32::try_from(m.byte_offset().unwrap_or(0)).unwrap_or(u32::MAX)
+}
+
+fn span_range(span: &Span) -> TextRange {
+    TextRange::new(offset(&span.start), offset(&span.end))
+}
+
+/// One pass over `text` (already partly blanked by recovery: same length as the original).
+pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
+    let mut opts = Options::default();
+    opts.emit_anchor_events = true;
+    opts.emit_comments = true;
+    opts.max_buffered_comment_events = usize::MAX / 2;
+    opts.flow_nesting_limit = limits.max_depth;
+    opts.block_nesting_limit = limits.max_depth;
+    let mut parser = Parser::new_from_str_with_options(text, opts);
+
+    let mut tree = Tree {
+        has_bom: text.starts_with('\u{feff}'),
+        ..Tree::default()
+    };
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: HashMap<usize, NodeId> = HashMap::new();
+    let mut last_node: Option<NodeId> = None;
+    let mut documents = 0usize;
+    let mut error = None;
+
+    while let Some(result) = parser.next_event() {
+        let (event, span) = match result {
+            Ok(ev) => ev,
+            Err(e) => {
+                error = Some(describe_error(text, &e, &stack, &tree));
+                break;
+            }
+        };
+        let range = span_range(&span);
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => {}
+            Event::DocumentStart(..) => {
+                documents += 1;
+                if documents > 1 {
+                    let line_end = text[range.start as usize..]
+                        .find('\n')
+                        .map_or(text.len(), |i| range.start as usize + i);
+                    tree.errors.push(SyntaxError {
+                        range: TextRange::from_usize(range.start as usize, line_end),
+                        message: "a second YAML document starts here; a Fuzzfile holds exactly one".into(),
+                        detected_at: None,
+                        help: Some("remove the `---` separator and merge the documents, or split them into two files".into()),
+                    });
+                    break;
+                }
+            }
+            Event::Comment(t, _) => {
+                tree.comments.push(Comment {
+                    range,
+                    text: t.into_owned(),
+                });
+            }
+            Event::Anchor(_, name) => {
+                if let Some(id) = last_node {
+                    tree.node_mut(id).anchor = Some((name.into_owned(), range));
+                }
+            }
+            Event::Alias(anchor_id) => {
+                let name = range.slice(text).trim_start_matches('*').to_owned();
+                let target = anchors.get(&anchor_id).copied();
+                let id = tree.push(Node {
+                    kind: NodeKind::Alias { name, target },
+                    range,
+                    anchor: None,
+                    tag: None,
+                });
+                last_node = Some(id);
+                attach(&mut tree, &mut stack, id);
+            }
+            Event::UnresolvedAlias(name) => {
+                let id = tree.push(Node {
+                    kind: NodeKind::Alias {
+                        name: name.into_owned(),
+                        target: None,
+                    },
+                    range,
+                    anchor: None,
+                    tag: None,
+                });
+                attach(&mut tree, &mut stack, id);
+            }
+            Event::Scalar(value, style, anchor_id, tag) => {
+                let style = match style {
+                    granit_parser::ScalarStyle::Plain => ScalarStyle::Plain,
+                    granit_parser::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+                    granit_parser::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+                    granit_parser::ScalarStyle::Literal => ScalarStyle::Literal,
+                    granit_parser::ScalarStyle::Folded => ScalarStyle::Folded,
+                };
+                let (node_range, map) = if style.is_block() {
+                    let content = trim_block_end(text, range);
+                    let header = block_header_start(text, range.start).unwrap_or(range.start);
+                    (
+                        TextRange::new(header, content.end),
+                        offset_map(text, range, style, &value),
+                    )
+                } else if range.is_empty() {
+                    (range, crate::OffsetMap::identity(range.start, 0))
+                } else {
+                    (range, offset_map(text, range, style, &value))
+                };
+                let value = if range.is_empty() && style == ScalarStyle::Plain {
+                    String::new()
+                } else {
+                    value.into_owned()
+                };
+                let tag = tag.map(|t| tag_text(text, &span, &t));
+                let id = tree.push(Node {
+                    kind: NodeKind::Scalar(Scalar { value, style, map }),
+                    range: node_range,
+                    anchor: None,
+                    tag,
+                });
+                if anchor_id != 0 {
+                    anchors.insert(anchor_id, id);
+                }
+                last_node = Some(id);
+                attach(&mut tree, &mut stack, id);
+            }
+            Event::SequenceStart(style, anchor_id, tag) => {
+                let flow = style == StructureStyle::Flow;
+                let tag = tag.map(|t| tag_text(text, &span, &t));
+                let id = tree.push(Node {
+                    kind: NodeKind::Sequence {
+                        style: cstyle(flow),
+                        items: Vec::new(),
+                    },
+                    range,
+                    anchor: None,
+                    tag,
+                });
+                if anchor_id != 0 {
+                    anchors.insert(anchor_id, id);
+                }
+                last_node = Some(id);
+                stack.push(Frame::Seq {
+                    id,
+                    items: Vec::new(),
+                    flow,
+                    end: range.end,
+                });
+            }
+            Event::MappingStart(style, anchor_id, tag) => {
+                let flow = style == StructureStyle::Flow;
+                let tag = tag.map(|t| tag_text(text, &span, &t));
+                let id = tree.push(Node {
+                    kind: NodeKind::Mapping {
+                        style: cstyle(flow),
+                        entries: Vec::new(),
+                    },
+                    range,
+                    anchor: None,
+                    tag,
+                });
+                if anchor_id != 0 {
+                    anchors.insert(anchor_id, id);
+                }
+                last_node = Some(id);
+                stack.push(Frame::Map {
+                    id,
+                    entries: Vec::new(),
+                    key: None,
+                    flow,
+                    end: range.end,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some(frame) = stack.pop() {
+                    let id = close(&mut tree, frame, Some(range));
+                    attach(&mut tree, &mut stack, id);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Close whatever the error left open, so the partial tree is usable.
+    while let Some(frame) = stack.pop() {
+        let id = close(&mut tree, frame, None);
+        attach(&mut tree, &mut stack, id);
+    }
+    Pass { tree, error }
+}
+
+fn cstyle(flow: bool) -> CollectionStyle {
+    if flow {
+        CollectionStyle::Flow
+    } else {
+        CollectionStyle::Block
+    }
+}
+
+fn tag_text(text: &str, span: &Span, tag: &granit_parser::Tag) -> String {
+    if let Some(m) = &span.tag_start {
+        let s = m.byte_offset().unwrap_or(0);
+        let e = text[s..]
+            .find([' ', '\t', '\n', '\r'])
+            .map_or(text.len(), |i| s + i);
+        if let Some(t) = text.get(s..e) {
+            return t.to_owned();
+        }
+    }
+    format!("{tag}")
+}
+
+/// The end of a block scalar's content without the trailing blank lines and indentation that
+/// the parser's span includes.
+fn trim_block_end(text: &str, range: TextRange) -> TextRange {
+    let s = range.slice(text);
+    let trimmed = s.trim_end_matches([' ', '\t', '\n', '\r']);
+    TextRange::new(range.start, range.start + trimmed.len() as u32)
+}
+
+/// Start of the `|`/`>` header of the block scalar whose content starts at `content_start`.
+fn block_header_start(text: &str, content_start: u32) -> Option<u32> {
+    let before = text.get(..content_start as usize)?;
+    let trimmed = before.trim_end_matches([' ', '\t', '\n', '\r']);
+    let line_start = trimmed.rfind('\n').map_or(0, |i| i + 1);
+    let line = &trimmed[line_start..];
+    // strip a trailing comment
+    let code = match line.find(" #") {
+        Some(i) => line[..i].trim_end(),
+        None => line,
+    };
+    let pos = code.rfind(['|', '>'])?;
+    Some((line_start + pos) as u32)
+}
+
+fn attach(tree: &mut Tree, stack: &mut [Frame], id: NodeId) {
+    let end = tree.node(id).range.end;
+    match stack.last_mut() {
+        None => {
+            if tree.root().is_none() {
+                tree.set_root(id);
+            }
+        }
+        Some(Frame::Seq { items, end: e, .. }) => {
+            items.push(id);
+            *e = (*e).max(end);
+        }
+        Some(Frame::Map {
+            entries,
+            key,
+            end: e,
+            ..
+        }) => {
+            match key.take() {
+                None => *key = Some(id),
+                Some(k) => entries.push(Entry { key: k, value: id }),
+            }
+            *e = (*e).max(end);
+        }
+    }
+}
+
+fn close(tree: &mut Tree, frame: Frame, end_event: Option<TextRange>) -> NodeId {
+    match frame {
+        Frame::Seq {
+            id,
+            items,
+            flow,
+            end,
+        } => {
+            let end = match end_event {
+                Some(r) if flow => r.end.max(end),
+                _ => end,
+            };
+            let node = tree.node_mut(id);
+            node.range = TextRange::new(node.range.start, end.max(node.range.start));
+            if let NodeKind::Sequence { items: slot, .. } = &mut node.kind {
+                *slot = items;
+            }
+            id
+        }
+        Frame::Map {
+            id,
+            mut entries,
+            key,
+            flow,
+            end,
+        } => {
+            if let Some(k) = key {
+                // A key whose value the error cut off: give it an empty value.
+                let at = tree.node(k).range.end;
+                let v = tree.push(Node {
+                    kind: NodeKind::Scalar(Scalar {
+                        value: String::new(),
+                        style: ScalarStyle::Plain,
+                        map: crate::OffsetMap::identity(at, 0),
+                    }),
+                    range: TextRange::empty(at),
+                    anchor: None,
+                    tag: None,
+                });
+                entries.push(Entry { key: k, value: v });
+            }
+            let end = match end_event {
+                Some(r) if flow => r.end.max(end),
+                _ => end,
+            };
+            let node = tree.node_mut(id);
+            // A block mapping's start event sits at its first key already.
+            node.range = TextRange::new(node.range.start, end.max(node.range.start));
+            if let NodeKind::Mapping { entries: slot, .. } = &mut node.kind {
+                *slot = entries;
+            }
+            id
+        }
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+/// Turn a parser error into a [`SyntaxError`] that starts where the problem starts, and say
+/// which lines to blank for the next attempt.
+fn describe_error(
+    text: &str,
+    e: &ScanError,
+    stack: &[Frame],
+    tree: &Tree,
+) -> (SyntaxError, Vec<usize>) {
+    let at = e.marker().byte_offset().unwrap_or(0).min(text.len());
+    let mut at_end = at;
+    while at_end < text.len() && !text.is_char_boundary(at_end + 1) {
+        at_end += 1;
+    }
+    let at_end = (at_end + 1).min(text.len()).max(at);
+    let here = TextRange::from_usize(at, at_end);
+    let info = clean_message(&e.info());
+    let err_line = line_of(text, at);
+
+    // An open flow collection is the usual cause of a later error: point at its opener.
+    let open_flow = stack.iter().rev().find_map(|f| match f {
+        Frame::Seq { id, flow: true, .. } => Some((*id, '[', ']')),
+        Frame::Map { id, flow: true, .. } => Some((*id, '{', '}')),
+        _ => None,
+    });
+    if let Some((id, open, close)) = open_flow {
+        let start = tree.node(id).range.start as usize;
+        let open_line = line_of(text, start);
+        let flow_error = matches!(
+            e.kind(),
+            ErrorKind::UnexpectedEofFlowSequence
+                | ErrorKind::UnexpectedEofFlowMapping
+                | ErrorKind::UnexpectedEofImplicitFlowMapping
+                | ErrorKind::ExpectedFlowSequenceSeparator
+                | ErrorKind::ExpectedFlowMappingSeparator
+                | ErrorKind::UnexpectedEof
+                | ErrorKind::InvalidColonPlacement
+        ) || open_line < err_line;
+        if flow_error {
+            return (
+                SyntaxError {
+                    range: TextRange::from_usize(start, start + 1),
+                    message: format!("this `{open}` is never closed"),
+                    detected_at: Some(here),
+                    help: Some(format!(
+                        "add the closing `{close}`, or write the list as indented `- ` lines"
+                    )),
+                },
+                vec![open_line],
+            );
+        }
+    }
+
+    let (message, help) = match e.kind() {
+        ErrorKind::UnclosedQuotedScalar => (
+            "this quoted string is never closed".to_string(),
+            Some("add the closing quote; inside single quotes write `''` for a quote, inside double quotes `\\\"`".to_string()),
+        ),
+        ErrorKind::RecursionLimitExceeded => (
+            "nesting is too deep: more than 256 levels of lists and mappings".to_string(),
+            Some("a Fuzzfile needs fewer than 10 levels; check for runaway brackets".to_string()),
+        ),
+        ErrorKind::TabInBlockIndentation | ErrorKind::TabNotAllowed => (
+            "a tab is used for indentation; YAML indentation must be spaces".to_string(),
+            Some("replace the tab with spaces".to_string()),
+        ),
+        ErrorKind::InvalidIndentation | ErrorKind::ExpectedBlockMappingKey | ErrorKind::ExpectedBlockSequenceEntry => (
+            format!("{info}; the indentation of this line does not match the lines around it"),
+            Some("indent the line like its siblings (the keys of one mapping start in the same column)".to_string()),
+        ),
+        ErrorKind::BomInsideDocument => (
+            "a byte order mark inside the document".to_string(),
+            Some("remove the invisible U+FEFF character; only the very first bytes of a file may hold one".to_string()),
+        ),
+        _ => (info.clone(), None),
+    };
+    (
+        SyntaxError {
+            range: here,
+            message,
+            detected_at: None,
+            help,
+        },
+        vec![err_line],
+    )
+}
+
+fn clean_message(info: &str) -> String {
+    // granit appends " at char N line L column C"; positions are shown separately.
+    let s = match info.find(" at char ") {
+        Some(i) => &info[..i],
+        None => info,
+    };
+    let s = s.trim();
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    if let Some(c) = chars.next() {
+        out.extend(c.to_lowercase());
+    }
+    out.push_str(chars.as_str());
+    out
+}

@@ -1,0 +1,113 @@
+//! Error recovery: blank the lines where an error starts and parse again.
+//!
+//! Blanking replaces every byte of a line except its line break with a space, so the text keeps
+//! its length and every range computed on it is a range in the original text.
+
+use crate::parse::{parse_pass, Limits};
+use crate::Tree;
+
+pub(crate) fn parse_recovering(text: &str, limits: Limits) -> Tree {
+    let mut pass = parse_pass(text, limits);
+    let Some((first_error, first_lines)) = pass.error.take() else {
+        return pass.tree;
+    };
+    let mut errors = vec![first_error];
+    let mut blanked: Vec<u32> = Vec::new();
+    let mut work = text.as_bytes().to_vec();
+    let starts = line_starts(text);
+    // Large inputs get fewer attempts: each one is a full parse.
+    let attempts = if text.len() > 1 << 20 {
+        limits.max_recoveries.min(3)
+    } else {
+        limits.max_recoveries
+    };
+    let mut to_blank = first_lines;
+    let mut best = pass.tree;
+    for _ in 0..attempts {
+        let mut progressed = false;
+        for line in to_blank.drain(..) {
+            if let Some(l) = blank_line_or_earlier(&mut work, &starts, line) {
+                blanked.push(l as u32);
+                progressed = true;
+            }
+        }
+        if !progressed {
+            break;
+        }
+        // Blanking only writes ASCII spaces over whole lines, so the bytes stay valid UTF-8.
+        let Ok(work_text) = std::str::from_utf8(&work) else {
+            break;
+        };
+        let mut next = parse_pass(work_text, limits);
+        let err = next.error.take();
+        if next.tree.len() >= best.len() || err.is_none() {
+            best = next.tree;
+        }
+        match err {
+            None => break,
+            Some((e, lines)) => {
+                if !errors.contains(&e) {
+                    errors.push(e);
+                }
+                to_blank = lines;
+            }
+        }
+    }
+    // Errors from the passes come first, in the order found; the tree's own (second
+    // document, ...) follow.
+    errors.append(&mut best.errors);
+    errors.sort_by_key(|e| (e.range.start, e.range.end));
+    errors.dedup_by(|a, b| a.range == b.range && a.message == b.message);
+    best.errors = errors;
+    best.comments.retain(|c| {
+        !blanked
+            .iter()
+            .any(|&l| line_index_of(&starts, c.range.start as usize) == l as usize)
+    });
+    blanked.sort_unstable();
+    blanked.dedup();
+    best.blanked_lines = blanked;
+    best.has_bom = text.starts_with('\u{feff}');
+    best
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(
+        text.bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    v
+}
+
+fn line_index_of(starts: &[usize], offset: usize) -> usize {
+    match starts.binary_search(&offset) {
+        Ok(i) => i,
+        Err(i) => i - 1,
+    }
+}
+
+/// Blank `line`, or when it is already blank the nearest earlier non-blank line. Returns the
+/// line blanked, or `None` when nothing was left to blank.
+fn blank_line_or_earlier(work: &mut [u8], starts: &[usize], line: usize) -> Option<usize> {
+    let mut l = line.min(starts.len().saturating_sub(1));
+    loop {
+        let s = starts[l];
+        let e = starts.get(l + 1).map_or(work.len(), |&n| n - 1);
+        let slice = &mut work[s..e];
+        if slice.iter().any(|b| !matches!(b, b' ' | b'\r' | b'\t')) {
+            for b in slice.iter_mut() {
+                if *b != b'\r' {
+                    *b = b' ';
+                }
+            }
+            return Some(l);
+        }
+        if l == 0 {
+            return None;
+        }
+        l -= 1;
+    }
+}
