@@ -17,6 +17,8 @@
 
 mod debug;
 mod decode;
+#[doc(hidden)]
+pub mod invariants;
 mod parse;
 mod recovery;
 
