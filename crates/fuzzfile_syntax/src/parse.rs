@@ -36,7 +36,8 @@ pub fn parse(text: &str) -> Tree {
 }
 
 /// Parse bytes: invalid UTF-8 is reported with the position of the first bad byte and yields an
-/// empty tree. Returns the text as read (lossy) so that positions can be shown.
+/// empty tree. Returns the text as read (lossy) so that positions can be shown; the error's range
+/// is a range of that text (the replacement character standing for the bad bytes).
 pub fn parse_bytes(bytes: &[u8]) -> (String, Tree) {
     match std::str::from_utf8(bytes) {
         Ok(text) => {
@@ -47,9 +48,11 @@ pub fn parse_bytes(bytes: &[u8]) -> (String, Tree) {
             let at = e.valid_up_to();
             let text = String::from_utf8_lossy(bytes).into_owned();
             let bad = bytes.get(at).copied().unwrap_or(0);
+            // The range is in the returned text, where the bad bytes are one U+FFFD: it starts
+            // at the same offset as in `bytes` (all before it is valid) and covers that char.
             let tree = Tree {
                 errors: vec![SyntaxError {
-                    range: TextRange::from_usize(at, at + 1),
+                    range: TextRange::from_usize(at, at + '\u{fffd}'.len_utf8()),
                     message: format!("invalid UTF-8: byte 0x{bad:02x} does not start or continue a valid character"),
                     detected_at: None,
                     help: Some("Fuzzfiles must be UTF-8 text; re-encode the file (for example with `iconv -t UTF-8`)".into()),
