@@ -1,0 +1,96 @@
+//! The one analysis every front end calls.
+//!
+//! [`analyze`] runs the whole pipeline on one text: syntax ([`fuzzfile_syntax`]), model
+//! ([`fuzzfile_model`]) and the semantic rules in [`rules`], and returns an [`Analysis`] with
+//! every diagnostic sorted into reading order. The CLI, the language server and the runner all
+//! call this function, so they see the same findings.
+//!
+//! Invariants: one file per rule under `rules/`, whose `//!` comment is the rule's
+//! documentation; rules read the model and the tree and never re-parse text; pure functions,
+//! no I/O.
+
+pub mod edits;
+pub mod rules;
+
+pub use fuzzfile_diagnostics::{
+    Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, Severity, TextRange,
+};
+pub use fuzzfile_model::Fuzzfile;
+pub use fuzzfile_syntax::Tree;
+
+/// Everything known about one Fuzzfile.
+#[derive(Debug)]
+pub struct Analysis {
+    /// The text analysed (invalid UTF-8 replaced by U+FFFD).
+    pub text: String,
+    pub line_index: LineIndex,
+    pub tree: Tree,
+    pub model: Fuzzfile,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Analysis {
+    /// The highest severity found, if any.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.diagnostics.iter().map(|d| d.severity).max()
+    }
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        self.line_index.line_col(&self.text, offset)
+    }
+}
+
+/// Analyse a text.
+pub fn analyze(text: &str) -> Analysis {
+    let tree = fuzzfile_syntax::parse(text);
+    finish(text.to_owned(), tree)
+}
+
+/// Analyse bytes read from a file; invalid UTF-8 is one `yaml-syntax` error and nothing else.
+pub fn analyze_bytes(bytes: &[u8]) -> Analysis {
+    let (text, tree) = fuzzfile_syntax::parse_bytes(bytes);
+    finish(text, tree)
+}
+
+fn finish(text: String, tree: Tree) -> Analysis {
+    let line_index = LineIndex::new(&text);
+    let mut diagnostics: Vec<Diagnostic> = tree
+        .errors
+        .iter()
+        .map(rules::yaml_syntax::to_diagnostic)
+        .collect();
+    let invalid_utf8 = tree.root().is_none()
+        && !tree.errors.is_empty()
+        && tree.errors[0].message.starts_with("invalid UTF-8");
+    let (model, model_diags) = if invalid_utf8 {
+        (Fuzzfile::default(), Vec::new())
+    } else {
+        fuzzfile_model::build(&text, &tree)
+    };
+    diagnostics.extend(model_diags);
+    if !invalid_utf8 {
+        let ctx = rules::Context {
+            text: &text,
+            tree: &tree,
+            model: &model,
+        };
+        rules::run_all(&ctx, &mut diagnostics);
+    }
+    fuzzfile_diagnostics::sort_diagnostics(&mut diagnostics);
+    Analysis {
+        text,
+        line_index,
+        tree,
+        model,
+        diagnostics,
+    }
+}
+
+/// Apply every fix of `diagnostics` that does not overlap an earlier one.
+pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> String {
+    let edits: Vec<&Edit> = diagnostics
+        .iter()
+        .filter_map(|d| d.fix.as_ref())
+        .flat_map(|f| f.edits.iter())
+        .collect();
+    fuzzfile_diagnostics::apply_edits(text, edits)
+}

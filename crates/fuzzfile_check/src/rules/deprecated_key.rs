@@ -1,0 +1,25 @@
+//! ## What it does
+//! Reports keys that Fuzzball still accepts but has replaced: `requires` (by `depends-on`),
+//! volume `type` and `path` (by `reference`), and the legacy `secrets` maps.
+//!
+//! ## Why is this bad?
+//! `requires` is ignored as soon as a job also has `depends-on`, which makes mixed files
+//! misleading; the other keys are kept only for old workflows and may stop working.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   analyse:
+//!     requires: [download]
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   analyse:
+//!     depends-on:
+//!       - name: download
+//!         status: FINISHED
+//! ```
+//!
+//! Detected while building the model (`fuzzfile_model`).

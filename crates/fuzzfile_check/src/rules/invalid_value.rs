@@ -1,0 +1,82 @@
+//! ## What it does
+//! Reports values of the wrong type or that break their grammar:
+//! - sizes (`4GiB`, `512MB`, `0.5GiB`; decimal and binary units, no unit = bytes);
+//! - durations in Go's `time.ParseDuration` form (`30m`, `2h30m`, `8h0m0s`); a `d` unit is a
+//!   warning with a fix to hours, since Go has none;
+//! - image URIs (`docker://…`, `oras://…`), `secret://<scope>/<name>`,
+//!   `volume://<scope>/<class>[/<name>]`;
+//! - absolute paths (`cwd`, mount locations, file paths), job and service names (DNS labels:
+//!   they become host names), `NAME=VALUE` env entries;
+//! - enumerations (CPU affinity, multinode implementation, dependency status, probe scheme,
+//!   port protocol, endpoint protocol/type/scope), booleans, whole numbers and ranges
+//!   (`task-array` end before start, concurrency over 200, ports);
+//! - mounts written in the other version's form, `script` without a `#!` line, a string where a
+//!   list of arguments belongs, and a `depends-on` with `status: RUNNING` on a job (only
+//!   services are ever RUNNING).
+//!
+//! ## Why is this bad?
+//! Fuzzball rejects the workflow, or accepts it and fails at run time (a relative `cwd`, a job
+//! waiting forever for a job to be RUNNING).
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     image: {uri: nvcr.io/nvidia/pytorch:25.01-py3}
+//!     resource:
+//!       memory: {size: 64 gigs}
+//!     policy:
+//!       timeout: {execute: 2 hours}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     image: {uri: docker://nvcr.io/nvidia/pytorch:25.01-py3}
+//!     resource:
+//!       memory: {size: 64GiB}
+//!     policy:
+//!       timeout: {execute: 2h}
+//! ```
+//!
+//! Detected while building the model (`fuzzfile_model`), except the `status: RUNNING`
+//! check, which needs the whole job graph and lives here.
+
+use super::Context;
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
+use fuzzfile_model::{DependencyStatus, TaskKind};
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for task in ctx.model.tasks() {
+        for dep in &task.depends_on {
+            let (Some(name), Some(status)) = (&dep.name, &dep.status) else {
+                continue;
+            };
+            if status.value != DependencyStatus::Running {
+                continue;
+            }
+            if let Some(target) = ctx.model.task(&name.value) {
+                if target.kind == TaskKind::Job {
+                    out.push(
+                        Diagnostic::new(
+                            Rule::InvalidValue,
+                            status.range,
+                            format!(
+                                "`{}` is a job, and only services are ever RUNNING",
+                                name.value
+                            ),
+                        )
+                        .with_label(target.name.range, "the job is defined here")
+                        .with_help("wait for the job with `status: FINISHED`")
+                        .with_fix(Fix::replace(
+                            "Write `FINISHED`",
+                            status.range,
+                            "FINISHED",
+                        )),
+                    );
+                }
+            }
+        }
+    }
+}

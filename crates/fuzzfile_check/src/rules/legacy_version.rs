@@ -1,0 +1,37 @@
+//! ## What it does
+//! Notes, as information, that a file uses `version: v1`, the legacy syntax.
+//!
+//! ## Why is this bad?
+//! Fuzzball 4 still runs v1 workflows, upgrading them on a best-effort basis, but new workflows
+//! should use `v4`. The upgrade changes meaning in places: v4 mounts are keyed by container
+//! path, and a v4 volume `name` selects an existing persistent volume.
+//!
+//! ## Example
+//! ```yaml
+//! version: v1
+//! volumes:
+//!   data:
+//!     reference: volume://user/ephemeral
+//! jobs:
+//!   hello:
+//!     image: {uri: docker://alpine:3.20}
+//!     command: [ls, /data]
+//!     mounts:
+//!       data: {location: /data}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! version: v4
+//! volumes:
+//!   data:
+//!     reference: volume://user/ephemeral
+//! jobs:
+//!   hello:
+//!     image: {uri: docker://alpine:3.20}
+//!     command: [ls, /data]
+//!     mounts:
+//!       /data: {volume: data}
+//! ```
+//!
+//! Detected while building the model (`fuzzfile_model`).

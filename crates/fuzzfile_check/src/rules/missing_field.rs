@@ -1,0 +1,33 @@
+//! ## What it does
+//! Reports a required key that is absent: `version`, at least one job or service, a job's
+//! `image` and `image.uri`, `multinode.nodes` and `multinode.implementation`, `task-array`
+//! `start` and `end`, a `depends-on` item's `name`, a mount's `location` (v1) or `volume` (v4),
+//! a transfer's `source`/`destination` and their `uri`, a port's `name` and `port`, an
+//! endpoint's `name` and `port-name`, and a readiness probe's action.
+//!
+//! ## Why is this bad?
+//! Fuzzball rejects the workflow, or (for an empty egress destination) fails when the jobs
+//! are done and the results are to be saved.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     image: {uri: docker://nvcr.io/nvidia/pytorch:25.01-py3}
+//!     command: [torchrun, train.py]
+//!     multinode:
+//!       nodes: 2
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     image: {uri: docker://nvcr.io/nvidia/pytorch:25.01-py3}
+//!     command: [torchrun, train.py]
+//!     multinode:
+//!       nodes: 2
+//!       implementation: generic
+//! ```
+//!
+//! Detected while building the model (`fuzzfile_model`).

@@ -1,0 +1,26 @@
+//! ## What it does
+//! Reports a key that Fuzzball does not accept at its place, or not in the file's version. The
+//! message suggests the closest valid key ("did you mean `depends-on`?"), offers a fix for
+//! camelCase or snake_case spellings of kebab-case keys (`taskArray` → `task-array`) and for
+//! wrong case, and otherwise lists the valid keys. Keys removed from Fuzzball (`completed`,
+//! service `ports`, `proxy`, `export`) say what replaced them.
+//!
+//! ## Why is this bad?
+//! Fuzzball 3.3 and later reject a workflow with an unknown key; older servers silently
+//! dropped it, so a misspelt `depends_on` meant a job started before its input was ready.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     taskArray: {start: 1, end: 4}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     task-array: {start: 1, end: 4}
+//! ```
+//!
+//! Detected while building the model (`fuzzfile_model`).

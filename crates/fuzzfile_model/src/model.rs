@@ -1,0 +1,377 @@
+//! The typed Fuzzfile. Every field that came from the text carries its range and node, so a
+//! rule can point at it and the language server can map a cursor to it.
+
+use crate::values::{ByteSize, Duration, ImageUri, SecretRef, VolumeRef};
+use fuzzfile_syntax::{NodeId, TextRange};
+
+/// A value with the range (and node) it was read from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub range: TextRange,
+    pub node: NodeId,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(value: T, range: TextRange, node: NodeId) -> Self {
+        Spanned { value, range, node }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Version {
+    V1,
+    V4,
+}
+
+impl Version {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V1 => "v1",
+            Version::V4 => "v4",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Fuzzfile {
+    /// The version when it is `v1` or `v4`.
+    pub version: Option<Spanned<Version>>,
+    pub jobs: Vec<Task>,
+    pub services: Vec<Task>,
+    pub volumes: Vec<Volume>,
+    pub files: Vec<InlineFile>,
+    pub defaults: Option<DefaultsJob>,
+    pub annotations: Vec<KeyValue>,
+    /// Range of the `jobs:` key, for messages about the section.
+    pub jobs_key: Option<TextRange>,
+    pub services_key: Option<TextRange>,
+    pub volumes_key: Option<TextRange>,
+    pub files_key: Option<TextRange>,
+}
+
+impl Fuzzfile {
+    pub fn version(&self) -> Option<Version> {
+        self.version.as_ref().map(|v| v.value)
+    }
+    /// Jobs then services.
+    pub fn tasks(&self) -> impl Iterator<Item = &Task> {
+        self.jobs.iter().chain(self.services.iter())
+    }
+    pub fn task(&self, name: &str) -> Option<&Task> {
+        self.tasks().find(|t| t.name.value == name)
+    }
+    pub fn volume(&self, key: &str) -> Option<&Volume> {
+        self.volumes.iter().find(|v| v.key.value == key)
+    }
+    pub fn file(&self, name: &str) -> Option<&InlineFile> {
+        self.files.iter().find(|f| f.name.value == name)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TaskKind {
+    Job,
+    Service,
+}
+
+impl TaskKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Job => "job",
+            TaskKind::Service => "service",
+        }
+    }
+}
+
+/// A job or a service: they share most of their keys.
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub kind: TaskKind,
+    pub name: Spanned<String>,
+    /// The whole `name: {...}` entry.
+    pub range: TextRange,
+    /// The mapping node of the task's body.
+    pub body: NodeId,
+    pub image: Option<Image>,
+    pub command: Option<Spanned<Vec<Spanned<String>>>>,
+    pub script: Option<Spanned<String>>,
+    pub args: Vec<Spanned<String>>,
+    pub env: Vec<EnvVar>,
+    pub cwd: Option<Spanned<String>>,
+    pub mounts: Vec<Mount>,
+    pub files: Vec<TaskFile>,
+    pub resource: Option<Resource>,
+    pub multinode: Option<Multinode>,
+    pub task_array: Option<TaskArray>,
+    pub policy: Option<Policy>,
+    pub depends_on: Vec<Dependency>,
+    pub requires: Vec<Spanned<String>>,
+    /// Range of the `depends-on` / `requires` keys when present.
+    pub depends_on_key: Option<TextRange>,
+    pub requires_key: Option<TextRange>,
+    pub network: Option<Network>,
+    pub persist: Option<Spanned<bool>>,
+    pub readiness_probe: Option<Probe>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Image {
+    pub range: TextRange,
+    pub uri: Option<Spanned<ImageUri>>,
+    pub secret: Option<Spanned<SecretRef>>,
+    pub decryption_secret: Option<Spanned<SecretRef>>,
+}
+
+/// One `NAME=VALUE` entry of `env`.
+#[derive(Clone, Debug)]
+pub struct EnvVar {
+    pub name: String,
+    pub value: String,
+    /// The whole entry scalar.
+    pub entry: Spanned<String>,
+    /// Source range of `NAME` and of `VALUE`.
+    pub name_range: TextRange,
+    pub value_range: TextRange,
+    pub secret: Option<SecretRef>,
+    /// Came from `defaults.job.env`.
+    pub from_defaults: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MountForm {
+    /// `volume: {location: /path}` (v1).
+    V1,
+    /// `/path: volume` (v4 short).
+    V4Short,
+    /// `/path: {volume: volume}` (v4 long).
+    V4Long,
+}
+
+#[derive(Clone, Debug)]
+pub struct Mount {
+    pub form: MountForm,
+    /// Container path.
+    pub path: Spanned<String>,
+    /// Volume key.
+    pub volume: Spanned<String>,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug)]
+pub enum FileSource {
+    /// `file://<name>` of a top-level `files` entry.
+    Ref(Spanned<String>),
+    Inline(Spanned<String>),
+}
+
+#[derive(Clone, Debug)]
+pub struct TaskFile {
+    pub path: Spanned<String>,
+    pub source: FileSource,
+}
+
+#[derive(Clone, Debug)]
+pub struct InlineFile {
+    pub name: Spanned<String>,
+    pub content: Spanned<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct KeyValue {
+    pub key: Spanned<String>,
+    pub value: Spanned<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Affinity {
+    Core,
+    Socket,
+    Numa,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Resource {
+    pub range: TextRange,
+    pub cores: Option<Spanned<u64>>,
+    pub affinity: Option<Spanned<Affinity>>,
+    pub threads: Option<Spanned<bool>>,
+    pub sockets: Option<Spanned<u64>>,
+    pub memory: Option<Spanned<ByteSize>>,
+    pub memory_by_core: Option<Spanned<bool>>,
+    /// `resource.devices`: name → count per node.
+    pub devices: Vec<(Spanned<String>, Spanned<u64>)>,
+    pub exclusive: Option<Spanned<bool>>,
+    pub annotations: Vec<KeyValue>,
+    /// Range of the `devices:` key.
+    pub devices_key: Option<TextRange>,
+}
+
+impl Resource {
+    /// The count of device `name` (`nvidia.com/gpu`) requested per node.
+    pub fn device(&self, name: &str) -> Option<&Spanned<u64>> {
+        self.devices
+            .iter()
+            .find(|(k, _)| k.value == name)
+            .map(|(_, v)| v)
+    }
+    pub fn annotation(&self, name: &str) -> Option<&KeyValue> {
+        self.annotations.iter().find(|kv| kv.key.value == name)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Implementation {
+    /// `openmpi`, or its alias `ompi` (`alias` is true).
+    OpenMpi {
+        alias: bool,
+    },
+    Mpich,
+    Gasnet,
+    Generic,
+}
+
+impl Implementation {
+    /// Fuzzball wraps the command in its own launcher (mpirun, GASNet).
+    pub fn wraps_command(self) -> bool {
+        !matches!(self, Implementation::Generic)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Implementation::OpenMpi { alias: false } => "openmpi",
+            Implementation::OpenMpi { alias: true } => "ompi",
+            Implementation::Mpich => "mpich",
+            Implementation::Gasnet => "gasnet",
+            Implementation::Generic => "generic",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Multinode {
+    pub range: TextRange,
+    pub nodes: Option<Spanned<u64>>,
+    pub implementation: Option<Spanned<Implementation>>,
+    pub procs_per_node: Option<Spanned<u64>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TaskArray {
+    pub range: TextRange,
+    pub start: Option<Spanned<i64>>,
+    pub end: Option<Spanned<i64>>,
+    pub concurrency: Option<Spanned<u64>>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    pub range: TextRange,
+    pub timeout: Option<Spanned<Duration>>,
+    /// The `retry:` entry, which Fuzzball ignores.
+    pub retry: Option<TextRange>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum DependencyStatus {
+    Finished,
+    Running,
+}
+
+#[derive(Clone, Debug)]
+pub struct Dependency {
+    pub range: TextRange,
+    pub name: Option<Spanned<String>>,
+    pub status: Option<Spanned<DependencyStatus>>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Network {
+    pub range: TextRange,
+    pub isolated: Option<Spanned<bool>>,
+    pub host: Option<Spanned<bool>>,
+    pub expose_tcp: Vec<Spanned<u64>>,
+    pub expose_udp: Vec<Spanned<u64>>,
+    pub ports: Vec<Port>,
+    pub endpoints: Vec<Endpoint>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Port {
+    pub range: TextRange,
+    pub name: Option<Spanned<String>>,
+    pub port: Option<Spanned<u64>>,
+    pub protocol: Option<Spanned<String>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    pub range: TextRange,
+    pub name: Option<Spanned<String>>,
+    pub port_name: Option<Spanned<String>>,
+    pub protocol: Option<Spanned<String>>,
+    pub kind: Option<Spanned<String>>,
+    pub scope: Option<Spanned<String>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum ProbeAction {
+    Exec {
+        command: Vec<Spanned<String>>,
+    },
+    HttpGet {
+        path: Option<Spanned<String>>,
+        port: Option<Spanned<u64>>,
+        scheme: Option<Spanned<String>>,
+    },
+    TcpSocket {
+        port: Option<Spanned<u64>>,
+    },
+    Grpc {
+        port: Option<Spanned<u64>>,
+        service: Option<Spanned<String>>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Probe {
+    pub range: TextRange,
+    pub action: Option<ProbeAction>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Volume {
+    pub key: Spanned<String>,
+    pub range: TextRange,
+    pub reference: Option<Spanned<VolumeRef>>,
+    pub use_: Option<Spanned<String>>,
+    pub name: Option<Spanned<String>>,
+    pub size: Option<Spanned<ByteSize>>,
+    pub annotations: Vec<KeyValue>,
+    pub ingress: Vec<Transfer>,
+    pub egress: Vec<Transfer>,
+}
+
+#[derive(Clone, Debug)]
+pub struct TransferUri {
+    pub range: TextRange,
+    pub uri: Option<Spanned<String>>,
+    pub secret: Option<Spanned<SecretRef>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Transfer {
+    pub range: TextRange,
+    pub source: Option<TransferUri>,
+    pub destination: Option<TransferUri>,
+    pub policy: Option<Policy>,
+}
+
+/// `defaults.job`.
+#[derive(Clone, Debug, Default)]
+pub struct DefaultsJob {
+    pub range: TextRange,
+    pub env: Vec<EnvVar>,
+    pub mounts: Vec<Mount>,
+    pub policy: Option<Policy>,
+    pub resource: Option<Resource>,
+}

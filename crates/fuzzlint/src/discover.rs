@@ -1,0 +1,99 @@
+//! Finding Fuzzfiles: explicit files are taken as they are; directories are walked honouring
+//! .gitignore, keeping `*.fz` files and `*.yaml`/`*.yml` files that look like Fuzzfiles.
+
+use std::path::{Path, PathBuf};
+
+/// Whether YAML text looks like a Fuzzfile: a top-level `version:` and `jobs:` or `services:`.
+pub fn looks_like_fuzzfile(text: &str) -> bool {
+    let mut version = false;
+    let mut tasks = false;
+    for line in text.lines() {
+        let line = line.trim_start_matches('\u{feff}');
+        if line.starts_with("version:") {
+            version = true;
+        } else if line.starts_with("jobs:") || line.starts_with("services:") {
+            tasks = true;
+        }
+        if version && tasks {
+            return true;
+        }
+    }
+    false
+}
+
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        let meta =
+            std::fs::metadata(p).map_err(|e| format!("{}: {}", p.display(), describe_io(&e)))?;
+        if meta.is_file() {
+            out.push(p.clone());
+            continue;
+        }
+        let before = out.len();
+        let walker = ignore::WalkBuilder::new(p)
+            .hidden(true)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .require_git(false)
+            .build();
+        for entry in walker {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => return Err(format!("cannot walk {}: {e}", p.display())),
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path();
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let keep = match ext {
+                "fz" => true,
+                "yaml" | "yml" => {
+                    std::fs::read_to_string(path).is_ok_and(|t| looks_like_fuzzfile(&t))
+                }
+                _ => false,
+            };
+            if keep {
+                out.push(path.to_path_buf());
+            }
+        }
+        if out.len() == before {
+            return Err(format!(
+                "{}: no Fuzzfile found (looked for *.fz, and *.yaml/*.yml with top-level `version:` and `jobs:` or `services:`)",
+                p.display()
+            ));
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn describe_io(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// The path as the user would type it (without a leading `./`).
+pub fn display(p: &Path) -> String {
+    let s = p.display().to_string();
+    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_fuzzfiles() {
+        assert!(looks_like_fuzzfile("version: v1\njobs:\n  a: {}\n"));
+        assert!(looks_like_fuzzfile("\u{feff}version: v4\nservices:\n"));
+        assert!(!looks_like_fuzzfile("version: 2\nsteps: []\n"));
+        assert!(!looks_like_fuzzfile("name: x\n  version: v1\n  jobs:\n"));
+    }
+}

@@ -1,0 +1,58 @@
+//! GitHub Actions workflow commands: `::error file=F,line=L,col=C,...::message`.
+
+use crate::Checked;
+use fuzzfile_check::Severity;
+use std::io::{self, Write};
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
+    for c in checked {
+        let a = &c.analysis;
+        for d in &a.diagnostics {
+            let level = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "notice",
+            };
+            let s = a.line_col(d.range.start);
+            let e = a.line_col(d.range.end);
+            let mut msg = d.message.clone();
+            if let Some(h) = &d.help {
+                msg.push_str("\n");
+                msg.push_str(h);
+            }
+            writeln!(
+                out,
+                "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+                escape_property(&c.display),
+                s.line,
+                s.column,
+                e.line,
+                e.column,
+                escape_property(&format!("{} {}", d.rule.code(), d.rule.name())),
+                escape_data(&msg)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_as_the_runner_expects() {
+        assert_eq!(escape_data("50% a\nb"), "50%25 a%0Ab");
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+}

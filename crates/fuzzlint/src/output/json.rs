@@ -1,0 +1,52 @@
+//! `{"version": 1, "files": N, "diagnostics": [...]}`.
+
+use crate::Checked;
+use fuzzfile_check::{Analysis, Diagnostic, TextRange};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+pub fn range_json(a: &Analysis, r: TextRange) -> Value {
+    let s = a.line_col(r.start);
+    let e = a.line_col(r.end);
+    json!({ "start": { "line": s.line, "column": s.column }, "end": { "line": e.line, "column": e.column } })
+}
+
+pub fn diagnostic_json(file: &str, a: &Analysis, d: &Diagnostic) -> Value {
+    let fix = d.fix.as_ref().map(|f| {
+        json!({
+            "message": f.message,
+            "edits": f.edits.iter().map(|e| json!({
+                "range": range_json(a, e.range),
+                "offsets": { "start": e.range.start, "end": e.range.end },
+                "replacement": e.replacement,
+            })).collect::<Vec<_>>(),
+        })
+    });
+    json!({
+        "file": file,
+        "rule": d.rule.name(),
+        "code": d.rule.code(),
+        "severity": d.severity.as_str(),
+        "message": d.message,
+        "range": range_json(a, d.range),
+        "offsets": { "start": d.range.start, "end": d.range.end },
+        "help": d.help,
+        "labels": d.labels.iter().map(|l| json!({ "message": l.message, "range": range_json(a, l.range) })).collect::<Vec<_>>(),
+        "fix": fix,
+    })
+}
+
+pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
+    let diagnostics: Vec<Value> = checked
+        .iter()
+        .flat_map(|c| {
+            c.analysis
+                .diagnostics
+                .iter()
+                .map(|d| diagnostic_json(&c.display, &c.analysis, d))
+        })
+        .collect();
+    let doc = json!({ "version": 1, "files": checked.len(), "diagnostics": diagnostics });
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
