@@ -10,6 +10,7 @@
 //! no I/O.
 
 pub mod edits;
+pub mod render;
 pub mod rules;
 
 pub use fuzzfile_diagnostics::{
@@ -75,6 +76,9 @@ fn finish(text: String, tree: Tree) -> Analysis {
         };
         rules::run_all(&ctx, &mut diagnostics);
     }
+    if !tree.blanked_lines.is_empty() {
+        drop_consequences_of_blanked_lines(&line_index, &tree, &model, &mut diagnostics);
+    }
     fuzzfile_diagnostics::sort_diagnostics(&mut diagnostics);
     Analysis {
         text,
@@ -83,6 +87,48 @@ fn finish(text: String, tree: Tree) -> Analysis {
         model,
         diagnostics,
     }
+}
+
+/// After a syntax error, recovery blanks lines; what they held is unknown, so "missing" findings
+/// in the mapping that held them are not trustworthy: a job whose `command:` line had the error
+/// is not a job without a command. Drop those, keep everything else.
+fn drop_consequences_of_blanked_lines(
+    index: &LineIndex,
+    tree: &Tree,
+    model: &Fuzzfile,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let blanked: Vec<u32> = tree
+        .blanked_lines
+        .iter()
+        .map(|&l| index.line_start(l as usize))
+        .collect();
+    let has_blank = |r: TextRange| blanked.iter().any(|&b| r.start <= b && b <= r.end);
+    diags.retain(|d| {
+        if !matches!(
+            d.rule,
+            Rule::NoCommand | Rule::MissingField | Rule::CommandAndScript
+        ) {
+            return true;
+        }
+        // The innermost job or service around the finding, else the whole file.
+        let scope = model
+            .tasks()
+            .filter(|t| t.range.touches(d.range.start))
+            .map(|t| t.range)
+            .min_by_key(|r| r.len());
+        match scope {
+            Some(r) => !has_blank(TextRange::new(
+                r.start,
+                r.end.max(next_line_start(index, r.end)),
+            )),
+            None => false,
+        }
+    });
+}
+
+fn next_line_start(index: &LineIndex, offset: u32) -> u32 {
+    index.line_start(index.line_of(offset) + 1)
 }
 
 /// Apply every fix of `diagnostics` that does not overlap an earlier one.

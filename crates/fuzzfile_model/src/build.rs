@@ -83,7 +83,9 @@ impl<'a> Builder<'a> {
     /// out. A null value (`key:` with nothing after it) has no entries.
     fn object(&mut self, id: NodeId, place: Place) -> Vec<(Key, NodeId)> {
         let mut out = Vec::new();
-        for (key, value) in self.map_entries(id, place.describe()) {
+        let entries = self.map_entries(id, place.describe());
+        let siblings: Vec<String> = entries.iter().map(|(k, _)| k.value.clone()).collect();
+        for (key, value) in entries {
             match place.key(&key.value) {
                 Some(spec) => {
                     if !spec.versions.allows(self.version) {
@@ -126,13 +128,15 @@ impl<'a> Builder<'a> {
                     }
                     out.push((key, value));
                 }
-                None => self.unknown_key(&key, place),
+                None => self.unknown_key(&key, place, &siblings),
             }
         }
         out
     }
 
-    fn unknown_key(&mut self, key: &Key, place: Place) {
+    /// Report an unknown key. A rename fix is offered only when the new name is not already a
+    /// key of the same mapping (renaming would create a duplicate).
+    fn unknown_key(&mut self, key: &Key, place: Place, siblings: &[String]) {
         let valid: Vec<&'static str> = place
             .keys()
             .iter()
@@ -145,19 +149,26 @@ impl<'a> Builder<'a> {
             key.range,
             format!("unknown key `{}` {}", key.value, place.describe()),
         );
-        if kebab != key.value && valid.contains(&kebab.as_str()) {
-            d.help = Some(format!("Fuzzfile keys are kebab-case: write `{kebab}`"));
-            d.fix = Some(Fix::replace(
-                format!("Rename to `{kebab}`"),
-                key.range,
-                kebab,
-            ));
-        } else if let Some(s) = valid.iter().find(|v| v.eq_ignore_ascii_case(&key.value)) {
-            d.help = Some(format!("keys are case-sensitive: write `{s}`"));
-            d.fix = Some(Fix::replace(format!("Rename to `{s}`"), key.range, *s));
+        let rename = |d: &mut Diagnostic, to: &str, help: String| {
+            if siblings.iter().any(|s| s == to) {
+                d.help = Some(format!(
+                    "{help} (but `{to}` is already set in this mapping: merge the two)"
+                ));
+            } else {
+                d.help = Some(help);
+                d.fix = Some(Fix::replace(format!("Rename to `{to}`"), key.range, to));
+            }
+        };
+        if let Some(s) = valid.iter().find(|v| v.eq_ignore_ascii_case(&key.value)) {
+            rename(&mut d, s, format!("keys are case-sensitive: write `{s}`"));
+        } else if kebab != key.value && valid.contains(&kebab.as_str()) {
+            rename(
+                &mut d,
+                &kebab,
+                format!("Fuzzfile keys are kebab-case: write `{kebab}`"),
+            );
         } else if let Some(s) = did_you_mean(&key.value, valid.iter().copied()) {
-            d.help = Some(format!("did you mean `{s}`?"));
-            d.fix = Some(Fix::replace(format!("Rename to `{s}`"), key.range, s));
+            rename(&mut d, s, format!("did you mean `{s}`?"));
         } else if let Some(other) = crate::schema::ALL_PLACES.iter().find(|p| {
             **p != place
                 && p.key(&key.value)
