@@ -103,3 +103,26 @@ mod tests {
         }
     }
 }
+
+/// The generated page `docs/rules/<name>.md` of `rule`.
+pub fn markdown_page(rule: Rule) -> String {
+    format!(
+        "<!-- Generated from crates/fuzzfile_check/src/rules/; do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs -->\n# {} ({})\n\nDefault severity: **{}**. {}\n\n{}",
+        rule.name(),
+        rule.code(),
+        rule.default_severity(),
+        rule.summary(),
+        documentation(rule)
+    )
+}
+
+/// The generated index `docs/rules/README.md`.
+pub fn markdown_index() -> String {
+    let mut s = String::from(
+        "<!-- Generated from crates/fuzzfile_check/src/rules/; do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs -->\n# Rules\n\n| code | name | default | what it detects |\n|---|---|---|---|\n",
+    );
+    for r in Rule::ALL {
+        s.push_str(&format!("| {} | [`{}`]({}.md) | {} | {} |\n", r.code(), r.name(), r.name(), r.default_severity(), r.summary()));
+    }
+    s
+}
