@@ -17,7 +17,8 @@ pub struct OffsetMap {
     /// `(decoded, source, synthesized source length)` segment starts, sorted by `decoded`.
     /// Decoded bytes `seg[i].0 .. seg[i+1].0` come from source bytes starting at `seg[i].1`;
     /// a segment the source spells differently (an escape, a line fold) has its source length
-    /// as third field, copied text has 0.
+    /// plus one as third field (so a final line break that the source lacks can map to an
+    /// empty range at the end of the text), copied text has 0.
     segs: Vec<(u32, u32, u32)>,
     decoded_len: u32,
     exact: bool,
@@ -75,7 +76,7 @@ impl OffsetMap {
         };
         let (d, s, synth) = self.segs[i];
         if synth > 0 {
-            return s + synth;
+            return s + synth - 1;
         }
         s + (last - d) + 1
     }
@@ -151,13 +152,13 @@ impl Builder {
         self.out.push_str(text);
     }
     /// Append text that the source spells differently (a fold, an escape) with the `src_len`
-    /// source bytes at `src`.
+    /// source bytes at `src` (0 for a line break the source does not have).
     fn synthesized(&mut self, text: &str, src: usize, src_len: usize) {
         if text.is_empty() {
             return;
         }
         let d = self.out.len() as u32;
-        self.push_seg(d, src as u32, src_len.max(1) as u32);
+        self.push_seg(d, src as u32, src_len as u32 + 1);
         self.broken = true;
         self.out.push_str(text);
     }
@@ -498,18 +499,19 @@ fn block(
         b.copied(&src[text_start..e], text_start);
         prev = Some((more, e));
     }
-    // Chomping.
+    // Chomping. The last line may end the text without a line break: its `\n` then maps to
+    // an empty range at the end.
+    let break_len = |at: usize| usize::from(at < src.len());
     let last_break = prev.map_or(end, |p| p.1);
     match chomp {
         '-' => {}
         '+' => {
-            b.synthesized("\n", last_break, 1);
-            for &(s, e) in &content[last_text + 1..] {
-                let _ = s;
-                b.synthesized("\n", e, 1);
+            b.synthesized("\n", last_break, break_len(last_break));
+            for &(_, e) in &content[last_text + 1..] {
+                b.synthesized("\n", e, break_len(e));
             }
         }
-        _ => b.synthesized("\n", last_break, 1),
+        _ => b.synthesized("\n", last_break, break_len(last_break)),
     }
     Some(b.finish())
 }
