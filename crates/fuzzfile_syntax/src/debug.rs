@@ -91,12 +91,15 @@ fn node(text: &str, tree: &Tree, id: NodeId, depth: usize, prefix: &str, out: &m
     }
 }
 
-fn words(s: &str) -> impl Iterator<Item = (usize, &str)> {
-    s.split(|c: char| c.is_whitespace())
-        .scan(0usize, move |pos, w| {
-            let start = *pos;
-            *pos += w.len() + 1;
-            Some((start, w))
+/// Whitespace-separated words of `s` with their byte offsets (separators may be multi-byte,
+/// like U+00A0 or U+2028).
+pub(crate) fn words(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    s.char_indices()
+        .filter(|&(i, c)| {
+            !c.is_whitespace() && s[..i].chars().next_back().is_none_or(char::is_whitespace)
         })
-        .filter(|(_, w)| !w.is_empty())
+        .map(move |(start, _)| {
+            let len = s[start..].find(char::is_whitespace).unwrap_or(s.len() - start);
+            (start, &s[start..start + len])
+        })
 }

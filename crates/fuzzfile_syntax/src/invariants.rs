@@ -13,17 +13,22 @@
 //! - with an exact map, a whitespace-separated word maps to identical source text unless its
 //!   source holds an escape.
 
+use crate::debug::words;
 use crate::{NodeId, NodeKind, ScalarStyle, TextRange, Tree};
 
 /// Check the tree built from `text`. Returns a description of the first violation.
 pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
     let len = tree.len();
     let fits = |r: TextRange| r.start <= r.end && r.end as usize <= text.len();
-    let on_boundaries =
-        |r: TextRange| text.is_char_boundary(r.start as usize) && text.is_char_boundary(r.end as usize);
+    let on_boundaries = |r: TextRange| {
+        text.is_char_boundary(r.start as usize) && text.is_char_boundary(r.end as usize)
+    };
     let check_range = |what: &str, r: TextRange| -> Result<(), String> {
         if !fits(r) {
-            return Err(format!("{what}: range {r:?} outside text of {} bytes", text.len()));
+            return Err(format!(
+                "{what}: range {r:?} outside text of {} bytes",
+                text.len()
+            ));
         }
         if !on_boundaries(r) {
             return Err(format!("{what}: range {r:?} not on char boundaries"));
@@ -37,7 +42,10 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
         }
     }
     if tree.has_bom != text.starts_with('\u{feff}') {
-        return Err(format!("has_bom = {} disagrees with the text", tree.has_bom));
+        return Err(format!(
+            "has_bom = {} disagrees with the text",
+            tree.has_bom
+        ));
     }
     for c in &tree.comments {
         check_range("comment", c.range)?;
@@ -52,7 +60,11 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
         }
     }
     let line_count = text.bytes().filter(|&b| b == b'\n').count() + 1;
-    if let Some(&l) = tree.blanked_lines.iter().find(|&&l| l as usize >= line_count) {
+    if let Some(&l) = tree
+        .blanked_lines
+        .iter()
+        .find(|&&l| l as usize >= line_count)
+    {
         return Err(format!("blanked line {l} of {line_count} lines"));
     }
 
@@ -99,7 +111,9 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
                 let exact = s.map.is_exact();
                 let whole = s.map.range_to_source(0..value.len());
                 if !fits(whole) {
-                    return Err(format!("{what}: whole value maps to {whole:?}, outside the text"));
+                    return Err(format!(
+                        "{what}: whole value maps to {whole:?}, outside the text"
+                    ));
                 }
                 let mut prev_start = 0u32;
                 for (i, ch) in value.char_indices() {
@@ -134,9 +148,7 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
                         let r = s.map.range_to_source(start..start + word.len());
                         let src = r.slice(text);
                         if src != word && !has_escape(s.style, src) {
-                            return Err(format!(
-                                "{what}: word {word:?} maps to {r:?} = {src:?}"
-                            ));
+                            return Err(format!("{what}: word {word:?} maps to {r:?} = {src:?}"));
                         }
                     }
                 }
@@ -162,24 +174,4 @@ fn has_escape(style: ScalarStyle, src: &str) -> bool {
         ScalarStyle::SingleQuoted => src.contains("''"),
         _ => false,
     }
-}
-
-/// Whitespace-separated words of `s` with their byte offsets.
-pub fn words(s: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in s.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(st)) => {
-                out.push((st, &s[st..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(st) = start {
-        out.push((st, &s[st..]));
-    }
-    out.into_iter()
 }
