@@ -57,6 +57,7 @@ pub fn parse_bytes(bytes: &[u8]) -> (String, Tree) {
                     detected_at: None,
                     help: Some("Fuzzfiles must be UTF-8 text; re-encode the file (for example with `iconv -t UTF-8`)".into()),
                 }],
+                has_bom: text.starts_with('\u{feff}'),
                 ..Tree::default()
             };
             (text, tree)

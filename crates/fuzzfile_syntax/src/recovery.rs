@@ -4,7 +4,7 @@
 //! its length and every range computed on it is a range in the original text.
 
 use crate::parse::{parse_pass, Limits};
-use crate::Tree;
+use crate::{NodeId, NodeKind, OffsetMap, Tree};
 
 pub(crate) fn parse_recovering(text: &str, limits: Limits) -> Tree {
     let mut pass = parse_pass(text, limits);
@@ -68,7 +68,34 @@ pub(crate) fn parse_recovering(text: &str, limits: Limits) -> Tree {
     blanked.dedup();
     best.blanked_lines = blanked;
     best.has_bom = text.starts_with('\u{feff}');
+    if !best.blanked_lines.is_empty() && !text.is_ascii() {
+        demote_split_maps(text, &mut best);
+    }
     best
+}
+
+/// Blanking writes one space per byte, so where a blanked line held multi-byte characters, the
+/// spaces a block scalar keeps from it map into the middle of an original character. Such maps
+/// are demoted to inexact ones (pointing at the scalar's start).
+fn demote_split_maps(text: &str, tree: &mut Tree) {
+    for i in 0..tree.len() {
+        let id = NodeId(i as u32);
+        let node = tree.node(id);
+        let NodeKind::Scalar(s) = &node.kind else {
+            continue;
+        };
+        let split = s.map.is_exact()
+            && s.value.char_indices().any(|(i, c)| {
+                let r = s.map.range_to_source(i..i + c.len_utf8());
+                !text.is_char_boundary(r.start as usize) || !text.is_char_boundary(r.end as usize)
+            });
+        if split {
+            let map = OffsetMap::fallback(node.range.start, s.value.len());
+            if let NodeKind::Scalar(s) = &mut tree.node_mut(id).kind {
+                s.map = map;
+            }
+        }
+    }
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
