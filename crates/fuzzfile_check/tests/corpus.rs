@@ -16,7 +16,11 @@ fn files(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "fz" || e == "yaml" || e == "yml"))
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .is_some_and(|e| e == "fz" || e == "yaml" || e == "yml")
+        })
         .collect();
     v.sort();
     v
@@ -26,10 +30,26 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 const KNOWN_WRONG: &[(&str, Rule, &str)] = &[
     // Earlier versions of the examples left the egress destination `uri:` empty (it loads as
     // null): Fuzzball cannot upload the results anywhere.
-    ("ctrliq-fuzzball-workflow-examples@6aaabc0__lammps-lammps-gpu-ngc.fz", Rule::InvalidValue, "empty egress destination uri"),
-    ("ctrliq-fuzzball-workflow-examples@ce3f9a6__lammps-lammps-gpu-ngc.fz", Rule::InvalidValue, "empty egress destination uri"),
-    ("ctrliq-fuzzball-workflow-examples@c94f1bd__blast-blast.fz", Rule::InvalidValue, "empty egress destination uri"),
-    ("ctrliq-fuzzball-workflow-examples@f0b76ae__openfoam-openfoam-motorbike-mpi.fz", Rule::InvalidValue, "empty egress destination uri"),
+    (
+        "ctrliq-fuzzball-workflow-examples@6aaabc0__lammps-lammps-gpu-ngc.fz",
+        Rule::InvalidValue,
+        "empty egress destination uri",
+    ),
+    (
+        "ctrliq-fuzzball-workflow-examples@ce3f9a6__lammps-lammps-gpu-ngc.fz",
+        Rule::InvalidValue,
+        "empty egress destination uri",
+    ),
+    (
+        "ctrliq-fuzzball-workflow-examples@c94f1bd__blast-blast.fz",
+        Rule::InvalidValue,
+        "empty egress destination uri",
+    ),
+    (
+        "ctrliq-fuzzball-workflow-examples@f0b76ae__openfoam-openfoam-motorbike-mpi.fz",
+        Rule::InvalidValue,
+        "empty egress destination uri",
+    ),
 ];
 
 #[test]
@@ -42,20 +62,47 @@ fn complete_files_have_no_false_positives() {
     for sub in ["plain", "plain/history", "docs"] {
         all.extend(files(&root.join(sub)));
     }
-    assert!(all.len() >= 25, "expected the whole corpus, found {} files", all.len());
+    assert!(
+        all.len() >= 25,
+        "expected the whole corpus, found {} files",
+        all.len()
+    );
     let mut report = String::new();
     for path in &all {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let a = analyze_bytes(&std::fs::read(path).unwrap());
         assert!(a.tree.errors.is_empty(), "{name}: {:?}", a.tree.errors);
-        assert!(!a.model.jobs.is_empty() || !a.model.services.is_empty(), "{name}: no jobs modelled");
+        assert!(
+            !a.model.jobs.is_empty() || !a.model.services.is_empty(),
+            "{name}: no jobs modelled"
+        );
         for d in &a.diagnostics {
-            if matches!(d.rule, Rule::YamlSyntax | Rule::UnknownKey | Rule::InvalidValue) || d.severity == Severity::Error {
-                let known = KNOWN_WRONG.iter().any(|(f, r, _)| *f == name && *r == d.rule);
-                assert!(known, "{name}: unexpected {} at {:?}: {}", d.rule.name(), a.line_col(d.range.start), d.message);
+            if matches!(
+                d.rule,
+                Rule::YamlSyntax | Rule::UnknownKey | Rule::InvalidValue
+            ) || d.severity == Severity::Error
+            {
+                let known = KNOWN_WRONG
+                    .iter()
+                    .any(|(f, r, _)| *f == name && *r == d.rule);
+                assert!(
+                    known,
+                    "{name}: unexpected {} at {:?}: {}",
+                    d.rule.name(),
+                    a.line_col(d.range.start),
+                    d.message
+                );
             }
             let p = a.line_col(d.range.start);
-            let _ = writeln!(report, "{name}:{}:{} {} {}: {}", p.line, p.column, d.severity, d.rule.name(), d.message);
+            let _ = writeln!(
+                report,
+                "{name}:{}:{} {} {}: {}",
+                p.line,
+                p.column,
+                d.severity,
+                d.rule.name(),
+                d.message
+            );
         }
     }
     insta::assert_snapshot!("corpus_findings", report);
@@ -64,7 +111,13 @@ fn complete_files_have_no_false_positives() {
 #[test]
 fn every_scalar_offset_map_in_the_corpus_is_exact() {
     let Some(root) = corpus() else { return };
-    for sub in ["plain", "plain/history", "docs", "docs/fragments", "templates/v3.4"] {
+    for sub in [
+        "plain",
+        "plain/history",
+        "docs",
+        "docs/fragments",
+        "templates/v3.4",
+    ] {
         let dir = root.join(sub);
         if !dir.is_dir() {
             continue;
@@ -76,7 +129,12 @@ fn every_scalar_offset_map_in_the_corpus_is_exact() {
             }
             for (_, node) in a.tree.nodes() {
                 if let fuzzfile_syntax::NodeKind::Scalar(s) = &node.kind {
-                    assert!(s.map.is_exact(), "{}: inexact map for {:?}", path.display(), s.value);
+                    assert!(
+                        s.map.is_exact(),
+                        "{}: inexact map for {:?}",
+                        path.display(),
+                        s.value
+                    );
                 }
             }
         }
@@ -87,7 +145,12 @@ fn every_scalar_offset_map_in_the_corpus_is_exact() {
 fn fragments_and_templates_never_crash() {
     let Some(root) = corpus() else { return };
     let mut n = 0;
-    for sub in ["docs/fragments", "templates", "templates/v3.4", "templates/history"] {
+    for sub in [
+        "docs/fragments",
+        "templates",
+        "templates/v3.4",
+        "templates/history",
+    ] {
         let dir = root.join(sub);
         if !dir.is_dir() {
             continue;
@@ -96,8 +159,16 @@ fn fragments_and_templates_never_crash() {
             let a = analyze_bytes(&std::fs::read(&path).unwrap());
             // Every range must lie inside the text, on character boundaries.
             for d in &a.diagnostics {
-                assert!(d.range.end as usize <= a.text.len(), "{}: {:?}", path.display(), d);
-                assert!(a.text.is_char_boundary(d.range.start as usize) && a.text.is_char_boundary(d.range.end as usize));
+                assert!(
+                    d.range.end as usize <= a.text.len(),
+                    "{}: {:?}",
+                    path.display(),
+                    d
+                );
+                assert!(
+                    a.text.is_char_boundary(d.range.start as usize)
+                        && a.text.is_char_boundary(d.range.end as usize)
+                );
             }
             n += 1;
         }

@@ -9,7 +9,10 @@ use std::path::Path;
 fn rule_docs_are_up_to_date() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules");
     let update = std::env::var_os("UPDATE_DOCS").is_some();
-    let mut expected: Vec<(String, String)> = Rule::ALL.iter().map(|r| (format!("{}.md", r.name()), markdown_page(*r))).collect();
+    let mut expected: Vec<(String, String)> = Rule::ALL
+        .iter()
+        .map(|r| (format!("{}.md", r.name()), markdown_page(*r)))
+        .collect();
     expected.push(("README.md".into(), markdown_index()));
     if update {
         std::fs::create_dir_all(&dir).unwrap();
@@ -27,7 +30,13 @@ fn rule_docs_are_up_to_date() {
         }
     }
     // No page for a rule that no longer exists.
-    let names: Vec<String> = std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
     for n in names {
         if !expected.iter().any(|(e, _)| *e == n) {
             stale.push(format!("{n} (no such rule)"));

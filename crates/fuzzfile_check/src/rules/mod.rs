@@ -122,7 +122,14 @@ pub fn markdown_index() -> String {
         "<!-- Generated from crates/fuzzfile_check/src/rules/; do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs -->\n# Rules\n\n| code | name | default | what it detects |\n|---|---|---|---|\n",
     );
     for r in Rule::ALL {
-        s.push_str(&format!("| {} | [`{}`]({}.md) | {} | {} |\n", r.code(), r.name(), r.name(), r.default_severity(), r.summary()));
+        s.push_str(&format!(
+            "| {} | [`{}`]({}.md) | {} | {} |\n",
+            r.code(),
+            r.name(),
+            r.name(),
+            r.default_severity(),
+            r.summary()
+        ));
     }
     s
 }

@@ -32,9 +32,10 @@
 //! ```
 
 use super::Context;
-use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::schema::did_you_mean;
 use fuzzfile_model::{FileSource, Mount, Spanned};
+use std::collections::HashSet;
 
 fn missing(what: &str, name: &Spanned<String>, candidates: &[&str], out: &mut Vec<Diagnostic>) {
     let mut d = Diagnostic::new(
@@ -64,10 +65,15 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let tasks: Vec<&str> = m.tasks().map(|t| t.name.value.as_str()).collect();
     let volumes: Vec<&str> = m.volumes.iter().map(|v| v.key.value.as_str()).collect();
     let files: Vec<&str> = m.files.iter().map(|f| f.name.value.as_str()).collect();
+    // Sets for the lookups (a file may have thousands of jobs); the lists keep file order for
+    // the suggestions.
+    let task_set: HashSet<&str> = tasks.iter().copied().collect();
+    let volume_set: HashSet<&str> = volumes.iter().copied().collect();
+    let file_set: HashSet<&str> = files.iter().copied().collect();
 
     let check_mounts = |mounts: &[Mount], out: &mut Vec<Diagnostic>| {
         for mount in mounts {
-            if !volumes.contains(&mount.volume.value.as_str()) {
+            if !volume_set.contains(mount.volume.value.as_str()) {
                 missing("volume", &mount.volume, &volumes, out);
             }
         }
@@ -78,20 +84,20 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for task in m.tasks() {
         for dep in &task.depends_on {
             if let Some(name) = &dep.name {
-                if !tasks.contains(&name.value.as_str()) {
+                if !task_set.contains(name.value.as_str()) {
                     missing("job or service", name, &tasks, out);
                 }
             }
         }
         for name in &task.requires {
-            if !tasks.contains(&name.value.as_str()) {
+            if !task_set.contains(name.value.as_str()) {
                 missing("job or service", name, &tasks, out);
             }
         }
         check_mounts(&task.mounts, out);
         for f in &task.files {
             if let FileSource::Ref(name) = &f.source {
-                if !files.contains(&name.value.as_str()) {
+                if !file_set.contains(name.value.as_str()) {
                     missing("entry of the top-level `files`", name, &files, out);
                 }
             }
@@ -120,7 +126,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             let Some(name) = uri.value.strip_prefix("file://") else {
                 continue;
             };
-            if files.contains(&name) || name.starts_with('/') {
+            if file_set.contains(name) || name.starts_with('/') {
                 continue;
             }
             let range = ctx
@@ -136,5 +142,4 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    let _ = TextRange::default();
 }

@@ -21,6 +21,9 @@ pub fn write(out: &mut dyn Write, checked: &[Checked], color: bool) -> io::Resul
                 Severity::Info => (ReportKind::Advice, Color::Cyan),
             };
             let span = d.range.as_usize();
+            // ariadne starts a new frame, headed by the primary position, for a label above an
+            // earlier one: order the labels by position so that one frame shows them all.
+            let order = |start: u32| i32::try_from(start).unwrap_or(i32::MAX);
             let mut report = Report::build(kind, (c.display.clone(), span.clone()))
                 .with_config(
                     Config::default()
@@ -32,13 +35,15 @@ pub fn write(out: &mut dyn Write, checked: &[Checked], color: bool) -> io::Resul
                 .with_label(
                     Label::new((c.display.clone(), span))
                         .with_message(&d.message)
-                        .with_color(col),
+                        .with_color(col)
+                        .with_order(order(d.range.start)),
                 );
             for l in &d.labels {
                 report = report.with_label(
                     Label::new((c.display.clone(), l.range.as_usize()))
                         .with_message(&l.message)
-                        .with_color(Color::Blue),
+                        .with_color(Color::Blue)
+                        .with_order(order(l.range.start)),
                 );
             }
             if let Some(h) = &d.help {
