@@ -36,6 +36,17 @@ fn events_only(text: &str) -> usize {
     n
 }
 
+fn events_nocomments(text: &str) -> usize {
+    let mut o = granit_parser::Options::default();
+    o.emit_comments = false;
+    let mut p = granit_parser::Parser::new_from_str_with_options(text, o);
+    let mut n = 0;
+    while let Some(Ok(_)) = p.next_event() {
+        n += 1;
+    }
+    n
+}
+
 /// A Fuzzfile with `n` jobs in the shapes the corpus uses (about 370 bytes a job).
 pub fn synthetic(n: usize) -> String {
     let mut s = String::from(
@@ -141,6 +152,10 @@ fn main() {
         let ev = time(big_iters, || {
             std::hint::black_box(events_only(&text));
         });
+        let evnc = time(big_iters, || {
+            std::hint::black_box(events_nocomments(&text));
+        });
+        println!("events without comments: {:.1} ms", evnc.as_secs_f64() * 1e3);
         println!(
             "\nSynthetic {jobs}-job Fuzzfile ({mb:.2} MB, median of {big_iters}): full {:.1} ms = {:.1} MB/s; events {:.1} ms = {:.1} MB/s; ratio {:.2}x",
             full.as_secs_f64() * 1e3,
