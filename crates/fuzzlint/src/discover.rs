@@ -67,7 +67,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         }
     }
     out.sort();
-    out.dedup();
+    // One file named twice (`check . a.fz` gives `./a.fz` and `a.fz`) is checked once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     Ok(out)
 }
 

@@ -76,6 +76,8 @@ enum ColorChoice {
 
 /// One checked file.
 pub struct Checked {
+    /// The path the file was read from (and `--fix` writes to).
+    pub path: PathBuf,
     /// The path as shown to the user.
     pub display: String,
     pub analysis: Analysis,
@@ -171,6 +173,7 @@ fn check(args: CheckArgs) -> ExitCode {
                 std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let analysis = fuzzfile_check::analyze_bytes(&bytes);
             Ok(Checked {
+                path: path.clone(),
                 display: discover::display(path),
                 analysis,
             })
@@ -190,7 +193,9 @@ fn check(args: CheckArgs) -> ExitCode {
 
     if args.fix {
         let mut fixed_files = 0;
-        for (c, path) in checked.iter_mut().zip(files.iter()) {
+        // `checked` lacks the files that could not be read: each entry carries its own path.
+        for c in checked.iter_mut() {
+            let path = &c.path;
             if !c.analysis.diagnostics.iter().any(|d| d.fix.is_some()) {
                 continue;
             }
