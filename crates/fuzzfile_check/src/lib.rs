@@ -10,6 +10,7 @@
 //! no I/O.
 
 pub mod edits;
+pub mod launch;
 pub mod render;
 pub mod rules;
 
