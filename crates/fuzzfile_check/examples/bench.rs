@@ -155,7 +155,10 @@ fn main() {
         let evnc = time(big_iters, || {
             std::hint::black_box(events_nocomments(&text));
         });
-        println!("events without comments: {:.1} ms", evnc.as_secs_f64() * 1e3);
+        println!(
+            "events without comments: {:.1} ms",
+            evnc.as_secs_f64() * 1e3
+        );
         println!(
             "\nSynthetic {jobs}-job Fuzzfile ({mb:.2} MB, median of {big_iters}): full {:.1} ms = {:.1} MB/s; events {:.1} ms = {:.1} MB/s; ratio {:.2}x",
             full.as_secs_f64() * 1e3,

@@ -5,7 +5,10 @@
 mod bench;
 
 fn main() {
-    let jobs: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(5000);
+    let jobs: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5000);
     let text = bench::synthetic(jobs);
     for _ in 0..10 {
         std::hint::black_box(fuzzfile_check::analyze(&text));

@@ -11,6 +11,7 @@
 
 pub mod edits;
 pub mod launch;
+pub mod profile;
 pub mod render;
 pub mod rules;
 
@@ -41,19 +42,35 @@ impl Analysis {
     }
 }
 
+/// What an analysis may know beyond the file itself.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Facts about the cluster the workflow runs on.
+    pub profile: Option<profile::ClusterProfile>,
+}
+
 /// Analyse a text.
 pub fn analyze(text: &str) -> Analysis {
+    analyze_with(text, &Options::default())
+}
+
+/// Analyse a text with options (a cluster profile).
+pub fn analyze_with(text: &str, options: &Options) -> Analysis {
     let tree = fuzzfile_syntax::parse(text);
-    finish(text.to_owned(), tree)
+    finish(text.to_owned(), tree, options)
 }
 
 /// Analyse bytes read from a file; invalid UTF-8 is one `yaml-syntax` error and nothing else.
 pub fn analyze_bytes(bytes: &[u8]) -> Analysis {
-    let (text, tree) = fuzzfile_syntax::parse_bytes(bytes);
-    finish(text, tree)
+    analyze_bytes_with(bytes, &Options::default())
 }
 
-fn finish(text: String, tree: Tree) -> Analysis {
+pub fn analyze_bytes_with(bytes: &[u8], options: &Options) -> Analysis {
+    let (text, tree) = fuzzfile_syntax::parse_bytes(bytes);
+    finish(text, tree, options)
+}
+
+fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
     let line_index = LineIndex::new(&text);
     let mut diagnostics: Vec<Diagnostic> = tree
         .errors
@@ -74,6 +91,7 @@ fn finish(text: String, tree: Tree) -> Analysis {
             text: &text,
             tree: &tree,
             model: &model,
+            profile: options.profile.as_ref(),
         };
         rules::run_all(&ctx, &mut diagnostics);
     }

@@ -16,11 +16,20 @@ fn alias_bomb_through_the_model_walk_is_cut_off() {
         s.push_str(&format!("  j{i}: *big\n"));
     }
     let a = analyze(&s);
-    assert!(a.tree.len() < 10_000, "tree copied aliases: {} nodes", a.tree.len());
-    let env_entries: usize = a.model.jobs.iter().map(|j| j.env.len()).sum();
-    assert!(env_entries < 200_000, "the walk expanded {env_entries} env entries");
     assert!(
-        a.diagnostics.iter().any(|d| d.rule == Rule::YamlSyntax && d.message.contains("aliases expand")),
+        a.tree.len() < 10_000,
+        "tree copied aliases: {} nodes",
+        a.tree.len()
+    );
+    let env_entries: usize = a.model.jobs.iter().map(|j| j.env.len()).sum();
+    assert!(
+        env_entries < 200_000,
+        "the walk expanded {env_entries} env entries"
+    );
+    assert!(
+        a.diagnostics
+            .iter()
+            .any(|d| d.rule == Rule::YamlSyntax && d.message.contains("aliases expand")),
         "no budget diagnostic: {:?}",
         a.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
     );
@@ -32,17 +41,34 @@ fn ordinary_aliases_are_followed() {
     let a = analyze(s);
     assert_eq!(a.model.jobs.len(), 2);
     for j in &a.model.jobs {
-        assert_eq!(j.resource.as_ref().and_then(|r| r.cores.as_ref()).map(|c| c.value), Some(2));
+        assert_eq!(
+            j.resource
+                .as_ref()
+                .and_then(|r| r.cores.as_ref())
+                .map(|c| c.value),
+            Some(2)
+        );
     }
     // The top-level `x` is an unknown key, but nothing else is wrong.
-    assert!(a.diagnostics.iter().all(|d| d.rule == Rule::UnknownKey), "{:?}", a.diagnostics);
+    assert!(
+        a.diagnostics.iter().all(|d| d.rule == Rule::UnknownKey),
+        "{:?}",
+        a.diagnostics
+    );
 }
 
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
-    let s = format!("version: v4\njobs: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let s = format!(
+        "version: v4\njobs: {}{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     let a = analyze(&s);
-    assert!(a.diagnostics.iter().any(|d| d.rule == Rule::YamlSyntax && d.message.contains("nesting")));
+    assert!(a
+        .diagnostics
+        .iter()
+        .any(|d| d.rule == Rule::YamlSyntax && d.message.contains("nesting")));
     let mut block = String::from("version: v4\njobs:\n");
     for depth in 0..10_000 {
         block.push_str(&" ".repeat(depth + 2));
@@ -65,7 +91,24 @@ fn invalid_utf8_is_one_clear_error() {
 
 #[test]
 fn garbage_never_panics() {
-    for s in ["", "\u{feff}", "---", "- - -", ":", "? ? ?", "{", "'", "\"\\", "&a *a", "*x", "jobs: *x", "version: [v4]\njobs: 3", "version: v4\njobs:\n  a: [1, {b: }]\n", "\t\t", "%YAML 1.2\n---\nversion: v4\n"] {
+    for s in [
+        "",
+        "\u{feff}",
+        "---",
+        "- - -",
+        ":",
+        "? ? ?",
+        "{",
+        "'",
+        "\"\\",
+        "&a *a",
+        "*x",
+        "jobs: *x",
+        "version: [v4]\njobs: 3",
+        "version: v4\njobs:\n  a: [1, {b: }]\n",
+        "\t\t",
+        "%YAML 1.2\n---\nversion: v4\n",
+    ] {
         let _ = analyze(s);
     }
 }

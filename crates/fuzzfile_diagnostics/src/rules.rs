@@ -15,6 +15,10 @@ pub enum RuleCategory {
     Schema,
     /// Relations between parts of the file: references, the job graph.
     Semantic,
+    /// GPU launches, NCCL settings and cluster facts.
+    Gpu,
+    /// The checker's own settings (suppressions).
+    Meta,
 }
 
 macro_rules! rules {
@@ -63,6 +67,26 @@ rules! {
     CommandAndScript => ("FZ030", "command-and-script", Warning, Schema, "A job or service sets both `command` and `script`"),
     NoCommand => ("FZ031", "no-command", Error, Schema, "A job or service sets neither `command` nor `script`"),
     PolicyRetryIgnored => ("FZ032", "policy-retry-ignored", Warning, Schema, "`policy.retry` is accepted by Fuzzball and ignored"),
+    UnusedSuppression => ("FZ040", "unused-suppression", Warning, Meta, "A `# fuzzlint: ignore[...]` comment that suppresses nothing"),
+    TorchrunNprocMismatch => ("FZ201", "torchrun-nproc-mismatch", Error, Gpu, "torchrun `--nproc-per-node` differs from the GPUs requested per node"),
+    TorchrunNnodesMismatch => ("FZ202", "torchrun-nnodes-mismatch", Error, Gpu, "torchrun `--nnodes` does not admit `multinode.nodes`"),
+    TorchrunStandaloneMultinode => ("FZ203", "torchrun-standalone-multinode", Error, Gpu, "torchrun `--standalone` in a multinode job"),
+    TorchrunMissingNodeRank => ("FZ204", "torchrun-missing-node-rank", Error, Gpu, "Multinode torchrun without `--node-rank` or a rendezvous that assigns ranks"),
+    TorchrunMissingMasterAddr => ("FZ205", "torchrun-missing-master-addr", Error, Gpu, "Multinode torchrun without a reachable master or rendezvous address"),
+    TorchrunRdzvIncomplete => ("FZ206", "torchrun-rdzv-incomplete", Warning, Gpu, "torchrun rendezvous settings that are incomplete or ignored"),
+    TorchDistributedLaunchDeprecated => ("FZ207", "torch-distributed-launch-deprecated", Warning, Gpu, "`python -m torch.distributed.launch` is deprecated in favour of torchrun"),
+    LauncherDoubleWrap => ("FZ210", "launcher-double-wrap", Error, Gpu, "A launcher inside a multinode implementation that already wraps the command"),
+    MpiSlotsNotGpus => ("FZ211", "mpi-slots-not-gpus", Error, Gpu, "MPI ranks follow the slot count (CPU cores by default), not the GPU count"),
+    GpuRequestMissing => ("FZ212", "gpu-request-missing", Error, Gpu, "A GPU launcher or NCCL settings in a job that requests no GPU"),
+    NcclIbHcaMissing => ("FZ301", "nccl-ib-hca-missing", Warning, Gpu, "Multinode NCCL job on an InfiniBand/RoCE cluster without `NCCL_IB_HCA`"),
+    NcclMnnvlNoImex => ("FZ302", "nccl-mnnvl-no-imex", Error, Gpu, "Multinode GPU job on a Multi-Node NVLink cluster with no IMEX channel and MNNVL not disabled"),
+    ImexNoProductPin => ("FZ303", "imex-no-product-pin", Error, Gpu, "`NVIDIA_IMEX_CHANNELS` without a GPU product annotation keeping the job on IMEX nodes"),
+    ImexSharedTrustDomain => ("FZ304", "imex-shared-trust-domain", Info, Gpu, "Jobs sharing IMEX channel 0 in an NVLink domain share one trust domain"),
+    NcclInvalidValue => ("FZ305", "nccl-invalid-value", Error, Gpu, "An NCCL or PyTorch NCCL environment variable with an invalid or deprecated value or name"),
+    NcclNetUnavailable => ("FZ306", "nccl-net-unavailable", Error, Gpu, "`NCCL_NET` or `NCCL_IB_DISABLE` forcing a transport the cluster lacks or slows"),
+    GpuProductAmbiguous => ("FZ307", "gpu-product-ambiguous", Warning, Gpu, "A GPU product annotation that matches several products (`B200` also matches `GB200`)"),
+    ImageTooOldForGpu => ("FZ308", "image-too-old-for-gpu", Error, Gpu, "An image whose CUDA is older than the GPU needs"),
+    ClusterProfileMissing => ("FZ309", "cluster-profile-missing", Info, Gpu, "GPU jobs checked without a cluster profile: rules that need cluster facts are off"),
 }
 
 impl Rule {

@@ -8,19 +8,39 @@ use fuzzfile_diagnostics::{Diagnostic, Rule};
 use fuzzfile_model::Fuzzfile;
 use fuzzfile_syntax::Tree;
 
+pub mod cluster_profile_missing;
 pub mod command_and_script;
 pub mod dependency_cycle;
 pub mod deprecated_key;
 pub mod duplicate_key;
 pub mod duplicate_name;
+pub mod gpu_product_ambiguous;
+pub mod gpu_request_missing;
+pub mod image_too_old_for_gpu;
+pub mod imex_no_product_pin;
+pub mod imex_shared_trust_domain;
 pub mod invalid_value;
+pub mod launcher_double_wrap;
 pub mod legacy_version;
 pub mod missing_field;
+pub mod mpi_slots_not_gpus;
+pub mod nccl_ib_hca_missing;
+pub mod nccl_invalid_value;
+pub mod nccl_mnnvl_no_imex;
+pub mod nccl_net_unavailable;
 pub mod no_command;
 pub mod policy_retry_ignored;
+pub mod torch_distributed_launch_deprecated;
+pub mod torchrun_missing_master_addr;
+pub mod torchrun_missing_node_rank;
+pub mod torchrun_nnodes_mismatch;
+pub mod torchrun_nproc_mismatch;
+pub mod torchrun_rdzv_incomplete;
+pub mod torchrun_standalone_multinode;
 pub mod unknown_key;
 pub mod unknown_reference;
 pub mod unsupported_version;
+pub mod unused_suppression;
 pub mod yaml_syntax;
 
 /// What a rule sees.
@@ -28,6 +48,9 @@ pub struct Context<'a> {
     pub text: &'a str,
     pub tree: &'a Tree,
     pub model: &'a Fuzzfile,
+    /// The cluster profile, when one is configured; rules that need cluster facts are silent
+    /// without it.
+    pub profile: Option<&'a crate::profile::ClusterProfile>,
 }
 
 /// Run every semantic rule over the model.
@@ -37,6 +60,26 @@ pub fn run_all(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     duplicate_name::check(ctx, out);
     invalid_value::check(ctx, out);
     policy_retry_ignored::check(ctx, out);
+    // GPU, launcher and NCCL rules.
+    torchrun_nproc_mismatch::check(ctx, out);
+    torchrun_nnodes_mismatch::check(ctx, out);
+    torchrun_standalone_multinode::check(ctx, out);
+    torchrun_missing_node_rank::check(ctx, out);
+    torchrun_missing_master_addr::check(ctx, out);
+    torchrun_rdzv_incomplete::check(ctx, out);
+    torch_distributed_launch_deprecated::check(ctx, out);
+    launcher_double_wrap::check(ctx, out);
+    mpi_slots_not_gpus::check(ctx, out);
+    gpu_request_missing::check(ctx, out);
+    nccl_ib_hca_missing::check(ctx, out);
+    nccl_mnnvl_no_imex::check(ctx, out);
+    imex_no_product_pin::check(ctx, out);
+    imex_shared_trust_domain::check(ctx, out);
+    nccl_invalid_value::check(ctx, out);
+    nccl_net_unavailable::check(ctx, out);
+    gpu_product_ambiguous::check(ctx, out);
+    image_too_old_for_gpu::check(ctx, out);
+    cluster_profile_missing::check(ctx, out);
 }
 
 macro_rules! docs {
@@ -62,6 +105,26 @@ docs! {
     CommandAndScript => "command_and_script.rs",
     NoCommand => "no_command.rs",
     PolicyRetryIgnored => "policy_retry_ignored.rs",
+    UnusedSuppression => "unused_suppression.rs",
+    TorchrunNprocMismatch => "torchrun_nproc_mismatch.rs",
+    TorchrunNnodesMismatch => "torchrun_nnodes_mismatch.rs",
+    TorchrunStandaloneMultinode => "torchrun_standalone_multinode.rs",
+    TorchrunMissingNodeRank => "torchrun_missing_node_rank.rs",
+    TorchrunMissingMasterAddr => "torchrun_missing_master_addr.rs",
+    TorchrunRdzvIncomplete => "torchrun_rdzv_incomplete.rs",
+    TorchDistributedLaunchDeprecated => "torch_distributed_launch_deprecated.rs",
+    LauncherDoubleWrap => "launcher_double_wrap.rs",
+    MpiSlotsNotGpus => "mpi_slots_not_gpus.rs",
+    GpuRequestMissing => "gpu_request_missing.rs",
+    NcclIbHcaMissing => "nccl_ib_hca_missing.rs",
+    NcclMnnvlNoImex => "nccl_mnnvl_no_imex.rs",
+    ImexNoProductPin => "imex_no_product_pin.rs",
+    ImexSharedTrustDomain => "imex_shared_trust_domain.rs",
+    NcclInvalidValue => "nccl_invalid_value.rs",
+    NcclNetUnavailable => "nccl_net_unavailable.rs",
+    GpuProductAmbiguous => "gpu_product_ambiguous.rs",
+    ImageTooOldForGpu => "image_too_old_for_gpu.rs",
+    ClusterProfileMissing => "cluster_profile_missing.rs",
 }
 
 /// The Markdown documentation of `rule`, taken from the `//!` comment of its file.
