@@ -791,3 +791,143 @@ mod tests {
         assert_eq!(m.program[0].text, "all_reduce_perf");
     }
 }
+
+/// The torchrun invocations of a task, with their parsed arguments.
+pub fn torchruns(text: &str, tree: &Tree, task: &Task) -> Vec<(Invocation, TorchrunArgs)> {
+    invocations(text, tree, task)
+        .into_iter()
+        .filter(|i| matches!(i.launcher, Launcher::Torchrun | Launcher::DistributedLaunch))
+        .map(|i| {
+            let a = torchrun_args(&i);
+            (i, a)
+        })
+        .collect()
+}
+
+/// A torchrun setting: from its flag, or else from the `PET_<NAME>` variable torchrun reads
+/// when the flag is absent.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    pub value: Resolved,
+    /// The bytes of the value as written (flag value or env value).
+    pub range: TextRange,
+    /// The value is written literally right there (so a fix may replace it).
+    pub literal_in_place: bool,
+    pub from_env: bool,
+}
+
+pub fn torchrun_setting(
+    inv: &Invocation,
+    args: &TorchrunArgs,
+    env: &[&EnvVar],
+    name: &str,
+) -> Option<Setting> {
+    if let Some(f) = args.get(name) {
+        let v = f.value.as_ref()?;
+        let value = resolve(&v.text, inv, env);
+        return Some(Setting {
+            literal_in_place: !v.text.contains('$'),
+            value,
+            range: v.range,
+            from_env: false,
+        });
+    }
+    let pet = format!("PET_{}", name.to_ascii_uppercase().replace('-', "_"));
+    let e = env.iter().rev().find(|e| e.name == pet)?;
+    Some(Setting {
+        value: resolve(&e.value, inv, env),
+        range: e.value_range,
+        literal_in_place: !e.value.contains('$'),
+        from_env: true,
+    })
+}
+
+/// `multinode.nodes`, when the task is multinode.
+pub fn nodes(task: &Task) -> Option<(u64, TextRange)> {
+    task.multinode
+        .as_ref()
+        .and_then(|m| m.nodes.as_ref())
+        .map(|n| (n.value, n.range))
+}
+
+/// An edit that adds `flag` (`--nnodes=2`) to the launcher's own arguments, right after the
+/// launcher word, keeping everything else byte for byte. `None` when the words are not exact
+/// in the file (an escaped or folded spelling a fix could break).
+pub fn insert_flag(
+    text: &str,
+    tree: &Tree,
+    task: &Task,
+    inv: &Invocation,
+    flag: &str,
+) -> Option<fuzzfile_diagnostics::Edit> {
+    let last = inv.words.get(inv.args_start.checked_sub(1)?)?;
+    if !last.exact {
+        return None;
+    }
+    match inv.origin {
+        Origin::Script | Origin::ShellString => Some(fuzzfile_diagnostics::Edit {
+            range: TextRange::empty(last.range.end),
+            replacement: format!(" {flag}"),
+        }),
+        Origin::Argv => {
+            let seq = task.command.as_ref()?.node;
+            let style = match &tree.node(seq).kind {
+                fuzzfile_syntax::NodeKind::Sequence { style, .. } => *style,
+                _ => return None,
+            };
+            // The item's node range includes quotes; insert after it.
+            let item = tree
+                .items(seq)?
+                .iter()
+                .map(|&i| tree.node(i).range)
+                .find(|r| r.start <= last.range.start && last.range.end <= r.end)?;
+            match style {
+                fuzzfile_syntax::CollectionStyle::Flow => Some(fuzzfile_diagnostics::Edit {
+                    range: TextRange::empty(item.end),
+                    replacement: format!(", {}", yaml_item(flag)),
+                }),
+                fuzzfile_syntax::CollectionStyle::Block => {
+                    let line_start = text[..item.start as usize].rfind('\n').map_or(0, |i| i + 1);
+                    let prefix = &text[line_start..item.start as usize];
+                    if !prefix.trim_end().ends_with('-') || !prefix.trim_start().starts_with('-') {
+                        return None;
+                    }
+                    let line_end = text[item.end as usize..]
+                        .find('\n')
+                        .map_or(text.len(), |i| item.end as usize + i);
+                    Some(fuzzfile_diagnostics::Edit {
+                        range: TextRange::from_usize(line_end, line_end),
+                        replacement: format!("\n{prefix}{}", yaml_item(flag)),
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// `s` as a YAML flow or block sequence item (quoted when plain would change its meaning).
+fn yaml_item(s: &str) -> String {
+    let plain_ok = !s.is_empty()
+        && !s.starts_with([
+            '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%',
+            '@', '`',
+        ])
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.contains([',', '[', ']', '{', '}']);
+    if plain_ok || (s.starts_with("--") && !s.contains([',', '[', ']', '{', '}', '#', ' '])) {
+        s.to_owned()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// `multinode.nodes` when the job runs on several nodes and launches its own processes
+/// (`implementation: generic`, or none given). Under `openmpi`/`mpich`/`gasnet` Fuzzball
+/// launches the command itself, and only `launcher-double-wrap` has something to say.
+pub fn generic_multinode(task: &Task) -> Option<(u64, TextRange)> {
+    if wrapped_by_fuzzball(task).is_some() {
+        return None;
+    }
+    nodes(task).filter(|(n, _)| *n > 1)
+}

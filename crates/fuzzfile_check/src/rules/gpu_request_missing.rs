@@ -1,6 +1,148 @@
-//! RULE-PENDING: documentation and detection are written with the rule.
+//! ## What it does
+//! Reports GPU work in a job or service that requests no GPU (`resource.devices` has no
+//! `nvidia.com/gpu`, in the job or in `defaults.job`): a torchrun or `torch.distributed`
+//! launch (unless `--nproc-per-node cpu`), an nccl-tests program (`all_reduce_perf`, ...), or
+//! `NCCL_*` / `NVIDIA_IMEX_CHANNELS` settings in its environment.
+//!
+//! ## Why is this bad?
+//! Without a device request the scheduler gives the container no GPU: CUDA finds no device,
+//! NCCL cannot initialise, and torchrun's `--nproc-per-node gpu` fails with
+//! `Cuda is not available`.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     command: [torchrun, --standalone, --nproc-per-node=4, train.py]
+//!     resource:
+//!       cpu: {cores: 16}
+//!       memory: {size: 64GiB}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     command: [torchrun, --standalone, --nproc-per-node=4, train.py]
+//!     resource:
+//!       cpu: {cores: 16}
+//!       memory: {size: 64GiB}
+//!       devices: {nvidia.com/gpu: 4}
+//! ```
 
 use super::Context;
-use fuzzfile_diagnostics::Diagnostic;
+use crate::edits::add_mapping_entry;
+use crate::launch::{
+    effective_env, gpus_per_node, invocations, mpirun_args, torchrun_args, torchrun_setting,
+    Launcher, Resolved,
+};
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
-pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+fn is_nccl_test(program: &str) -> bool {
+    let p = program.rsplit('/').next().unwrap_or(program);
+    p.ends_with("_perf")
+        && [
+            "all_reduce",
+            "all_gather",
+            "broadcast",
+            "reduce_scatter",
+            "reduce",
+            "alltoall",
+            "scatter",
+            "gather",
+            "sendrecv",
+            "hypercube",
+        ]
+        .iter()
+        .any(|k| p.starts_with(k))
+}
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for task in ctx.model.tasks() {
+        if gpus_per_node(ctx.model, task).is_some_and(|g| g.0 > 0) {
+            continue;
+        }
+        let env = effective_env(ctx.model, task);
+        let mut evidence: Option<(TextRange, String, Option<u64>)> = None;
+        for inv in invocations(ctx.text, ctx.tree, task) {
+            match inv.launcher {
+                Launcher::Torchrun | Launcher::DistributedLaunch => {
+                    let args = torchrun_args(&inv);
+                    let nproc =
+                        torchrun_setting(&inv, &args, &env, "nproc-per-node").map(|s| s.value);
+                    if matches!(&nproc, Some(Resolved::Literal(v)) if v == "cpu") {
+                        continue;
+                    }
+                    let n = match &nproc {
+                        Some(Resolved::Literal(v)) => v.parse::<u64>().ok(),
+                        _ => None,
+                    };
+                    evidence = Some((
+                        inv.range(),
+                        format!("`{}` launches GPU workers", inv.launcher.name()),
+                        n,
+                    ));
+                    break;
+                }
+                Launcher::Mpirun => {
+                    let m = mpirun_args(&inv);
+                    if let Some(p) = m.program.first().filter(|p| is_nccl_test(&p.text)) {
+                        evidence = Some((p.range, format!("`{}` is an NCCL test", p.text), None));
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if evidence.is_none() {
+            if let Some(e) = env.iter().find(|e| {
+                (e.name.starts_with("NCCL_") || e.name == "NVIDIA_IMEX_CHANNELS")
+                    && !e.from_defaults
+            }) {
+                evidence = Some((
+                    e.name_range,
+                    format!("`{}` configures GPU communication", e.name),
+                    None,
+                ));
+            }
+        }
+        let Some((range, why, n)) = evidence else {
+            continue;
+        };
+        let mut d = Diagnostic::new(
+            Rule::GpuRequestMissing,
+            range,
+            format!(
+                "{why}, but {} `{}` requests no GPU",
+                task.kind.as_str(),
+                task.name.value
+            ),
+        )
+        .with_label(
+            task.name.range,
+            "no `nvidia.com/gpu` in its `resource.devices`",
+        )
+        .with_help("add `devices: {nvidia.com/gpu: <GPUs per node>}` under `resource`");
+        if let (Some(n), Some(res)) = (n, ctx.tree.get(task.body, "resource")) {
+            if task
+                .resource
+                .as_ref()
+                .is_some_and(|r| r.devices_key.is_none())
+            {
+                if let Some(e) = add_mapping_entry(
+                    ctx.text,
+                    ctx.tree,
+                    res.value,
+                    "devices",
+                    &format!("{{nvidia.com/gpu: {n}}}"),
+                ) {
+                    d = d.with_fix(Fix {
+                        message: format!("Request {n} GPUs per node"),
+                        edits: vec![e],
+                    });
+                }
+            }
+        }
+        out.push(d);
+    }
+}

@@ -1,6 +1,103 @@
-//! RULE-PENDING: documentation and detection are written with the rule.
+//! ## What it does
+//! Reports MPI launches whose rank count follows Fuzzball's slot count while the slots are not
+//! the GPUs: `mpirun -np $MULTINODE_TOTAL_SLOTS` or `-H $MULTINODE_HOSTLIST` in a job that
+//! requests GPUs, when `multinode.procs-per-node` is unset (slots then default to the CPU cores
+//! of the container) or differs from the GPUs per node. The fix sets `procs-per-node` to the
+//! GPU count.
+//!
+//! ## Why is this bad?
+//! A job with 16 cores and 4 GPUs per node starts 16 ranks per node on 4 GPUs: NCCL programs
+//! such as nccl-tests (`-g 1`, one GPU per rank) oversubscribe the GPUs or fail.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   nccl-tests:
+//!     command: [mpirun, -H, $MULTINODE_HOSTLIST, --mca, plm_rsh_agent, $MULTINODE_SSH_WRAPPER, -np, $MULTINODE_TOTAL_SLOTS, all_reduce_perf, -g, "1"]
+//!     resource:
+//!       cpu: {cores: 16}
+//!       devices: {nvidia.com/gpu: 4}
+//!     multinode: {nodes: 2, implementation: generic}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   nccl-tests:
+//!     command: [mpirun, -H, $MULTINODE_HOSTLIST, --mca, plm_rsh_agent, $MULTINODE_SSH_WRAPPER, -np, $MULTINODE_TOTAL_SLOTS, all_reduce_perf, -g, "1"]
+//!     resource:
+//!       cpu: {cores: 16}
+//!       devices: {nvidia.com/gpu: 4}
+//!     multinode: {nodes: 2, implementation: generic, procs-per-node: 4}
+//! ```
 
 use super::Context;
-use fuzzfile_diagnostics::Diagnostic;
+use crate::edits::add_mapping_entry;
+use crate::launch::{gpus_per_node, invocations, mpirun_args, Launcher};
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
-pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for task in ctx.model.tasks() {
+        let Some(mn) = &task.multinode else { continue };
+        let Some((gpus, gpu_range)) = gpus_per_node(ctx.model, task).filter(|g| g.0 > 0) else {
+            continue;
+        };
+        let ppn = mn.procs_per_node.as_ref();
+        if ppn.is_some_and(|p| p.value == gpus) {
+            continue;
+        }
+        for inv in invocations(ctx.text, ctx.tree, task) {
+            if inv.launcher != Launcher::Mpirun {
+                continue;
+            }
+            let m = mpirun_args(&inv);
+            let uses_slots = |names: &[&str], var: &str| {
+                m.get(names)
+                    .and_then(|f| f.value.as_ref())
+                    .filter(|v| v.text.contains(var))
+                    .map(|v| v.range)
+            };
+            let at: Option<TextRange> = uses_slots(&["np", "n", "c"], "MULTINODE_TOTAL_SLOTS")
+                .or_else(|| uses_slots(&["H", "host", "hosts"], "MULTINODE_HOSTLIST"));
+            let Some(at) = at else { continue };
+            let slots = match ppn {
+                Some(p) => format!("`procs-per-node` is {}", p.value),
+                None => {
+                    let cores = task
+                        .resource
+                        .as_ref()
+                        .and_then(|r| r.cores.as_ref())
+                        .map(|c| format!(" ({} here)", c.value))
+                        .unwrap_or_default();
+                    format!("`procs-per-node` is unset, so the slots are the CPU cores{cores}")
+                }
+            };
+            let mut d = Diagnostic::new(Rule::MpiSlotsNotGpus, at, format!("MPI starts one rank per slot and {slots}, but the job has {gpus} GPUs per node"))
+                .with_label(gpu_range, format!("{gpus} GPUs per node"))
+                .with_help(format!("set `procs-per-node: {gpus}` in `multinode` so there is one rank per GPU"));
+            let edit = match ppn {
+                Some(p) => Some(fuzzfile_diagnostics::Edit {
+                    range: p.range,
+                    replacement: gpus.to_string(),
+                }),
+                None => ctx.tree.get(task.body, "multinode").and_then(|e| {
+                    add_mapping_entry(
+                        ctx.text,
+                        ctx.tree,
+                        e.value,
+                        "procs-per-node",
+                        &gpus.to_string(),
+                    )
+                }),
+            };
+            if let Some(e) = edit {
+                d = d.with_fix(Fix {
+                    message: format!("Set `procs-per-node: {gpus}`"),
+                    edits: vec![e],
+                });
+            }
+            out.push(d);
+            break;
+        }
+    }
+}

@@ -1,6 +1,112 @@
-//! RULE-PENDING: documentation and detection are written with the rule.
+//! ## What it does
+//! Checks torchrun's `--nnodes` (`N` or `MIN:MAX`, also `PET_NNODES`) against the nodes the
+//! job runs on: `multinode.nodes`, or 1 without `multinode`. Reports a count or range that
+//! does not admit the node count, `--nnodes` above 1 in a job without `multinode`, and a
+//! multinode job whose torchrun leaves `--nnodes` at its default of 1. The fix writes the
+//! node count.
+//!
+//! ## Why is this bad?
+//! The rendezvous waits for nodes that never come (up to its 600 s join timeout, then
+//! `RendezvousTimeoutError`), or each node trains alone.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     script: |
+//!       #!/bin/sh
+//!       exec_all torchrun --nnodes=4 --nproc-per-node=4 --node-rank '$RANK' --master-addr "$MULTINODE_NODE_IP" train.py
+//!     multinode: {nodes: 2, implementation: generic}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     script: |
+//!       #!/bin/sh
+//!       exec_all torchrun --nnodes=2 --nproc-per-node=4 --node-rank '$RANK' --master-addr "$MULTINODE_NODE_IP" train.py
+//!     multinode: {nodes: 2, implementation: generic}
+//! ```
 
 use super::Context;
-use fuzzfile_diagnostics::Diagnostic;
+use crate::launch::{effective_env, insert_flag, nodes, torchrun_setting, torchruns, Resolved};
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
-pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+/// `N` or `MIN:MAX` → (min, max).
+pub fn parse_nnodes(v: &str) -> Option<(u64, u64)> {
+    match v.split_once(':') {
+        Some((a, b)) => {
+            let (a, b) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+            (a > 0 && a <= b).then_some((a, b))
+        }
+        None => v.trim().parse().ok().filter(|n| *n > 0).map(|n| (n, n)),
+    }
+}
+
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for task in ctx.model.tasks() {
+        if crate::launch::wrapped_by_fuzzball(task).is_some() {
+            continue; // launcher-double-wrap
+        }
+        let multinode = nodes(task);
+        let node_count = multinode.map_or(1, |n| n.0);
+        let env = effective_env(ctx.model, task);
+        for (inv, args) in torchruns(ctx.text, ctx.tree, task) {
+            let Some(setting) = torchrun_setting(&inv, &args, &env, "nnodes") else {
+                if node_count > 1 && !args.has("standalone") {
+                    let (_, r) = multinode.unwrap_or((0, inv.range()));
+                    let mut d = Diagnostic::new(
+                        Rule::TorchrunNnodesMismatch,
+                        inv.range(),
+                        format!("torchrun's `--nnodes` defaults to 1, but the job runs on {node_count} nodes"),
+                    )
+                    .with_label(r, format!("{node_count} nodes"))
+                    .with_help(format!("add `--nnodes={node_count}`"));
+                    if let Some(e) = insert_flag(
+                        ctx.text,
+                        ctx.tree,
+                        task,
+                        &inv,
+                        &format!("--nnodes={node_count}"),
+                    ) {
+                        d = d.with_fix(Fix {
+                            message: format!("Add `--nnodes={node_count}`"),
+                            edits: vec![e],
+                        });
+                    }
+                    out.push(d);
+                }
+                continue;
+            };
+            let Resolved::Literal(v) = &setting.value else {
+                continue;
+            };
+            let Some((min, max)) = parse_nnodes(v) else {
+                out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`{v}` is not a valid `--nnodes`: torchrun accepts `N` or `MIN:MAX` with 0 < MIN <= MAX")));
+                continue;
+            };
+            if (min..=max).contains(&node_count) {
+                continue;
+            }
+            let shown = if min == max {
+                format!("{min}")
+            } else {
+                format!("{min}:{max}")
+            };
+            let mut d = match multinode {
+                Some((n, r)) => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`--nnodes` is {shown}, but `multinode.nodes` is {n}: the rendezvous never completes")).with_label(r, format!("{n} nodes")),
+                None => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`--nnodes` is {shown}, but the job has no `multinode` section and runs on one node"))
+                    .with_help(format!("add `multinode: {{nodes: {min}, implementation: generic}}` and start torchrun on every node with `exec_all`, or use `--standalone` on one node")),
+            };
+            if setting.literal_in_place && multinode.is_some() {
+                d = d.with_fix(Fix::replace(
+                    format!("Set `--nnodes` to {node_count}"),
+                    setting.range,
+                    node_count.to_string(),
+                ));
+            }
+            out.push(d);
+        }
+    }
+}

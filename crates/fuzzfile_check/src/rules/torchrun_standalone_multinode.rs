@@ -1,6 +1,47 @@
-//! RULE-PENDING: documentation and detection are written with the rule.
+//! ## What it does
+//! Reports torchrun `--standalone` in a job that runs on more than one node.
+//!
+//! ## Why is this bad?
+//! `--standalone` makes torchrun start a private rendezvous on `localhost` with a random id:
+//! every node forms a world of its own, and the nodes never train together.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     script: |
+//!       #!/bin/sh
+//!       exec_all torchrun --standalone --nproc-per-node=4 train.py
+//!     multinode: {nodes: 2, implementation: generic}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     script: |
+//!       #!/bin/sh
+//!       exec_all torchrun --nnodes=2 --nproc-per-node=4 --node-rank '$RANK' --master-addr "$MULTINODE_NODE_IP" --master-port 29500 train.py
+//!     multinode: {nodes: 2, implementation: generic}
+//! ```
 
 use super::Context;
-use fuzzfile_diagnostics::Diagnostic;
+use crate::launch::{generic_multinode, torchruns};
+use fuzzfile_diagnostics::{Diagnostic, Rule};
 
-pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for task in ctx.model.tasks() {
+        let Some((n, r)) = generic_multinode(task) else {
+            continue;
+        };
+        for (_, args) in torchruns(ctx.text, ctx.tree, task) {
+            if let Some(f) = args.get("standalone") {
+                out.push(
+                    Diagnostic::new(Rule::TorchrunStandaloneMultinode, f.flag_range, format!("`--standalone` in a job on {n} nodes: each node forms its own world"))
+                        .with_label(r, format!("{n} nodes"))
+                        .with_help(format!("replace `--standalone` with `--nnodes={n} --node-rank '$RANK' --master-addr \"$MULTINODE_NODE_IP\" --master-port 29500`, and start it on every node with `exec_all`")),
+                );
+            }
+        }
+    }
+}
