@@ -450,6 +450,26 @@ fn describe_error(
     let info = clean_message(&e.info());
     let err_line = line_of(text, at);
 
+    // Tab errors are noticed after the tab (in the indentation) or at the start of the plain
+    // scalar whose next line is indented with one: point at the tab and blank its line.
+    if matches!(
+        e.kind(),
+        ErrorKind::TabInBlockIndentation | ErrorKind::TabNotAllowed | ErrorKind::TabInPlainScalar
+    ) {
+        if let Some(tab) = indentation_tab(text, at) {
+            return (
+                SyntaxError {
+                    range: TextRange::from_usize(tab, tab + 1),
+                    message: "a tab is used for indentation; YAML indentation must be spaces"
+                        .to_string(),
+                    detected_at: None,
+                    help: Some("replace the tab with spaces".to_string()),
+                },
+                vec![line_of(text, tab)],
+            );
+        }
+    }
+
     // An open flow collection is the usual cause of a later error: point at its opener.
     let open_flow = stack.iter().rev().find_map(|f| match f {
         Frame::Seq { id, flow: true, .. } => Some((*id, '[', ']')),
@@ -485,6 +505,16 @@ fn describe_error(
     }
 
     let (message, help) = match e.kind() {
+        // Reported at the opener when the text ends inside the collection.
+        ErrorKind::UnclosedFlowCollection { open } => {
+            let close = if *open == '{' { '}' } else { ']' };
+            (
+                format!("this `{open}` is never closed"),
+                Some(format!(
+                    "add the closing `{close}`, or write the list as indented `- ` lines"
+                )),
+            )
+        }
         ErrorKind::UnclosedQuotedScalar => (
             "this quoted string is never closed".to_string(),
             Some("add the closing quote; inside single quotes write `''` for a quote, inside double quotes `\\\"`".to_string()),
@@ -516,6 +546,20 @@ fn describe_error(
         },
         vec![err_line],
     )
+}
+
+/// The first tab in the indentation (leading spaces and tabs) of the line holding `at` or of a
+/// later line.
+fn indentation_tab(text: &str, at: usize) -> Option<usize> {
+    let mut p = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    loop {
+        let rest = &text[p..];
+        let indent = rest.find(|c| c != ' ' && c != '\t').unwrap_or(rest.len());
+        if let Some(i) = rest[..indent].find('\t') {
+            return Some(p + i);
+        }
+        p += rest.find('\n')? + 1;
+    }
 }
 
 fn clean_message(info: &str) -> String {
