@@ -99,7 +99,9 @@ pub(crate) fn words(s: &str) -> impl Iterator<Item = (usize, &str)> {
             !c.is_whitespace() && s[..i].chars().next_back().is_none_or(char::is_whitespace)
         })
         .map(move |(start, _)| {
-            let len = s[start..].find(char::is_whitespace).unwrap_or(s.len() - start);
+            let len = s[start..]
+                .find(char::is_whitespace)
+                .unwrap_or(s.len() - start);
             (start, &s[start..start + len])
         })
 }
