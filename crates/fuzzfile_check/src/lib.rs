@@ -87,12 +87,7 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
     };
     diagnostics.extend(model_diags);
     if !invalid_utf8 {
-        let ctx = rules::Context {
-            text: &text,
-            tree: &tree,
-            model: &model,
-            profile: options.profile.as_ref(),
-        };
+        let ctx = rules::Context::new(&text, &tree, &model, options.profile.as_ref());
         rules::run_all(&ctx, &mut diagnostics);
     }
     if !tree.blanked_lines.is_empty() {

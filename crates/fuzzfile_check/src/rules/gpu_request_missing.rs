@@ -33,8 +33,7 @@
 use super::Context;
 use crate::edits::add_mapping_entry;
 use crate::launch::{
-    effective_env, gpus_per_node, invocations, mpirun_args, torchrun_args, torchrun_setting,
-    Launcher, Resolved,
+    effective_env, gpus_per_node, mpirun_args, torchrun_args, torchrun_setting, Launcher, Resolved,
 };
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
@@ -64,7 +63,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         let env = effective_env(ctx.model, task);
         let mut evidence: Option<(TextRange, String, Option<u64>)> = None;
-        for inv in invocations(ctx.text, ctx.tree, task) {
+        for inv in ctx.invocations(task) {
             match inv.launcher {
                 Launcher::Torchrun | Launcher::DistributedLaunch => {
                     let args = torchrun_args(&inv);

@@ -29,7 +29,7 @@
 //! ```
 
 use super::Context;
-use crate::launch::{invocations, Launcher};
+use crate::launch::Launcher;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Implementation;
 
@@ -50,7 +50,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             _ => "mpirun",
         };
         let mut seen_exec_all = None;
-        for inv in invocations(ctx.text, ctx.tree, task) {
+        for inv in ctx.invocations(task) {
             // An exec_all in front of a launcher: report the exec_all once, then the launcher.
             if let Some(r) = inv.exec_all {
                 if seen_exec_all != Some(r) {

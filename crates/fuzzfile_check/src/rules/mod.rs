@@ -51,6 +51,54 @@ pub struct Context<'a> {
     /// The cluster profile, when one is configured; rules that need cluster facts are silent
     /// without it.
     pub profile: Option<&'a crate::profile::ClusterProfile>,
+    /// Launcher invocations of every job and service, by the task's body node: shell text is
+    /// parsed once per analysis, not once per rule.
+    pub launches:
+        std::collections::HashMap<fuzzfile_syntax::NodeId, Vec<crate::launch::Invocation>>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        text: &'a str,
+        tree: &'a Tree,
+        model: &'a Fuzzfile,
+        profile: Option<&'a crate::profile::ClusterProfile>,
+    ) -> Self {
+        let launches = model
+            .tasks()
+            .map(|t| (t.body, crate::launch::invocations(text, tree, t)))
+            .collect();
+        Context {
+            text,
+            tree,
+            model,
+            profile,
+            launches,
+        }
+    }
+
+    /// The launcher invocations of `task`.
+    pub fn invocations(&self, task: &fuzzfile_model::Task) -> &[crate::launch::Invocation] {
+        self.launches.get(&task.body).map_or(&[], Vec::as_slice)
+    }
+
+    /// The torchrun (and `torch.distributed.run` / `.launch`) invocations of `task`, with their
+    /// arguments parsed.
+    pub fn torchruns(
+        &self,
+        task: &fuzzfile_model::Task,
+    ) -> Vec<(&crate::launch::Invocation, crate::launch::TorchrunArgs)> {
+        self.invocations(task)
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i.launcher,
+                    crate::launch::Launcher::Torchrun | crate::launch::Launcher::DistributedLaunch
+                )
+            })
+            .map(|i| (i, crate::launch::torchrun_args(i)))
+            .collect()
+    }
 }
 
 /// Run every semantic rule over the model.

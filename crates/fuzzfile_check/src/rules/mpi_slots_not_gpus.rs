@@ -33,7 +33,7 @@
 
 use super::Context;
 use crate::edits::add_mapping_entry;
-use crate::launch::{gpus_per_node, invocations, mpirun_args, Launcher};
+use crate::launch::{gpus_per_node, mpirun_args, Launcher};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -46,7 +46,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if ppn.is_some_and(|p| p.value == gpus) {
             continue;
         }
-        for inv in invocations(ctx.text, ctx.tree, task) {
+        for inv in ctx.invocations(task) {
             if inv.launcher != Launcher::Mpirun {
                 continue;
             }

@@ -32,7 +32,7 @@
 use super::torchrun_missing_node_rank::is_static;
 use super::Context;
 use crate::launch::{
-    effective_env, generic_multinode, insert_flag, torchrun_setting, torchruns, Origin, Resolved,
+    effective_env, generic_multinode, insert_flag, torchrun_setting, Origin, Resolved,
 };
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
@@ -62,7 +62,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         let env = effective_env(ctx.model, task);
-        for (inv, args) in torchruns(ctx.text, ctx.tree, task) {
+        for (inv, args) in ctx.torchruns(task) {
             if args.has("standalone") {
                 continue;
             }

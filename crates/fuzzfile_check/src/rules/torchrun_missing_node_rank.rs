@@ -34,7 +34,7 @@
 
 use super::Context;
 use crate::launch::{
-    effective_env, generic_multinode, insert_flag, torchrun_setting, torchruns, Origin, Resolved,
+    effective_env, generic_multinode, insert_flag, torchrun_setting, Origin, Resolved,
 };
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Implementation;
@@ -63,7 +63,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .and_then(|m| m.implementation.as_ref())
             .is_some_and(|i| i.value == Implementation::Generic);
         let env = effective_env(ctx.model, task);
-        for (inv, args) in torchruns(ctx.text, ctx.tree, task) {
+        for (inv, args) in ctx.torchruns(task) {
             if args.has("standalone") {
                 continue; // torchrun-standalone-multinode
             }

@@ -30,7 +30,7 @@
 //! ```
 
 use super::Context;
-use crate::launch::{effective_env, insert_flag, nodes, torchrun_setting, torchruns, Resolved};
+use crate::launch::{effective_env, insert_flag, nodes, torchrun_setting, Resolved};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 /// `N` or `MIN:MAX` → (min, max).
@@ -52,7 +52,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let multinode = nodes(task);
         let node_count = multinode.map_or(1, |n| n.0);
         let env = effective_env(ctx.model, task);
-        for (inv, args) in torchruns(ctx.text, ctx.tree, task) {
+        for (inv, args) in ctx.torchruns(task) {
             let Some(setting) = torchrun_setting(&inv, &args, &env, "nnodes") else {
                 if node_count > 1 && !args.has("standalone") {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));

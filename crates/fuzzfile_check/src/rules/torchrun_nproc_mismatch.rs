@@ -32,9 +32,7 @@
 //! ```
 
 use super::Context;
-use crate::launch::{
-    effective_env, gpus_per_node, insert_flag, torchrun_setting, torchruns, Resolved,
-};
+use crate::launch::{effective_env, gpus_per_node, insert_flag, torchrun_setting, Resolved};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity};
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -46,7 +44,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let env = effective_env(ctx.model, task);
-        for (inv, args) in torchruns(ctx.text, ctx.tree, task) {
+        for (inv, args) in ctx.torchruns(task) {
             let Some(setting) = torchrun_setting(&inv, &args, &env, "nproc-per-node") else {
                 if gpus > 1 {
                     let mut d = Diagnostic::new(

@@ -26,7 +26,7 @@
 //! ```
 
 use super::Context;
-use crate::launch::{generic_multinode, torchruns};
+use crate::launch::generic_multinode;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -34,7 +34,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some((n, r)) = generic_multinode(task) else {
             continue;
         };
-        for (_, args) in torchruns(ctx.text, ctx.tree, task) {
+        for (_, args) in ctx.torchruns(task) {
             if let Some(f) = args.get("standalone") {
                 out.push(
                     Diagnostic::new(Rule::TorchrunStandaloneMultinode, f.flag_range, format!("`--standalone` in a job on {n} nodes: each node forms its own world"))
