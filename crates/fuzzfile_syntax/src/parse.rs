@@ -139,7 +139,7 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
         let (event, span) = match result {
             Ok(ev) => ev,
             Err(e) => {
-                error = Some(describe_error(text, &e, &stack, &tree));
+                error = Some(describe_error(text, &e, &stack, &tree, limits.max_depth));
                 break;
             }
         };
@@ -439,6 +439,7 @@ fn describe_error(
     e: &ScanError,
     stack: &[Frame],
     tree: &Tree,
+    max_depth: usize,
 ) -> (SyntaxError, Vec<usize>) {
     let at = e.marker().byte_offset().unwrap_or(0).min(text.len());
     let mut at_end = at;
@@ -520,7 +521,7 @@ fn describe_error(
             Some("add the closing quote; inside single quotes write `''` for a quote, inside double quotes `\\\"`".to_string()),
         ),
         ErrorKind::RecursionLimitExceeded => (
-            "nesting is too deep: more than 256 levels of lists and mappings".to_string(),
+            format!("nesting is too deep: more than {max_depth} levels of lists and mappings"),
             Some("a Fuzzfile needs fewer than 10 levels; check for runaway brackets".to_string()),
         ),
         ErrorKind::TabInBlockIndentation | ErrorKind::TabNotAllowed => (
@@ -537,6 +538,16 @@ fn describe_error(
         ),
         _ => (info.clone(), None),
     };
+    // Too deep: every line nested below the one that crossed the limit would cross it again,
+    // one recovery pass each; blank them together. When the line's own key or item crossed it
+    // (the error is at its first character), so do its siblings.
+    let lines = if matches!(e.kind(), ErrorKind::RecursionLimitExceeded) {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let siblings = text[line_start..at].bytes().all(|b| b == b' ');
+        nested_lines(text, err_line, siblings)
+    } else {
+        vec![err_line]
+    };
     (
         SyntaxError {
             range: here,
@@ -544,8 +555,31 @@ fn describe_error(
             detected_at: None,
             help,
         },
-        vec![err_line],
+        lines,
     )
+}
+
+/// Line `first` and the non-blank lines after it that are indented more than it (or as much,
+/// with `siblings`), up to the first that is not (blank lines are skipped: recovery would blank
+/// an earlier line for them).
+fn nested_lines(text: &str, first: usize, siblings: bool) -> Vec<usize> {
+    let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let mut lines = text.split('\n').enumerate().skip(first);
+    let Some((_, head)) = lines.next() else {
+        return vec![first];
+    };
+    let base = indent(head);
+    let mut out = vec![first];
+    for (i, l) in lines {
+        if l.trim().is_empty() {
+            continue;
+        }
+        if indent(l) < base || (indent(l) == base && !siblings) {
+            break;
+        }
+        out.push(i);
+    }
+    out
 }
 
 /// The first tab in the indentation (leading spaces and tabs) of the line holding `at` or of a
