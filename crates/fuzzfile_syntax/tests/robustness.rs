@@ -259,4 +259,14 @@ fn fifty_megabytes() {
     eprintln!("{} bytes, {} nodes in {took:?}", text.len(), tree.len());
     assert!(tree.errors.is_empty());
     assert!(took < Duration::from_secs(30), "took {took:?}");
+
+    // The same with an unclosed bracket near the end: recovery re-parses, a bounded number of
+    // times for large inputs.
+    text.push_str("  last:\n    command: [echo\n    image: x\n");
+    let start = Instant::now();
+    let tree = parse(&text);
+    let took = start.elapsed();
+    eprintln!("with an error: {} errors in {took:?}", tree.errors.len());
+    assert_eq!(tree.errors.len(), 1);
+    assert!(took < Duration::from_secs(60), "took {took:?}");
 }
