@@ -9,11 +9,13 @@
 //! documentation; rules read the model and the tree and never re-parse text; pure functions,
 //! no I/O.
 
+pub mod config;
 pub mod edits;
 pub mod launch;
 pub mod profile;
 pub mod render;
 pub mod rules;
+pub mod suppress;
 
 pub use fuzzfile_diagnostics::{
     Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, Severity, TextRange,
@@ -47,6 +49,9 @@ impl Analysis {
 pub struct Options {
     /// Facts about the cluster the workflow runs on.
     pub profile: Option<profile::ClusterProfile>,
+    /// Which rules report and at which severity (from `fuzzlint.toml` and the command line);
+    /// the default runs every rule at its default severity.
+    pub rules: config::RuleSettings,
 }
 
 /// Analyse a text.
@@ -93,6 +98,8 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
     if !tree.blanked_lines.is_empty() {
         drop_consequences_of_blanked_lines(&line_index, &tree, &model, &mut diagnostics);
     }
+    // Settings and inline suppressions apply to the findings of every layer.
+    suppress::apply(&text, &line_index, &tree, options, &mut diagnostics);
     fuzzfile_diagnostics::sort_diagnostics(&mut diagnostics);
     Analysis {
         text,

@@ -1,0 +1,667 @@
+//! `fuzzlint.toml`: which rules run, at which severity, when a run fails, and the cluster the
+//! workflows run on.
+//!
+//! ```toml
+//! select = ["FZ0", "FZ2"]            # rule names, codes (`FZ201`) or code prefixes (`FZ2`)
+//! ignore = ["legacy-version"]        # removed from the selection
+//! fail-on = "warning"                # error | warning | info | never
+//! cluster = "clusters/gb200.toml"    # relative to this file; or an inline [cluster] table
+//!
+//! [severity]                         # rule name or code → error | warning | info | off
+//! policy-retry-ignored = "error"
+//! ```
+//!
+//! Parsing is pure: the caller finds and reads the file and passes its text. Every problem is a
+//! [`ConfigError`] with the 1-based line and column of the offending key or value.
+//!
+//! Rule selection works in layers (the file, then the command line), as in ruff: a layer's
+//! `select` starts over with exactly the rules it names; its `ignore` (and, in the file,
+//! `[severity]` entries set to `off`) removes rules from what the layers before it selected.
+//! The result is a [`RuleSettings`], which [`crate::Options`] carries into the analysis.
+
+use crate::profile::ClusterProfile;
+use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use toml::Spanned;
+
+/// A rule by name or code, or every rule whose code starts with a prefix (`FZ2`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selector {
+    Rule(Rule),
+    /// An upper-case code prefix shorter than a code (`FZ`, `FZ2`, `FZ30`).
+    Prefix(String),
+}
+
+impl Selector {
+    /// Parse a rule name, a code (any case) or a code prefix; the error says what was expected
+    /// and suggests the closest rule name.
+    pub fn parse(s: &str) -> Result<Selector, String> {
+        let s = s.trim();
+        if let Some(rule) = Rule::from_name(s) {
+            return Ok(Selector::Rule(rule));
+        }
+        let upper = s.to_ascii_uppercase();
+        if let Some(digits) = upper.strip_prefix("FZ") {
+            if digits.len() < 3 && digits.bytes().all(|b| b.is_ascii_digit()) {
+                return if Rule::ALL.iter().any(|r| r.code().starts_with(&upper)) {
+                    Ok(Selector::Prefix(upper))
+                } else {
+                    Err(format!("no rule has a code starting with `{upper}`"))
+                };
+            }
+            if digits.len() == 3 && digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "no rule has the code `{upper}`; `fuzzlint rules` lists every rule"
+                ));
+            }
+        }
+        Err(format!(
+            "unknown rule `{s}`{}; expected a rule name, a code (`FZ201`) or a code prefix (`FZ2`)",
+            suggestion(s)
+        ))
+    }
+
+    pub fn matches(&self, rule: Rule) -> bool {
+        match self {
+            Selector::Rule(r) => *r == rule,
+            Selector::Prefix(p) => rule.code().starts_with(p.as_str()),
+        }
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Selector::Rule(r) => f.write_str(r.name()),
+            Selector::Prefix(p) => f.write_str(p),
+        }
+    }
+}
+
+/// ` (did you mean `name`?)` for the rule name closest to `word`, or nothing.
+pub(crate) fn suggestion(word: &str) -> String {
+    let names = Rule::ALL.iter().map(|r| r.name());
+    let lower = word.to_ascii_lowercase();
+    // A name cut short (`torchrun-nproc`) first, then a typo.
+    (lower.len() >= 4)
+        .then(|| {
+            Rule::ALL
+                .iter()
+                .map(|r| r.name())
+                .find(|n| n.starts_with(&lower))
+        })
+        .flatten()
+        .or_else(|| fuzzfile_model::schema::did_you_mean(word, names))
+        .map(|n| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default()
+}
+
+/// Parse a comma-separated list of selectors (`--select FZ2,unknown-key`).
+pub fn parse_selector_list(s: &str) -> Result<Vec<Selector>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(Selector::parse)
+        .collect()
+}
+
+/// One layer of rule selection (the config file, or the command line).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleSelection {
+    /// When set, exactly these rules, replacing what earlier layers selected.
+    pub select: Option<Vec<Selector>>,
+    /// Rules removed from the selection.
+    pub ignore: Vec<Selector>,
+}
+
+/// The rule settings of one analysis: which rules report, and at which severity. The default
+/// runs every rule at its default severity.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleSettings {
+    /// Rules whose findings are dropped.
+    pub disabled: BTreeSet<Rule>,
+    /// Severities that replace a rule's default severity.
+    pub severity: BTreeMap<Rule, Severity>,
+}
+
+impl RuleSettings {
+    /// Resolve layers in order (the file first, the command line last) and severity overrides.
+    pub fn resolve(layers: &[RuleSelection], severity: BTreeMap<Rule, Severity>) -> RuleSettings {
+        let mut enabled: BTreeSet<Rule> = Rule::ALL.iter().copied().collect();
+        for layer in layers {
+            if let Some(select) = &layer.select {
+                enabled = Rule::ALL
+                    .iter()
+                    .copied()
+                    .filter(|r| select.iter().any(|s| s.matches(*r)))
+                    .collect();
+            }
+            enabled.retain(|r| !layer.ignore.iter().any(|s| s.matches(*r)));
+        }
+        RuleSettings {
+            disabled: Rule::ALL
+                .iter()
+                .copied()
+                .filter(|r| !enabled.contains(r))
+                .collect(),
+            severity,
+        }
+    }
+
+    pub fn is_enabled(&self, rule: Rule) -> bool {
+        !self.disabled.contains(&rule)
+    }
+
+    /// The severity `rule` reports at (whether or not it is enabled).
+    pub fn severity_of(&self, rule: Rule) -> Severity {
+        self.severity
+            .get(&rule)
+            .copied()
+            .unwrap_or(rule.default_severity())
+    }
+
+    /// Drop the findings of disabled rules.
+    pub fn retain_enabled(&self, diags: &mut Vec<Diagnostic>) {
+        if !self.disabled.is_empty() {
+            diags.retain(|d| self.is_enabled(d.rule));
+        }
+    }
+
+    /// Give every finding of a rule with a severity override that severity.
+    pub fn rewrite_severities(&self, diags: &mut [Diagnostic]) {
+        if self.severity.is_empty() {
+            return;
+        }
+        for d in diags {
+            if let Some(&s) = self.severity.get(&d.rule) {
+                d.severity = s;
+            }
+        }
+    }
+}
+
+/// `[severity]` values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+    Info,
+    /// The rule does not report.
+    Off,
+}
+
+impl Level {
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            Level::Error => Some(Severity::Error),
+            Level::Warning => Some(Severity::Warning),
+            Level::Info => Some(Severity::Info),
+            Level::Off => None,
+        }
+    }
+}
+
+/// When a run fails (exit status 1): a finding at or above a severity, or never.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    #[default]
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Info => "info",
+            FailOn::Never => "never",
+        }
+    }
+}
+
+/// Where the cluster profile of a config comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClusterSource {
+    /// `cluster = "path"`: a profile file, relative to the config file. `line` and `column` are
+    /// those of the value, for errors about the file (it cannot be read).
+    Path {
+        path: String,
+        line: u32,
+        column: u32,
+    },
+    /// An inline `[cluster]` table.
+    Inline(ClusterProfile),
+}
+
+/// A parsed `fuzzlint.toml`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Config {
+    pub select: Option<Vec<Selector>>,
+    pub ignore: Vec<Selector>,
+    pub severity: BTreeMap<Rule, Level>,
+    pub fail_on: Option<FailOn>,
+    pub cluster: Option<ClusterSource>,
+}
+
+impl Config {
+    /// This file's layer of rule selection: its `select`, and its `ignore` plus every rule
+    /// whose `[severity]` is `off`.
+    pub fn selection(&self) -> RuleSelection {
+        let mut ignore = self.ignore.clone();
+        ignore.extend(
+            self.severity
+                .iter()
+                .filter(|(_, l)| **l == Level::Off)
+                .map(|(r, _)| Selector::Rule(*r)),
+        );
+        RuleSelection {
+            select: self.select.clone(),
+            ignore,
+        }
+    }
+
+    /// The severity overrides (without the rules turned `off`).
+    pub fn severities(&self) -> BTreeMap<Rule, Severity> {
+        self.severity
+            .iter()
+            .filter_map(|(r, l)| Some((*r, l.severity()?)))
+            .collect()
+    }
+}
+
+/// A config that could not be read: what is wrong and where (1-based line and column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub message: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+const CONFIG_KEYS: &str = "select, ignore, fail-on, cluster, [severity]";
+const PROFILE_KEYS: &str =
+    "name, gpus-per-node, gpu-product, gpu-products, fabric, ib-hcas, mnnvl, imex, [nccl-defaults]";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    select: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    ignore: Vec<Spanned<String>>,
+    #[serde(default)]
+    severity: BTreeMap<Spanned<String>, Level>,
+    fail_on: Option<FailOn>,
+    cluster: Option<Spanned<RawCluster>>,
+}
+
+enum RawCluster {
+    Path(String),
+    Inline(ClusterProfile),
+}
+
+impl<'de> Deserialize<'de> for RawCluster {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawCluster;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a path to a cluster profile, or a [cluster] table")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawCluster, E> {
+                Ok(RawCluster::Path(v.to_owned()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawCluster, A::Error> {
+                ClusterProfile::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RawCluster::Inline)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Parse a `fuzzlint.toml` from its text.
+pub fn parse_config(text: &str) -> Result<Config, ConfigError> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| {
+        let span = e.span();
+        let (line, column) = span.as_ref().map_or((1, 1), |s| line_col(text, s.start));
+        let msg = e.message().trim().to_owned();
+        let in_cluster = span.is_some_and(|s| inside_cluster_table(text, s.start));
+        let hint = if msg.contains("unknown field") {
+            if in_cluster {
+                format!("; valid keys of [cluster]: {PROFILE_KEYS}")
+            } else {
+                format!("; valid keys: {CONFIG_KEYS}")
+            }
+        } else if msg.contains("unknown variant") && in_cluster {
+            "; `fabric` is one of infiniband, roce, ethernet".to_owned()
+        } else {
+            String::new()
+        };
+        ConfigError {
+            message: format!("{msg}{hint}"),
+            line,
+            column,
+        }
+    })?;
+    let at = |span: std::ops::Range<usize>, message: String| {
+        let (line, column) = line_col(text, span.start);
+        ConfigError {
+            message,
+            line,
+            column,
+        }
+    };
+    let selectors = |key: &str, list: &[Spanned<String>]| -> Result<Vec<Selector>, ConfigError> {
+        list.iter()
+            .map(|s| {
+                Selector::parse(s.get_ref()).map_err(|m| at(s.span(), format!("`{key}`: {m}")))
+            })
+            .collect()
+    };
+    let select = match &raw.select {
+        Some(list) => Some(selectors("select", list)?),
+        None => None,
+    };
+    let ignore = selectors("ignore", &raw.ignore)?;
+    let mut severity = BTreeMap::new();
+    let mut entries: Vec<_> = raw.severity.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    for (key, level) in entries {
+        let Some(rule) = Rule::from_name(key.get_ref()) else {
+            return Err(at(
+                key.span(),
+                format!(
+                    "`[severity]`: unknown rule `{}`{}; keys are rule names or codes",
+                    key.get_ref(),
+                    suggestion(key.get_ref())
+                ),
+            ));
+        };
+        if severity.insert(rule, *level).is_some() {
+            return Err(at(
+                key.span(),
+                format!("`[severity]`: `{}` is set twice", rule.name()),
+            ));
+        }
+    }
+    let cluster = match raw.cluster {
+        None => None,
+        Some(spanned) => {
+            let span = spanned.span();
+            match spanned.into_inner() {
+                RawCluster::Path(path) => {
+                    let (line, column) = line_col(text, span.start);
+                    if path.trim().is_empty() {
+                        return Err(at(span, "`cluster` is an empty path".into()));
+                    }
+                    Some(ClusterSource::Path { path, line, column })
+                }
+                RawCluster::Inline(profile) => {
+                    if profile.gpus_per_node == Some(0) {
+                        let start = text[span.start.min(text.len())..]
+                            .find("gpus-per-node")
+                            .map_or(span.start, |o| span.start + o);
+                        return Err(at(
+                            start..start,
+                            "`gpus-per-node` must be at least 1".into(),
+                        ));
+                    }
+                    Some(ClusterSource::Inline(profile))
+                }
+            }
+        }
+    };
+    Ok(Config {
+        select,
+        ignore,
+        severity,
+        fail_on: raw.fail_on,
+        cluster,
+    })
+}
+
+/// Whether `offset` lies inside the `[cluster]` table (after a `[cluster]` header and before
+/// the next table header).
+fn inside_cluster_table(text: &str, offset: usize) -> bool {
+    let before = &text[..offset.min(text.len())];
+    let mut inside = false;
+    for line in before.lines() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            let name = t
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim();
+            inside = name == "cluster" || name.starts_with("cluster.");
+        }
+    }
+    inside
+}
+
+fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (
+        u32::try_from(line).unwrap_or(u32::MAX),
+        u32::try_from(col).unwrap_or(u32::MAX),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Fabric;
+
+    fn err(text: &str) -> ConfigError {
+        match parse_config(text) {
+            Ok(c) => panic!("expected an error, got {c:?}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn the_documented_shape_parses() {
+        let c = parse_config(
+            "select = [\"FZ0\", \"FZ2\"]\nignore = [\"legacy-version\"]\nfail-on = \"warning\"\ncluster = \"clusters/gb200.toml\"\n\n[severity]\npolicy-retry-ignored = \"error\"\nFZ207 = \"off\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.select,
+            Some(vec![
+                Selector::Prefix("FZ0".into()),
+                Selector::Prefix("FZ2".into())
+            ])
+        );
+        assert_eq!(c.ignore, vec![Selector::Rule(Rule::LegacyVersion)]);
+        assert_eq!(c.fail_on, Some(FailOn::Warning));
+        assert_eq!(
+            c.cluster,
+            Some(ClusterSource::Path {
+                path: "clusters/gb200.toml".into(),
+                line: 4,
+                column: 11
+            })
+        );
+        assert_eq!(
+            c.severity.get(&Rule::PolicyRetryIgnored),
+            Some(&Level::Error)
+        );
+        assert_eq!(
+            c.severity.get(&Rule::TorchDistributedLaunchDeprecated),
+            Some(&Level::Off)
+        );
+        assert_eq!(parse_config("").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn an_inline_cluster_table_is_a_profile() {
+        let c = parse_config(
+            "fail-on = \"never\"\n[cluster]\ngpus-per-node = 8\nfabric = \"roce\"\n[cluster.nccl-defaults]\nNCCL_IB_HCA = \"mlx5\"\n",
+        )
+        .unwrap();
+        let Some(ClusterSource::Inline(p)) = c.cluster else {
+            panic!("{:?}", c.cluster)
+        };
+        assert_eq!(p.gpus_per_node, Some(8));
+        assert_eq!(p.fabric, Some(Fabric::Roce));
+        assert_eq!(p.nccl_defaults.len(), 1);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_at_the_key() {
+        let e = err("select = []\nfail_on = \"warning\"\n");
+        assert_eq!((e.line, e.column), (2, 1), "{e}");
+        assert!(e.message.contains("unknown field `fail_on`"), "{e}");
+        assert!(e.message.contains("valid keys: select, ignore"), "{e}");
+
+        let e = err("[cluster]\ngpus-per-node = 4\ngpus = 4\n");
+        assert_eq!((e.line, e.column), (3, 1), "{e}");
+        assert!(e.message.contains("valid keys of [cluster]"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_are_errors_at_the_value() {
+        let e = err("fail-on = \"warnings\"\n");
+        assert_eq!((e.line, e.column), (1, 11), "{e}");
+        assert!(e.message.contains("`never`"), "{e}");
+
+        let e = err("[severity]\nunknown-key = \"fatal\"\n");
+        assert_eq!((e.line, e.column), (2, 15), "{e}");
+        assert!(e.message.contains("`off`"), "{e}");
+
+        let e = err("ignore = [\"legacy-version\", \"unknwon-key\"]\n");
+        assert_eq!((e.line, e.column), (1, 29), "{e}");
+        assert!(e.message.contains("did you mean `unknown-key`?"), "{e}");
+
+        let e = err("select = [\"FZ9\"]\n");
+        assert_eq!((e.line, e.column), (1, 11), "{e}");
+        assert!(
+            e.message.contains("no rule has a code starting with `FZ9`"),
+            "{e}"
+        );
+
+        let e = err("select = [\"FZ299\"]\n");
+        assert!(e.message.contains("no rule has the code `FZ299`"), "{e}");
+
+        let e = err("\n[severity]\ntorchrun-nproc = \"off\"\n");
+        assert_eq!((e.line, e.column), (3, 1), "{e}");
+        assert!(
+            e.message
+                .contains("did you mean `torchrun-nproc-mismatch`?"),
+            "{e}"
+        );
+
+        let e = err("select = \"FZ2\"\n");
+        assert_eq!((e.line, e.column), (1, 10), "{e}");
+
+        let e = err("[cluster]\nfabric = \"omnipath\"\n");
+        assert_eq!((e.line, e.column), (2, 10), "{e}");
+        assert!(e.message.contains("infiniband, roce, ethernet"), "{e}");
+
+        let e = err("[cluster]\nname = \"x\"\ngpus-per-node = 0\n");
+        assert_eq!((e.line, e.column), (3, 1), "{e}");
+
+        let e = err("cluster = 4\n");
+        assert_eq!((e.line, e.column), (1, 11), "{e}");
+        assert!(e.message.contains("a path to a cluster profile"), "{e}");
+
+        let e = err("select = [\"FZ0\"\n");
+        assert_eq!(e.line, 1, "{e}");
+    }
+
+    #[test]
+    fn the_same_rule_twice_in_severity_is_an_error() {
+        let e = err("[severity]\nlegacy-version = \"off\"\nFZ003 = \"error\"\n");
+        assert_eq!((e.line, e.column), (3, 1), "{e}");
+        assert!(e.message.contains("set twice"), "{e}");
+    }
+
+    #[test]
+    fn selectors() {
+        assert_eq!(
+            Selector::parse("fz201"),
+            Ok(Selector::Rule(Rule::TorchrunNprocMismatch))
+        );
+        assert_eq!(Selector::parse("fz2"), Ok(Selector::Prefix("FZ2".into())));
+        assert!(Selector::parse("FZ").is_ok());
+        assert!(Selector::parse("gpu").is_err());
+        assert_eq!(
+            parse_selector_list("unknown-key, FZ02,").unwrap(),
+            vec![
+                Selector::Rule(Rule::UnknownKey),
+                Selector::Prefix("FZ02".into())
+            ]
+        );
+        let p = Selector::Prefix("FZ2".into());
+        assert!(p.matches(Rule::TorchrunNprocMismatch));
+        assert!(!p.matches(Rule::UnknownReference));
+    }
+
+    #[test]
+    fn layers_resolve_like_ruff() {
+        let file = RuleSelection {
+            select: Some(vec![Selector::Prefix("FZ0".into())]),
+            ignore: vec![Selector::Rule(Rule::LegacyVersion)],
+        };
+        let s = RuleSettings::resolve(std::slice::from_ref(&file), BTreeMap::new());
+        assert!(s.is_enabled(Rule::UnknownKey));
+        assert!(s.is_enabled(Rule::DependencyCycle));
+        assert!(!s.is_enabled(Rule::LegacyVersion));
+        assert!(!s.is_enabled(Rule::TorchrunNprocMismatch));
+
+        // A later `ignore` removes more; a later `select` starts over.
+        let cli_ignore = RuleSelection {
+            select: None,
+            ignore: vec![Selector::Rule(Rule::UnknownKey)],
+        };
+        let s = RuleSettings::resolve(&[file.clone(), cli_ignore], BTreeMap::new());
+        assert!(!s.is_enabled(Rule::UnknownKey) && !s.is_enabled(Rule::LegacyVersion));
+        let cli_select = RuleSelection {
+            select: Some(vec![Selector::Rule(Rule::LegacyVersion)]),
+            ignore: vec![],
+        };
+        let s = RuleSettings::resolve(&[file, cli_select], BTreeMap::new());
+        assert!(s.is_enabled(Rule::LegacyVersion));
+        assert!(!s.is_enabled(Rule::UnknownKey));
+    }
+
+    #[test]
+    fn severity_off_is_an_ignore_of_the_file() {
+        let c = parse_config("[severity]\nlegacy-version = \"off\"\nunknown-key = \"warning\"\n")
+            .unwrap();
+        let s = RuleSettings::resolve(&[c.selection()], c.severities());
+        assert!(!s.is_enabled(Rule::LegacyVersion));
+        assert_eq!(s.severity_of(Rule::UnknownKey), Severity::Warning);
+        assert_eq!(s.severity_of(Rule::MissingField), Severity::Error);
+    }
+}
