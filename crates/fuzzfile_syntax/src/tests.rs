@@ -4,6 +4,8 @@
 //! Each snapshot starts with the input, one line per source line, prefixed with the byte
 //! offset of the line start (`\r`, tabs and the BOM are shown escaped), then the tree.
 
+#![allow(clippy::unwrap_used)]
+
 use crate::invariants::check_invariants;
 use crate::{debug_tree, parse, NodeKind, ScalarStyle, SyntaxError, Tree};
 

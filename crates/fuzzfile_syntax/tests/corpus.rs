@@ -2,6 +2,8 @@
 //! every file parses without syntax errors, every scalar's offset map is exact, and every word
 //! maps back to identical source text unless its source spells an escape.
 
+#![allow(clippy::unwrap_used)]
+
 use fuzzfile_syntax::invariants::check_invariants;
 use fuzzfile_syntax::{parse, parse_bytes, NodeKind, ScalarStyle};
 use std::path::{Path, PathBuf};

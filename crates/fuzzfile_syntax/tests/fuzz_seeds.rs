@@ -2,6 +2,8 @@
 //! checked with the same invariants as `fuzz/fuzz_targets/syntax.rs`, so CI runs them on stable
 //! Rust without cargo-fuzz. Inputs that once crashed the fuzzer belong in that folder.
 
+#![allow(clippy::unwrap_used)]
+
 use fuzzfile_syntax::invariants::check_invariants;
 use fuzzfile_syntax::parse_bytes;
 use std::path::Path;

@@ -1,6 +1,8 @@
 //! Hostile inputs: alias bombs, deep nesting, invalid UTF-8 and oversized input. Each test must
 //! stay fast in a debug build.
 
+#![allow(clippy::unwrap_used)]
+
 use fuzzfile_syntax::invariants::check_invariants;
 use fuzzfile_syntax::{parse, parse_bytes, parse_with_limits, Limits, NodeKind, Tree};
 use std::time::{Duration, Instant};
