@@ -197,7 +197,7 @@ pub(crate) fn offset_map(
             }
         }
         ScalarStyle::Literal | ScalarStyle::Folded => {
-            block(src, r.start, r.end, style == ScalarStyle::Folded)
+            block(src, r.start, r.end, style == ScalarStyle::Folded, expected)
         }
     };
     match decoded {
@@ -415,17 +415,16 @@ fn find_header(src: &str, content_start: usize) -> Option<(usize, char, Option<u
     best
 }
 
-/// Decode a block scalar. `content_start..end` is the parser's span of its content.
+/// Decode a block scalar. `content_start..end` is the parser's span of its content;
+/// `expected` is the parser's value.
 fn block(
     src: &str,
     content_start: usize,
     end: usize,
     folded: bool,
+    expected: &str,
 ) -> Option<(String, Vec<(u32, u32, u32)>)> {
     let (header, chomp, explicit) = find_header(src, content_start)?;
-    if explicit.is_some() {
-        return None; // relative to the parent's indentation, which we do not know here
-    }
     let body_start = src[header..].find('\n').map(|i| header + i + 1)?;
     let end = end.min(src.len());
     if body_start > end {
@@ -446,11 +445,25 @@ fn block(
     // Indentation: that of the first non-blank line.
     let indent_of = |(s, e): (usize, usize)| src[s..e].bytes().take_while(|&b| b == b' ').count();
     let is_blank = |(s, e): (usize, usize)| src[s..e].bytes().all(|b| b == b' ' || b == b'\t');
-    let n = lines
+    let first_indent = lines
         .iter()
         .copied()
         .find(|&l| !is_blank(l))
         .map(indent_of)?;
+    // An explicit indentation indicator counts from the parent's indentation, which is not
+    // known here: take it from the spaces the parser kept on the first text line. The result
+    // is checked against the parser's value like any other.
+    let n = match explicit {
+        None => first_indent,
+        Some(_) => {
+            let kept = expected
+                .trim_start_matches('\n')
+                .bytes()
+                .take_while(|&b| b == b' ')
+                .count();
+            first_indent.checked_sub(kept)?
+        }
+    };
     // A line less indented than n that is not blank ends the scalar.
     let mut content: Vec<(usize, usize)> = Vec::new();
     for &l in &lines {
