@@ -157,6 +157,21 @@ end: x
 ";
 snap!(folded_blocks, FOLDED_BLOCKS);
 
+const EXPLICIT_INDENT: &str = "\
+a: |1
+  x
+   y
+b: >2-
+
+    m
+   n
+  o
+list:
+  - |2
+      explicit
+";
+snap!(explicit_indentation_indicator, EXPLICIT_INDENT);
+
 const FLOW: &str = r#"command: ["/bin/sh", "-c", 'echo hi', plain word]
 env: {A: "1", B: two words, C: [x, y]}
 nested: [{a: 1}, [2, 3], {}]
@@ -224,6 +239,7 @@ fn words_map_back_in_every_style() {
         DOUBLE_QUOTED,
         LITERAL_BLOCKS,
         FOLDED_BLOCKS,
+        EXPLICIT_INDENT,
         FLOW,
         ANCHORS,
         COMMENTS,
