@@ -119,6 +119,9 @@ fn span_range(span: &Span) -> TextRange {
 pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
     let mut opts = Options::default();
     opts.emit_anchor_events = true;
+    // An alias without an anchor becomes an alias node with no target (and an error), so the
+    // rest of its line stays in the tree.
+    opts.emit_unresolved_aliases = true;
     opts.emit_comments = true;
     opts.max_buffered_comment_events = usize::MAX / 2;
     opts.flow_nesting_limit = limits.max_depth;
@@ -185,6 +188,12 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
                 attach(&mut tree, &mut stack, id);
             }
             Event::UnresolvedAlias(name) => {
+                tree.errors.push(SyntaxError {
+                    range,
+                    message: format!("unknown alias `*{name}`: no anchor `&{name}` is defined before it"),
+                    detected_at: None,
+                    help: Some("define the anchor with `&name` on a node before this alias, or check the spelling".into()),
+                });
                 let id = tree.push(Node {
                     kind: NodeKind::Alias {
                         name: name.into_owned(),
