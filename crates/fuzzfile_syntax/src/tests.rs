@@ -390,6 +390,29 @@ fn words_after_multibyte_whitespace() {
     }
 }
 
+const UNKNOWN_ALIAS: &str = "a: &x 1\nb: *y\nc: [*x, *z]\nd: 2\n";
+snap!(unknown_alias, UNKNOWN_ALIAS);
+
+#[test]
+fn unknown_alias_is_an_alias_node_and_an_error() {
+    let text = UNKNOWN_ALIAS;
+    let tree = parse(text);
+    assert_eq!(tree.errors.len(), 2, "{:#?}", tree.errors);
+    assert_eq!(tree.errors[0].range.slice(text), "*y");
+    assert!(tree.errors[0].message.contains("unknown alias `*y`"));
+    assert_eq!(tree.errors[1].range.slice(text), "*z");
+    assert!(tree.blanked_lines.is_empty());
+    let root = tree.root().unwrap();
+    let b = tree.get(root, "b").unwrap().value;
+    assert!(matches!(
+        &tree.node(b).kind,
+        NodeKind::Alias { name, target: None } if name == "y"
+    ));
+    let items = tree.items(tree.get(root, "c").unwrap().value).unwrap();
+    assert_eq!(tree.text(items[0]), Some("1"));
+    assert!(tree.get(root, "d").is_some());
+}
+
 // --- error recovery --------------------------------------------------------------------------
 
 fn error_at<'a>(tree: &'a Tree, text: &str, needle: &str) -> &'a SyntaxError {
