@@ -114,7 +114,7 @@ pub fn parse_comment(source: &str, start: u32) -> Option<DirectiveKind> {
 /// Every `# fuzzlint:` comment of the file, in order.
 pub fn directives(text: &str, index: &LineIndex, tree: &Tree) -> Vec<Directive> {
     let mut out = Vec::new();
-    let mut push = |range: TextRange, out: &mut Vec<Directive>| {
+    let push = |range: TextRange, out: &mut Vec<Directive>| {
         let line = index.line_of(range.start);
         let line_range = index.line_range(text, line);
         let end = range.end.min(line_range.end).max(range.start);

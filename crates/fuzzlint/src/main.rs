@@ -2,9 +2,11 @@
 
 mod discover;
 mod output;
+mod settings;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use fuzzfile_check::{Analysis, Rule, Severity};
+use fuzzfile_check::config::{self, Selector};
+use fuzzfile_check::{Analysis, Rule};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -40,9 +42,29 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
-    /// Exit with 1 when a diagnostic at or above this severity is found.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    fail_on: FailOn,
+    /// Exit with 1 when a diagnostic at or above this severity is found [default: error, or
+    /// `fail-on` of fuzzlint.toml].
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// Use this config file for every file, instead of the `fuzzlint.toml` found in each
+    /// file's directory or above it.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Cluster profile (TOML) for the cluster rules, overriding `cluster` of fuzzlint.toml.
+    #[arg(long, value_name = "PATH")]
+    cluster: Option<PathBuf>,
+    /// Only these rules (names, codes or code prefixes such as `FZ2`, comma-separated),
+    /// replacing the selection of fuzzlint.toml.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    select: Option<Vec<String>>,
+    /// Turn these rules off (names, codes or code prefixes, comma-separated), in addition to
+    /// fuzzlint.toml.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Print, for each file, the config file, cluster profile, rules and severities that apply,
+    /// and exit.
+    #[arg(long)]
+    show_settings: bool,
     /// Apply fixes in place, keeping everything else byte for byte.
     #[arg(long)]
     fix: bool,
@@ -81,6 +103,8 @@ pub struct Checked {
     /// The path as shown to the user.
     pub display: String,
     pub analysis: Analysis,
+    /// The settings it was checked with.
+    pub settings: std::sync::Arc<settings::FileSettings>,
 }
 
 fn main() -> ExitCode {
@@ -153,6 +177,37 @@ fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The settings of every file, in order: config files, cluster profiles and the flags.
+fn resolve_settings(
+    args: &CheckArgs,
+    files: &[PathBuf],
+) -> Result<Vec<std::sync::Arc<settings::FileSettings>>, String> {
+    let selectors = |flag: &str, list: &[String]| -> Result<Vec<Selector>, String> {
+        list.iter()
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .map(|s| Selector::parse(s).map_err(|e| format!("--{flag}: {e}")))
+            .collect()
+    };
+    let overrides = settings::Overrides {
+        config: args.config.clone(),
+        cluster: args.cluster.clone(),
+        select: match &args.select {
+            Some(list) => Some(selectors("select", list)?),
+            None => None,
+        },
+        ignore: selectors("ignore", &args.ignore)?,
+        fail_on: args.fail_on.map(|f| match f {
+            FailOn::Error => config::FailOn::Error,
+            FailOn::Warning => config::FailOn::Warning,
+            FailOn::Info => config::FailOn::Info,
+            FailOn::Never => config::FailOn::Never,
+        }),
+    };
+    let mut resolver = settings::Resolver::new(overrides)?;
+    files.iter().map(|f| resolver.for_file(f)).collect()
+}
+
 fn check(args: CheckArgs) -> ExitCode {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -166,16 +221,37 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let file_settings = match resolve_settings(&args, &files) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.show_settings {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        for (i, (path, s)) in files.iter().zip(&file_settings).enumerate() {
+            if i > 0 {
+                let _ = writeln!(out);
+            }
+            let _ = settings::show(&mut out, &discover::display(path), s);
+        }
+        let _ = out.flush();
+        return ExitCode::SUCCESS;
+    }
     let results: Vec<Result<Checked, String>> = files
         .par_iter()
-        .map(|path| {
+        .zip(file_settings.par_iter())
+        .map(|(path, settings)| {
             let bytes =
                 std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let analysis = fuzzfile_check::analyze_bytes(&bytes);
+            let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
             Ok(Checked {
                 path: path.clone(),
                 display: discover::display(path),
                 analysis,
+                settings: std::sync::Arc::clone(settings),
             })
         })
         .collect();
@@ -200,10 +276,13 @@ fn check(args: CheckArgs) -> ExitCode {
                 continue;
             }
             // Apply, re-analyse, repeat: a fix can reveal or enable another.
+            let options = &c.settings.options;
             let mut text = c.analysis.text.clone();
             for _ in 0..4 {
-                let next =
-                    fuzzfile_check::apply_fixes(&text, &fuzzfile_check::analyze(&text).diagnostics);
+                let next = fuzzfile_check::apply_fixes(
+                    &text,
+                    &fuzzfile_check::analyze_with(&text, options).diagnostics,
+                );
                 if next == text {
                     break;
                 }
@@ -216,7 +295,7 @@ fn check(args: CheckArgs) -> ExitCode {
                     continue;
                 }
                 fixed_files += 1;
-                c.analysis = fuzzfile_check::analyze(&text);
+                c.analysis = fuzzfile_check::analyze_with(&text, options);
             }
         }
         if fixed_files > 0 && args.format == Format::Human {
@@ -253,17 +332,12 @@ fn check(args: CheckArgs) -> ExitCode {
     if io_errors {
         return ExitCode::from(2);
     }
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Info => Some(Severity::Info),
-        FailOn::Never => None,
-    };
-    let failed = threshold.is_some_and(|t| {
-        checked
-            .iter()
-            .flat_map(|c| &c.analysis.diagnostics)
-            .any(|d| d.severity >= t)
+    // Each file fails by its own `fail-on`.
+    let failed = checked.iter().any(|c| {
+        c.settings
+            .fail_on
+            .threshold()
+            .is_some_and(|t| c.analysis.diagnostics.iter().any(|d| d.severity >= t))
     });
     if failed {
         ExitCode::from(1)
