@@ -538,6 +538,19 @@ fn scalar_word(text: &str, tree: &Tree, value: &str, node: NodeId, range: TextRa
     }
 }
 
+/// Words that start every launcher this module recognises: shell text without any of them has
+/// no invocation, and is not parsed.
+const LAUNCHER_WORDS: &[&str] = &[
+    "torchrun",
+    "torch.distributed",
+    "mpirun",
+    "mpiexec",
+    "orterun",
+    "srun",
+    "deepspeed",
+    "exec_all",
+];
+
 fn shell_invocations(
     text: &str,
     tree: &Tree,
@@ -546,6 +559,9 @@ fn shell_invocations(
     origin: Origin,
     out: &mut Vec<Invocation>,
 ) {
+    if !LAUNCHER_WORDS.iter().any(|w| shell.contains(w)) {
+        return;
+    }
     let parsed = fuzzfile_shell::parse(shell);
     let map = tree.scalar(node).map(|s| &s.map);
     let to_file = |r: std::ops::Range<usize>| -> TextRange {

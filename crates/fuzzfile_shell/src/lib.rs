@@ -63,17 +63,26 @@ impl Script {
     }
 }
 
+thread_local! {
+    /// One parser per thread: creating one and loading the grammar costs more than parsing a
+    /// typical script.
+    static PARSER: std::cell::RefCell<Option<tree_sitter::Parser>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Parse shell text.
 pub fn parse(text: &str) -> Script {
+    let tree = PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = tree_sitter::Parser::new();
+            if p.set_language(&tree_sitter_bash::LANGUAGE.into()).is_ok() {
+                *slot = Some(p);
+            }
+        }
+        slot.as_mut().and_then(|p| p.parse(text, None))
+    });
     let mut script = Script::default();
-    let mut parser = tree_sitter::Parser::new();
-    if parser
-        .set_language(&tree_sitter_bash::LANGUAGE.into())
-        .is_err()
-    {
-        return script;
-    }
-    let Some(tree) = parser.parse(text, None) else {
+    let Some(tree) = tree else {
         return script;
     };
     let root = tree.root_node();
