@@ -18,7 +18,7 @@ use crate::config::suggestion;
 use crate::Options;
 use fuzzfile_diagnostics::{Diagnostic, Edit, Fix, LineIndex, Rule, TextRange};
 use fuzzfile_syntax::Tree;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// One `# fuzzlint:` comment.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,16 +211,19 @@ pub fn apply(
             .iter()
             .map(|d| target_line(d, &own_line_comments))
             .collect();
+        // Target line → the directives that reach it.
+        let mut by_line: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, &t) in targets.iter().enumerate() {
+            by_line.entry(t).or_default().push(i);
+        }
+        let reaching = |line: usize| by_line.get(&line).map_or(&[][..], Vec::as_slice);
         // used[i][j]: entry j of directive i suppressed something.
         let mut used: Vec<Vec<bool>> = dirs.iter().map(|d| vec![false; entry_count(d)]).collect();
         diags.retain(|diag| {
             let line = index.line_of(diag.range.start);
             let mut keep = true;
-            for (i, d) in dirs.iter().enumerate() {
-                if targets[i] != line {
-                    continue;
-                }
-                if let DirectiveKind::Ignore { entries, .. } = &d.kind {
+            for &i in reaching(line) {
+                if let DirectiveKind::Ignore { entries, .. } = &dirs[i].kind {
                     for (j, e) in entries.iter().enumerate() {
                         if e.rule == Some(diag.rule) {
                             used[i][j] = true;
@@ -239,10 +242,9 @@ pub fn apply(
             // Findings about suppressions can themselves be suppressed from the line above.
             unused.retain(|diag| {
                 let line = index.line_of(diag.range.start);
-                !dirs.iter().enumerate().any(|(i, d)| {
-                    targets[i] == line
-                        && matches!(&d.kind, DirectiveKind::Ignore { entries, .. }
-                            if entries.iter().any(|e| e.rule == Some(Rule::UnusedSuppression)))
+                !reaching(line).iter().any(|&i| {
+                    matches!(&dirs[i].kind, DirectiveKind::Ignore { entries, .. }
+                        if entries.iter().any(|e| e.rule == Some(Rule::UnusedSuppression)))
                 })
             });
             diags.extend(unused);
@@ -699,6 +701,17 @@ mod tests {
         // Listing `unused-suppression` keeps a suppression quiet.
         let keep = t.replace("[unknown-key]", "[unknown-key, unused-suppression]");
         assert_eq!(rules(&analyze(&keep)), vec![]);
+    }
+
+    #[test]
+    fn an_unused_suppression_can_be_suppressed_from_the_line_above() {
+        let t = "version: v4\njobs:\n  a:\n    image:\n      # fuzzlint: ignore[unused-suppression] kept for the next image\n      uri: docker://alpine  # fuzzlint: ignore[unknown-key]\n    command: [true]\n";
+        assert_eq!(rules(&analyze(t)), vec![]);
+        let without = t.replace(
+            "      # fuzzlint: ignore[unused-suppression] kept for the next image\n",
+            "",
+        );
+        assert_eq!(rules(&analyze(&without)), vec![("unused-suppression", 5)]);
     }
 
     #[test]
