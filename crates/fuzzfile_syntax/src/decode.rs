@@ -201,15 +201,7 @@ pub(crate) fn offset_map(
         }
     };
     match decoded {
-        Some((value, segs)) if value == expected => {
-            let base = segs.first().map_or(range.start, |s| s.1);
-            OffsetMap {
-                base,
-                segs,
-                decoded_len: u32::try_from(value.len()).unwrap_or(u32::MAX),
-                exact: true,
-            }
-        }
+        Some((value, segs)) if value == expected => exact_map(range.start, value.len(), segs),
         _ => {
             let start = match style {
                 ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => range.start + 1,
@@ -220,8 +212,31 @@ pub(crate) fn offset_map(
     }
 }
 
+/// A decoded value and its map segments.
+pub(crate) type Decoded = (String, Vec<(u32, u32, u32)>);
+
+/// The exact map of a decoded value from its segments (`start`: the scalar's source start, used
+/// when there are none). One copied segment from decoded byte 0 is stored as an identity map,
+/// without allocation; it maps every offset the same way.
+pub(crate) fn exact_map(
+    start: u32,
+    decoded_len: usize,
+    mut segs: Vec<(u32, u32, u32)>,
+) -> OffsetMap {
+    let base = segs.first().map_or(start, |s| s.1);
+    if segs.len() == 1 && segs[0].0 == 0 && segs[0].2 == 0 {
+        segs = Vec::new();
+    }
+    OffsetMap {
+        base,
+        segs,
+        decoded_len: u32::try_from(decoded_len).unwrap_or(u32::MAX),
+        exact: true,
+    }
+}
+
 #[derive(Clone, Copy, PartialEq)]
-enum Quote {
+pub(crate) enum Quote {
     None,
     Single,
     Double,
@@ -232,7 +247,7 @@ fn is_break(b: u8) -> bool {
 }
 
 /// Decode a plain or quoted scalar body `s` starting at source offset `base`.
-fn flow(s: &str, base: usize, q: Quote) -> (String, Vec<(u32, u32, u32)>) {
+pub(crate) fn flow(s: &str, base: usize, q: Quote) -> (String, Vec<(u32, u32, u32)>) {
     let bytes = s.as_bytes();
     let mut b = Builder::new(s.len());
     let mut i = 0;
@@ -369,7 +384,7 @@ fn utf8_len(first: u8) -> usize {
 
 /// Find the block scalar header (`|`, `>-`, `|2+` …) that precedes content starting at
 /// `content_start`; returns (header position, chomping, explicit indentation).
-fn find_header(src: &str, content_start: usize) -> Option<(usize, char, Option<usize>)> {
+pub(crate) fn find_header(src: &str, content_start: usize) -> Option<(usize, char, Option<usize>)> {
     let bytes = src.as_bytes();
     // Walk back over the whitespace and line breaks between header and content.
     let mut p = content_start.min(bytes.len());
@@ -417,13 +432,13 @@ fn find_header(src: &str, content_start: usize) -> Option<(usize, char, Option<u
 
 /// Decode a block scalar. `content_start..end` is the parser's span of its content;
 /// `expected` is the parser's value.
-fn block(
+pub(crate) fn block(
     src: &str,
     content_start: usize,
     end: usize,
     folded: bool,
     expected: &str,
-) -> Option<(String, Vec<(u32, u32, u32)>)> {
+) -> Option<Decoded> {
     let (header, chomp, explicit) = find_header(src, content_start)?;
     let body_start = src[header..].find('\n').map(|i| header + i + 1)?;
     let end = end.min(src.len());
