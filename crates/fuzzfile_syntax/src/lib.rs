@@ -18,6 +18,9 @@
 mod debug;
 mod decode;
 #[doc(hidden)]
+pub mod differential;
+mod fast;
+#[doc(hidden)]
 pub mod invariants;
 mod parse;
 mod recovery;
@@ -25,6 +28,11 @@ mod recovery;
 pub use debug::debug_tree;
 pub use decode::OffsetMap;
 pub use fuzzfile_diagnostics::TextRange;
+#[doc(hidden)]
+pub use parse::{
+    fast_path_bail_line, parse_fast, parse_fast_with_limits, parse_reference,
+    parse_reference_with_limits,
+};
 pub use parse::{parse, parse_bytes, parse_with_limits, Limits};
 
 /// Index of a node in its [`Tree`].

@@ -66,8 +66,53 @@ pub fn parse_bytes(bytes: &[u8]) -> (String, Tree) {
 }
 
 pub fn parse_with_limits(text: &str, limits: Limits) -> Tree {
+    if let Some(refused) = refuse_too_large(text, limits) {
+        return refused;
+    }
+    if let Some(tree) = crate::fast::parse(text, limits) {
+        return tree;
+    }
+    recovery::parse_recovering(text, limits)
+}
+
+/// Parse with the event parser only, skipping the fast path: the reference the fast path is
+/// tested against.
+#[doc(hidden)]
+pub fn parse_reference(text: &str) -> Tree {
+    parse_reference_with_limits(text, Limits::default())
+}
+
+#[doc(hidden)]
+pub fn parse_reference_with_limits(text: &str, limits: Limits) -> Tree {
+    if let Some(refused) = refuse_too_large(text, limits) {
+        return refused;
+    }
+    recovery::parse_recovering(text, limits)
+}
+
+/// The fast path alone: `None` where it leaves the text to the event parser.
+#[doc(hidden)]
+pub fn parse_fast(text: &str) -> Option<Tree> {
+    parse_fast_with_limits(text, Limits::default())
+}
+
+#[doc(hidden)]
+pub fn parse_fast_with_limits(text: &str, limits: Limits) -> Option<Tree> {
     if text.len() > limits.max_input_bytes {
-        return Tree {
+        return None;
+    }
+    crate::fast::parse(text, limits)
+}
+
+/// The line of `fast.rs` where the fast path gives up on `text`, `None` when it takes it.
+#[doc(hidden)]
+pub fn fast_path_bail_line(text: &str) -> Option<u32> {
+    crate::fast::bail_line(text, Limits::default())
+}
+
+fn refuse_too_large(text: &str, limits: Limits) -> Option<Tree> {
+    if text.len() > limits.max_input_bytes {
+        return Some(Tree {
             errors: vec![SyntaxError {
                 range: TextRange::new(0, 0),
                 message: format!(
@@ -79,9 +124,9 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Tree {
                 help: Some("split the workflow into smaller Fuzzfiles".into()),
             }],
             ..Tree::default()
-        };
+        });
     }
-    recovery::parse_recovering(text, limits)
+    None
 }
 
 enum Frame {
@@ -330,14 +375,14 @@ fn tag_text(text: &str, span: &Span, tag: &granit_parser::Tag) -> String {
 
 /// The end of a block scalar's content without the trailing blank lines and indentation that
 /// the parser's span includes.
-fn trim_block_end(text: &str, range: TextRange) -> TextRange {
+pub(crate) fn trim_block_end(text: &str, range: TextRange) -> TextRange {
     let s = range.slice(text);
     let trimmed = s.trim_end_matches([' ', '\t', '\n', '\r']);
     TextRange::new(range.start, range.start + trimmed.len() as u32)
 }
 
 /// Start of the `|`/`>` header of the block scalar whose content starts at `content_start`.
-fn block_header_start(text: &str, content_start: u32) -> Option<u32> {
+pub(crate) fn block_header_start(text: &str, content_start: u32) -> Option<u32> {
     let before = text.get(..content_start as usize)?;
     let trimmed = before.trim_end_matches([' ', '\t', '\n', '\r']);
     let line_start = trimmed.rfind('\n').map_or(0, |i| i + 1);

@@ -1,0 +1,123 @@
+//! The fast path checked against the event-parser path, shared by the differential test and
+//! the fuzz target. Not part of the public API.
+
+use crate::invariants::check_invariants;
+use crate::{debug_tree, parse_fast, parse_reference, NodeKind, Tree};
+
+/// Parse `text` with the fast path and, when it takes the text, with the reference path too,
+/// and compare the two trees: every node (kind, range, anchor, tag, scalar value, style and
+/// offset map), the root, comments, errors, the BOM flag and blanked lines, and the
+/// `debug_tree` renderings. Returns whether the fast path took the text, or the first
+/// difference.
+pub fn check_fast_path(text: &str) -> Result<bool, String> {
+    let Some(fast) = parse_fast(text) else {
+        return Ok(false);
+    };
+    let reference = parse_reference(text);
+    compare(text, &fast, &reference)?;
+    check_invariants(text, &fast).map_err(|e| format!("fast tree: {e}"))?;
+    Ok(true)
+}
+
+/// Compare two trees of `text`; describes the first difference.
+pub fn compare(text: &str, fast: &Tree, reference: &Tree) -> Result<(), String> {
+    let df = debug_tree(text, fast);
+    let dr = debug_tree(text, reference);
+    if df != dr {
+        return Err(format!(
+            "debug_tree differs\n--- fast\n{df}\n--- reference\n{dr}"
+        ));
+    }
+    if fast.len() != reference.len() {
+        return Err(format!(
+            "{} nodes, reference {}",
+            fast.len(),
+            reference.len()
+        ));
+    }
+    if fast.root() != reference.root() {
+        return Err(format!(
+            "root {:?}, reference {:?}",
+            fast.root(),
+            reference.root()
+        ));
+    }
+    for ((id, f), (_, r)) in fast.nodes().zip(reference.nodes()) {
+        let what = format!("node {} {:?}", id.0, r.range);
+        if f.range != r.range || f.anchor != r.anchor || f.tag != r.tag {
+            return Err(format!(
+                "{what}: range/anchor/tag {:?} {:?} {:?}, reference {:?} {:?} {:?}",
+                f.range, f.anchor, f.tag, r.range, r.anchor, r.tag
+            ));
+        }
+        let same = match (&f.kind, &r.kind) {
+            (NodeKind::Scalar(a), NodeKind::Scalar(b)) => {
+                a.value == b.value && a.style == b.style && a.map == b.map
+            }
+            (
+                NodeKind::Sequence {
+                    style: s1,
+                    items: i1,
+                },
+                NodeKind::Sequence {
+                    style: s2,
+                    items: i2,
+                },
+            ) => s1 == s2 && i1 == i2,
+            (
+                NodeKind::Mapping {
+                    style: s1,
+                    entries: e1,
+                },
+                NodeKind::Mapping {
+                    style: s2,
+                    entries: e2,
+                },
+            ) => {
+                s1 == s2
+                    && e1.len() == e2.len()
+                    && e1
+                        .iter()
+                        .zip(e2)
+                        .all(|(a, b)| a.key == b.key && a.value == b.value)
+            }
+            (
+                NodeKind::Alias {
+                    name: n1,
+                    target: t1,
+                },
+                NodeKind::Alias {
+                    name: n2,
+                    target: t2,
+                },
+            ) => n1 == n2 && t1 == t2,
+            _ => false,
+        };
+        if !same {
+            return Err(format!("{what}: {:?}\nreference {:?}", f.kind, r.kind));
+        }
+    }
+    let comments = |t: &Tree| {
+        t.comments
+            .iter()
+            .map(|c| (c.range, c.text.clone()))
+            .collect::<Vec<_>>()
+    };
+    if comments(fast) != comments(reference) {
+        return Err(format!(
+            "comments {:?}\nreference {:?}",
+            comments(fast),
+            comments(reference)
+        ));
+    }
+    if fast.errors != reference.errors {
+        return Err(format!(
+            "errors {:?}\nreference {:?}",
+            fast.errors, reference.errors
+        ));
+    }
+    if fast.has_bom != reference.has_bom || fast.blanked_lines != reference.blanked_lines {
+        return Err("has_bom or blanked_lines differ".into());
+    }
+    Ok(())
+}
