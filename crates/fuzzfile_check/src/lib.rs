@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod edits;
+pub mod gpu;
 pub mod invariants;
 pub mod launch;
 pub mod profile;

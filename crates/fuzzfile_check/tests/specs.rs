@@ -3,19 +3,46 @@
 //! For every bad file: the diagnostics (with code frames, help and fixes) and the file after
 //! `--fix` are snapshots next to it; the rule of the directory fires; applying the fixes is
 //! idempotent and removes every diagnostic that had a fix. For every good file: the rule of
-//! the directory does not fire, and nothing at error level does.
+//! the directory does not fire, and nothing at error level does. A `profile.toml` in a spec
+//! directory is the cluster profile every file of that directory is analysed (and fixed) with;
+//! a `<stem>.profile.toml` next to a file replaces it for that file.
 
-use fuzzfile_check::{analyze, analyze_bytes, apply_fixes, render, Rule, Severity};
+use fuzzfile_check::profile::parse_profile;
+use fuzzfile_check::{
+    analyze_bytes_with, analyze_with, apply_fixes, render, Analysis, Options, Rule, Severity,
+};
 use std::path::{Path, PathBuf};
 
 fn specs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/specs")
 }
 
-fn fix_to_fixpoint(text: &str) -> String {
+/// The options of a spec file: `<stem>.profile.toml` next to it, else its directory's
+/// `profile.toml`, if any.
+fn options_for(dir: &Path, stem: &str) -> Options {
+    let own = dir.join(format!("{stem}.profile.toml"));
+    let path = if own.is_file() {
+        own
+    } else {
+        dir.join("profile.toml")
+    };
+    let profile = std::fs::read_to_string(&path)
+        .ok()
+        .map(|t| parse_profile(&t).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
+    Options {
+        profile,
+        ..Default::default()
+    }
+}
+
+fn analyze(text: &str, options: &Options) -> Analysis {
+    analyze_with(text, options)
+}
+
+fn fix_to_fixpoint(text: &str, options: &Options) -> String {
     let mut text = text.to_owned();
     for _ in 0..4 {
-        let next = apply_fixes(&text, &analyze(&text).diagnostics);
+        let next = apply_fixes(&text, &analyze(&text, options).diagnostics);
         if next == text {
             break;
         }
@@ -63,8 +90,9 @@ fn specs() {
         files.sort();
         for file in files {
             let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+            let options = options_for(&dir, &stem);
             let bytes = std::fs::read(&file).unwrap();
-            let a = analyze_bytes(&bytes);
+            let a = analyze_bytes_with(&bytes, &options);
             if stem.starts_with("good") {
                 let fired: Vec<_> = a
                     .diagnostics
@@ -80,13 +108,13 @@ fn specs() {
                 file.display(),
                 render::plain(&a)
             );
-            let fixed = fix_to_fixpoint(&a.text);
+            let fixed = fix_to_fixpoint(&a.text, &options);
             let mut snap = render::plain(&a);
             if fixed != a.text {
-                let after = analyze(&fixed);
+                let after = analyze(&fixed, &options);
                 // Fixes are idempotent, and each fixed problem is gone.
                 assert_eq!(
-                    fix_to_fixpoint(&fixed),
+                    fix_to_fixpoint(&fixed, &options),
                     fixed,
                     "{}: fixes are not idempotent",
                     file.display()

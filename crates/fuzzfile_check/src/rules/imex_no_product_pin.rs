@@ -1,6 +1,87 @@
-//! RULE-PENDING: documentation and detection are written with the rule.
+//! ## What it does
+//! Reports `NVIDIA_IMEX_CHANNELS` in the environment of a GPU job (its own `env` or
+//! `defaults.job.env`) that has no GPU product annotation (`nvidia.com/gpu.product`, or the
+//! `nvidia.com/gpu.model` the catalog uses) in `resource.annotations`, its own or that of
+//! `defaults.job`. When the cluster profile names the product (`gpu-product`), the fix adds
+//! `nvidia.com/gpu.product: <product>` to the job's `resource.annotations`.
+//!
+//! ## Why is this bad?
+//! With `NVIDIA_IMEX_CHANNELS` set, the container needs an IMEX channel device. On a node
+//! without IMEX (any node the scheduler may pick when nothing pins the product) the container
+//! cannot be created and the job fails before it starts.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     env:
+//!       - NVIDIA_IMEX_CHANNELS=0
+//!     resource:
+//!       devices: {nvidia.com/gpu: 4}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     env:
+//!       - NVIDIA_IMEX_CHANNELS=0
+//!     resource:
+//!       devices: {nvidia.com/gpu: 4}
+//!       annotations: {nvidia.com/gpu.product: GB200}
+//! ```
+//!
+//! ## Options
+//! `gpu-product` in the cluster profile is the value of the fix; without it there is no fix.
 
 use super::Context;
-use fuzzfile_diagnostics::Diagnostic;
+use crate::edits::{add_nested_entry, yaml_scalar};
+use crate::gpu::{env_get, product_pin, uses_gpus};
+use crate::launch::effective_env;
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
-pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for task in &ctx.model.jobs {
+        let env = effective_env(ctx.model, task);
+        let Some(e) = env_get(&env, "NVIDIA_IMEX_CHANNELS") else {
+            continue;
+        };
+        if e.value.trim().is_empty() || product_pin(ctx, task).is_some() {
+            continue;
+        }
+        if !uses_gpus(ctx, task, &env) {
+            continue;
+        }
+        let message = if e.from_defaults {
+            format!(
+                "`NVIDIA_IMEX_CHANNELS` from `defaults.job.env` applies to job `{}`, but no `nvidia.com/gpu.product` annotation keeps it on IMEX nodes",
+                task.name.value
+            )
+        } else {
+            format!(
+                "`NVIDIA_IMEX_CHANNELS` is set, but no `nvidia.com/gpu.product` annotation keeps job `{}` on IMEX nodes",
+                task.name.value
+            )
+        };
+        let mut d = Diagnostic::new(Rule::ImexNoProductPin, e.name_range, message)
+        .with_help(
+            "on a node without IMEX the container cannot be created; add `nvidia.com/gpu.product: <product>` under `resource.annotations`",
+        );
+        if let Some(product) = ctx.profile.and_then(|p| p.gpu_product.as_deref()) {
+            if let Some(edit) = add_nested_entry(
+                ctx.text,
+                ctx.tree,
+                task.body,
+                &["resource", "annotations"],
+                "nvidia.com/gpu.product",
+                &yaml_scalar(product, true),
+            ) {
+                d = d.with_fix(Fix {
+                    message: format!("Pin job `{}` to `{product}` nodes", task.name.value),
+                    edits: vec![edit],
+                });
+            }
+        }
+        out.push(d);
+    }
+}

@@ -1,6 +1,103 @@
-//! RULE-PENDING: documentation and detection are written with the rule.
+//! ## What it does
+//! Reports a multinode GPU job (`multinode.nodes` > 1, with GPUs requested, a GPU launcher or
+//! `NCCL_*` settings) on an InfiniBand or RoCE cluster whose environment does not set
+//! `NCCL_IB_HCA`, when the cluster profile does not say that the admin's `/etc/nccl.conf`
+//! already sets it. Jobs that choose sockets on purpose (`NCCL_NET=Socket`,
+//! `NCCL_IB_DISABLE=1`) and jobs whose command or script sets the variable themselves are not
+//! reported. The fix adds `NCCL_IB_HCA` to the job's `env`: the profile's `ib-hcas` joined with
+//! `,`, or the prefix `mlx5`.
+//!
+//! ## Why is this bad?
+//! Without a device list NCCL picks HCAs itself; in a container that sees no usable RDMA
+//! device, or picks the wrong ports, it falls back to TCP sockets (`NET/IB : No device found`
+//! … `Using network Socket`) and the job runs many times slower without failing.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     env:
+//!       - NCCL_DEBUG=WARN
+//!     multinode: {nodes: 2, implementation: generic}
+//!     resource: {devices: {nvidia.com/gpu: 4}}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     env:
+//!       - NCCL_DEBUG=WARN
+//!       - NCCL_IB_HCA=mlx5
+//!     multinode: {nodes: 2, implementation: generic}
+//!     resource: {devices: {nvidia.com/gpu: 4}}
+//! ```
+//!
+//! ## Options
+//! Needs a cluster profile: `fabric` (`infiniband` or `roce`), `ib-hcas` (the value of the fix)
+//! and `[nccl-defaults]` (`NCCL_IB_HCA` there silences the rule).
 
 use super::Context;
-use fuzzfile_diagnostics::Diagnostic;
+use crate::edits::add_env_entry;
+use crate::gpu::{env_get, mentions, multinode_gpu_job};
+use crate::launch::effective_env;
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
-pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let Some(profile) = ctx.profile else { return };
+    let Some(fabric) = profile.fabric.filter(|f| f.is_rdma()) else {
+        return;
+    };
+    if profile.nccl_defaults.contains_key("NCCL_IB_HCA") {
+        return;
+    }
+    for task in &ctx.model.jobs {
+        let Some((n, nodes_range)) = multinode_gpu_job(ctx, task) else {
+            continue;
+        };
+        let env = effective_env(ctx.model, task);
+        if env_get(&env, "NCCL_IB_HCA").is_some() || mentions(task, "NCCL_IB_HCA") {
+            continue;
+        }
+        // Sockets chosen on purpose: `nccl-net-unavailable` speaks about that.
+        let sockets = env_get(&env, "NCCL_NET")
+            .is_some_and(|e| e.value.eq_ignore_ascii_case("socket"))
+            || env_get(&env, "NCCL_IB_DISABLE").is_some_and(|e| e.value.trim() == "1");
+        if sockets {
+            continue;
+        }
+        let value = if profile.ib_hcas.is_empty() {
+            "mlx5".to_owned()
+        } else {
+            profile.ib_hcas.join(",")
+        };
+        let fabric_name = match fabric {
+            crate::profile::Fabric::Roce => "RoCE",
+            _ => "InfiniBand",
+        };
+        let mut d = Diagnostic::new(
+            Rule::NcclIbHcaMissing,
+            task.name.range,
+            format!(
+                "multinode NCCL job `{}` on an {fabric_name} cluster does not set `NCCL_IB_HCA`",
+                task.name.value
+            ),
+        )
+        .with_label(nodes_range, format!("runs on {n} nodes"))
+        .with_help(format!(
+            "without it NCCL may fall back to TCP sockets (`NET/IB : No device found`); add `NCCL_IB_HCA={value}` to `env`"
+        ));
+        if let Some(edit) = add_env_entry(
+            ctx.text,
+            ctx.tree,
+            task.body,
+            &format!("NCCL_IB_HCA={value}"),
+        ) {
+            d = d.with_fix(Fix {
+                message: format!("Add `NCCL_IB_HCA={value}` to `env`"),
+                edits: vec![edit],
+            });
+        }
+        out.push(d);
+    }
+}

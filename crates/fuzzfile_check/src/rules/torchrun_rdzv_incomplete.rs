@@ -1,6 +1,122 @@
-//! RULE-PENDING: documentation and detection are written with the rule.
+//! ## What it does
+//! Checks torchrun's rendezvous settings (flags, or the `PET_*` variables torchrun reads when a
+//! flag is absent) for ones that are missing or ignored:
+//! - a `c10d` or `etcd` backend without `--rdzv-endpoint`, in a job on several nodes (an
+//!   **error**);
+//! - a non-`static` backend without `--rdzv-id`, or with the default id `none`;
+//! - `--master-addr` / `--master-port` with a non-`static` backend: torchrun ignores them;
+//! - `--rdzv-backend`, `--rdzv-endpoint` or `--rdzv-id` together with `--standalone`, which
+//!   replaces all three.
+//!
+//! ## Why is this bad?
+//! Without an endpoint torchrun uses `localhost:29400`: every node waits for the others at
+//! a rendezvous of its own until the join timeout (600 s) ends the job with
+//! `RendezvousTimeoutError`. The rendezvous id must be the same on every node and unique per
+//! job; with the default `none`, two jobs on the same hosts can join each other's rendezvous.
+//! Ignored flags suggest a configuration that is not the one in effect.
+//!
+//! ## Example
+//! ```yaml
+//! jobs:
+//!   train:
+//!     script: |
+//!       #!/bin/sh
+//!       exec_all torchrun --nnodes=2 --nproc-per-node=4 --rdzv-backend=c10d --master-addr "$MULTINODE_NODE_IP" train.py
+//!     multinode: {nodes: 2, implementation: generic}
+//! ```
+//!
+//! ## Use instead
+//! ```yaml
+//! jobs:
+//!   train:
+//!     script: |
+//!       #!/bin/sh
+//!       exec_all torchrun --nnodes=2 --nproc-per-node=4 --rdzv-backend=c10d --rdzv-endpoint "$MULTINODE_NODE_IP:29400" --rdzv-id train-run-1 train.py
+//!     multinode: {nodes: 2, implementation: generic}
+//! ```
 
 use super::Context;
-use fuzzfile_diagnostics::Diagnostic;
+use crate::launch::{effective_env, generic_multinode, torchrun_setting, Resolved};
+use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 
-pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for task in ctx.model.tasks() {
+        let env = effective_env(ctx.model, task);
+        let multinode = generic_multinode(task);
+        for (inv, args) in ctx.torchruns(task) {
+            if args.has("standalone") {
+                for flag in ["rdzv-backend", "rdzv-endpoint", "rdzv-id"] {
+                    if let Some(f) = args.get(flag) {
+                        out.push(
+                            Diagnostic::new(
+                                Rule::TorchrunRdzvIncomplete,
+                                f.flag_range,
+                                format!("`--{flag}` is ignored with `--standalone`"),
+                            )
+                            .with_help("`--standalone` sets its own rendezvous (c10d on localhost with a random id): remove one or the other"),
+                        );
+                    }
+                }
+                continue;
+            }
+            let Some(backend) = torchrun_setting(inv, &args, &env, "rdzv-backend") else {
+                continue;
+            };
+            let Resolved::Literal(b) = &backend.value else {
+                continue;
+            };
+            if b == "static" {
+                continue;
+            }
+            let endpoint = torchrun_setting(inv, &args, &env, "rdzv-endpoint");
+            if let (Some((n, nodes_range)), None) = (multinode, &endpoint) {
+                if matches!(b.as_str(), "c10d" | "etcd" | "etcd-v2") {
+                    out.push(
+                        Diagnostic::new(
+                            Rule::TorchrunRdzvIncomplete,
+                            backend.range,
+                            format!("`--rdzv-backend={b}` without `--rdzv-endpoint` in a job on {n} nodes: each node waits at its own rendezvous on localhost"),
+                        )
+                        .with_severity(Severity::Error)
+                        .with_label(nodes_range, format!("{n} nodes"))
+                        .with_help("add `--rdzv-endpoint \"$MULTINODE_NODE_IP:29400\"` (the head node's address, the same on every node)"),
+                    );
+                }
+            }
+            match torchrun_setting(inv, &args, &env, "rdzv-id") {
+                None => out.push(
+                    Diagnostic::new(
+                        Rule::TorchrunRdzvIncomplete,
+                        backend.range,
+                        format!("`--rdzv-backend={b}` without `--rdzv-id`: the id defaults to `none`"),
+                    )
+                    .with_help("add `--rdzv-id` with an id unique to this run and the same on every node; jobs that share an id can join each other's rendezvous"),
+                ),
+                Some(s) if s.value == Resolved::Literal("none".into()) => out.push(
+                    Diagnostic::new(
+                        Rule::TorchrunRdzvIncomplete,
+                        s.range,
+                        format!(
+                            "`{}` is torchrun's default: jobs that share it can join each other's rendezvous",
+                            if s.from_env { "PET_RDZV_ID=none" } else { "--rdzv-id none" }
+                        ),
+                    )
+                    .with_help("use an id unique to this run and the same on every node"),
+                ),
+                Some(_) => {}
+            }
+            for flag in ["master-addr", "master-port"] {
+                if let Some(f) = args.get(flag) {
+                    out.push(
+                        Diagnostic::new(
+                            Rule::TorchrunRdzvIncomplete,
+                            f.flag_range,
+                            format!("`--{flag}` is ignored with `--rdzv-backend={b}`: it applies to the `static` rendezvous only"),
+                        )
+                        .with_help("give the address and port in `--rdzv-endpoint host:port` instead"),
+                    );
+                }
+            }
+        }
+    }
+}
