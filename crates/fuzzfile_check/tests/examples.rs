@@ -23,7 +23,11 @@ fn examples_are_clean_without_a_profile() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "fz") {
             let a = analyze_bytes_with(&std::fs::read(&p).unwrap(), &Options::default());
-            let bad: Vec<_> = a.diagnostics.iter().filter(|d| d.severity >= Severity::Warning).collect();
+            let bad: Vec<_> = a
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity >= Severity::Warning)
+                .collect();
             assert!(bad.is_empty(), "{}:\n{}", p.display(), render::plain(&a));
             n += 1;
         }
@@ -34,11 +38,23 @@ fn examples_are_clean_without_a_profile() {
 #[test]
 fn nccl_examples_are_clean_under_their_profiles() {
     for (file, profile) in WITH_PROFILE {
-        let profile_text = std::fs::read_to_string(examples().join("clusters").join(profile)).unwrap();
-        let options = Options { profile: Some(parse_profile(&profile_text).unwrap()), ..Default::default() };
+        let profile_text =
+            std::fs::read_to_string(examples().join("clusters").join(profile)).unwrap();
+        let options = Options {
+            profile: Some(parse_profile(&profile_text).unwrap()),
+            ..Default::default()
+        };
         let a = analyze_bytes_with(&std::fs::read(examples().join(file)).unwrap(), &options);
-        let bad: Vec<_> = a.diagnostics.iter().filter(|d| d.severity >= Severity::Warning).collect();
-        assert!(bad.is_empty(), "{file} under {profile}:\n{}", render::plain(&a));
+        let bad: Vec<_> = a
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity >= Severity::Warning)
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "{file} under {profile}:\n{}",
+            render::plain(&a)
+        );
     }
 }
 
@@ -47,16 +63,40 @@ fn the_examples_break_when_their_settings_are_removed() {
     // The GPU rules really look at these files: break each scenario and see it reported.
     let read = |f: &str| std::fs::read_to_string(examples().join(f)).unwrap();
     let cases = [
-        ("nccl-torchrun-1n.fz", "--nproc-per-node 4", "--nproc-per-node 8", "torchrun-nproc-mismatch"),
-        ("nccl-torchrun-generic.fz", "--node-rank '$RANK' \\\n", "", "torchrun-missing-node-rank"),
-        ("nccl-torchrun-generic.fz", "--nnodes 2", "--nnodes 3", "torchrun-nnodes-mismatch"),
-        ("nccl-tests-mpirun.fz", "      procs-per-node: 4\n", "", "mpi-slots-not-gpus"),
+        (
+            "nccl-torchrun-1n.fz",
+            "--nproc-per-node 4",
+            "--nproc-per-node 8",
+            "torchrun-nproc-mismatch",
+        ),
+        (
+            "nccl-torchrun-generic.fz",
+            "--node-rank '$RANK' \\\n",
+            "",
+            "torchrun-missing-node-rank",
+        ),
+        (
+            "nccl-torchrun-generic.fz",
+            "--nnodes 2",
+            "--nnodes 3",
+            "torchrun-nnodes-mismatch",
+        ),
+        (
+            "nccl-tests-mpirun.fz",
+            "      procs-per-node: 4\n",
+            "",
+            "mpi-slots-not-gpus",
+        ),
     ];
     for (file, from, to, rule) in cases {
         let text = read(file);
         assert!(text.contains(from), "{file} lacks {from:?}");
         let broken = text.replacen(from, to, 1);
         let a = fuzzfile_check::analyze(&broken);
-        assert!(a.diagnostics.iter().any(|d| d.rule.name() == rule), "{file} without {from:?}: {rule} did not fire:\n{}", render::plain(&a));
+        assert!(
+            a.diagnostics.iter().any(|d| d.rule.name() == rule),
+            "{file} without {from:?}: {rule} did not fire:\n{}",
+            render::plain(&a)
+        );
     }
 }
