@@ -669,28 +669,12 @@ fn from_words(
                     (Launcher::DistributedLaunch, j + 2)
                 }
                 _ => {
-                    return exec_all.map(|r| Invocation {
-                        launcher: Launcher::ExecAll,
-                        words: words[i..].to_vec(),
-                        args_start: 0,
-                        exec_all: Some(r),
-                        inline_env,
-                        origin,
-                        shell_vars,
-                    });
+                    return exec_all_only(exec_all, &words[i..], inline_env, origin, shell_vars);
                 }
             }
         }
         _ => {
-            return exec_all.map(|r| Invocation {
-                launcher: Launcher::ExecAll,
-                words: words[i..].to_vec(),
-                args_start: 0,
-                exec_all: Some(r),
-                inline_env,
-                origin,
-                shell_vars,
-            });
+            return exec_all_only(exec_all, &words[i..], inline_env, origin, shell_vars);
         }
     };
     Some(Invocation {
@@ -698,6 +682,25 @@ fn from_words(
         words: rest.to_vec(),
         args_start,
         exec_all,
+        inline_env,
+        origin,
+        shell_vars,
+    })
+}
+
+/// A command line behind `exec_all` that starts no recognised launcher (`exec_all hostname`).
+fn exec_all_only(
+    exec_all: Option<TextRange>,
+    words: &[FileWord],
+    inline_env: Vec<(String, String)>,
+    origin: Origin,
+    shell_vars: BTreeMap<String, String>,
+) -> Option<Invocation> {
+    exec_all.map(|r| Invocation {
+        launcher: Launcher::ExecAll,
+        words: words.to_vec(),
+        args_start: 0,
+        exec_all: Some(r),
         inline_env,
         origin,
         shell_vars,

@@ -32,29 +32,11 @@
 
 use super::Context;
 use crate::edits::add_mapping_entry;
+use crate::gpu::is_nccl_test;
 use crate::launch::{
     effective_env, gpus_per_node, mpirun_args, torchrun_args, torchrun_setting, Launcher, Resolved,
 };
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
-
-fn is_nccl_test(program: &str) -> bool {
-    let p = program.rsplit('/').next().unwrap_or(program);
-    p.ends_with("_perf")
-        && [
-            "all_reduce",
-            "all_gather",
-            "broadcast",
-            "reduce_scatter",
-            "reduce",
-            "alltoall",
-            "scatter",
-            "gather",
-            "sendrecv",
-            "hypercube",
-        ]
-        .iter()
-        .any(|k| p.starts_with(k))
-}
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for task in ctx.model.tasks() {
