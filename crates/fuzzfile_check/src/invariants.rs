@@ -8,17 +8,31 @@ use crate::{analyze_with, apply_fixes, Analysis, Options};
 /// text that analyses again without a panic.
 pub fn check(a: &Analysis, options: &Options) -> Result<(), String> {
     let len = a.text.len();
-    let ok = |r: fuzzfile_diagnostics::TextRange| (r.end as usize) <= len && a.text.is_char_boundary(r.start as usize) && a.text.is_char_boundary(r.end as usize) && r.start <= r.end;
+    let ok = |r: fuzzfile_diagnostics::TextRange| {
+        (r.end as usize) <= len
+            && a.text.is_char_boundary(r.start as usize)
+            && a.text.is_char_boundary(r.end as usize)
+            && r.start <= r.end
+    };
     for d in &a.diagnostics {
         if !ok(d.range) {
-            return Err(format!("{} range {:?} outside the text ({len} bytes): {}", d.rule.name(), d.range, d.message));
+            return Err(format!(
+                "{} range {:?} outside the text ({len} bytes): {}",
+                d.rule.name(),
+                d.range,
+                d.message
+            ));
         }
         if d.message.is_empty() {
             return Err(format!("{} has an empty message", d.rule.name()));
         }
         for l in &d.labels {
             if !ok(l.range) {
-                return Err(format!("{} label {:?} outside the text", d.rule.name(), l.range));
+                return Err(format!(
+                    "{} label {:?} outside the text",
+                    d.rule.name(),
+                    l.range
+                ));
             }
         }
         if let Some(f) = &d.fix {
@@ -31,7 +45,11 @@ pub fn check(a: &Analysis, options: &Options) -> Result<(), String> {
             }
             for e in &f.edits {
                 if !ok(e.range) {
-                    return Err(format!("{} fix edit {:?} outside the text", d.rule.name(), e.range));
+                    return Err(format!(
+                        "{} fix edit {:?} outside the text",
+                        d.rule.name(),
+                        e.range
+                    ));
                 }
             }
         }

@@ -10,12 +10,17 @@ fn root() -> PathBuf {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
             collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "fz" || x == "yaml" || x == "yml") {
+        } else if p
+            .extension()
+            .is_some_and(|x| x == "fz" || x == "yaml" || x == "yml")
+        {
             out.push(p);
         }
     }
@@ -29,9 +34,15 @@ fn seeds_specs_and_examples_keep_the_invariants() {
     }
     assert!(files.len() > 50, "only {} inputs", files.len());
     let mut profiles = vec![Options::default()];
-    for p in ["examples/clusters/h100-ib.toml", "examples/clusters/gb200-nvl72.toml"] {
+    for p in [
+        "examples/clusters/h100-ib.toml",
+        "examples/clusters/gb200-nvl72.toml",
+    ] {
         let text = std::fs::read_to_string(root().join(p)).unwrap();
-        profiles.push(Options { profile: Some(parse_profile(&text).unwrap()), ..Default::default() });
+        profiles.push(Options {
+            profile: Some(parse_profile(&text).unwrap()),
+            ..Default::default()
+        });
     }
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
@@ -47,10 +58,17 @@ fn seeds_specs_and_examples_keep_the_invariants() {
 #[test]
 fn truncated_inputs_keep_the_invariants() {
     // Every prefix of a few rich files: half-typed edits are what an editor sees.
-    for f in ["examples/nccl-torchrun-generic.fz", "examples/pipeline.fz", "tests/specs/invalid-value/bad.fz"] {
+    for f in [
+        "examples/nccl-torchrun-generic.fz",
+        "examples/pipeline.fz",
+        "tests/specs/invalid-value/bad.fz",
+    ] {
         let text = std::fs::read_to_string(root().join(f)).unwrap();
         let o = Options::default();
-        for cut in (0..text.len()).filter(|i| text.is_char_boundary(*i)).step_by(7) {
+        for cut in (0..text.len())
+            .filter(|i| text.is_char_boundary(*i))
+            .step_by(7)
+        {
             let a = fuzzfile_check::analyze_with(&text[..cut], &o);
             if let Err(e) = invariants::check(&a, &o) {
                 panic!("{f} cut at {cut}: {e}");
