@@ -525,12 +525,19 @@ fn describe_error(
         }
     }
 
-    // An open flow collection is the usual cause of a later error: point at its opener.
-    let open_flow = stack.iter().rev().find_map(|f| match f {
-        Frame::Seq { id, flow: true, .. } => Some((*id, '[', ']')),
-        Frame::Map { id, flow: true, .. } => Some((*id, '{', '}')),
-        _ => None,
-    });
+    // An open flow collection is the usual cause of a later error: point at its opener. A
+    // single `key: value` pair inside `[...]` is a flow mapping without braces: skip it.
+    let open_flow = stack
+        .iter()
+        .rev()
+        .filter_map(|f| match f {
+            Frame::Seq { id, flow: true, .. } => Some((*id, '[', ']')),
+            Frame::Map { id, flow: true, .. } => Some((*id, '{', '}')),
+            _ => None,
+        })
+        .find(|&(id, open, _)| {
+            text.as_bytes().get(tree.node(id).range.start as usize) == Some(&(open as u8))
+        });
     if let Some((id, open, close)) = open_flow {
         let start = tree.node(id).range.start as usize;
         let open_line = line_of(text, start);
