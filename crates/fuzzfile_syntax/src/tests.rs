@@ -465,6 +465,21 @@ fn unclosed_bracket_reports_at_the_bracket() {
     assert_eq!(tree.blanked_lines, vec![2]);
 }
 
+#[test]
+fn unclosed_bracket_around_a_key_value_pair() {
+    // `b: c` inside `[...]` is a flow mapping without braces; the error is the `[`.
+    for text in ["x: [a, b: c\ny: 1\n", "x: [a, \u{e9}: c\ny: 1\n"] {
+        let tree = parse(text);
+        assert_eq!(tree.errors.len(), 1, "{text:?}: {:#?}", tree.errors);
+        assert_eq!(tree.errors[0].range.slice(text), "[", "{text:?}");
+        assert_eq!(tree.errors[0].message, "this `[` is never closed");
+        assert!(has_path(&tree, &["y"]), "{text:?}");
+        if let Err(e) = check_invariants(text, &tree) {
+            panic!("{e}");
+        }
+    }
+}
+
 const UNCLOSED_BRACE: &str = "a: {x: 1, y: 2\nb: ok\n";
 snap!(unclosed_brace, UNCLOSED_BRACE);
 
