@@ -112,7 +112,7 @@ impl OffsetMap {
 }
 
 /// Builds a decoded string and its segments.
-struct Builder {
+pub(crate) struct Builder {
     out: String,
     segs: Vec<(u32, u32, u32)>,
     /// The last segment was synthesized: the next copied text starts a new one.
@@ -120,7 +120,7 @@ struct Builder {
 }
 
 impl Builder {
-    fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         Builder {
             out: String::with_capacity(cap),
             segs: Vec::new(),
@@ -134,7 +134,7 @@ impl Builder {
         }
     }
     /// Append `text` that was copied from source offset `src`.
-    fn copied(&mut self, text: &str, src: usize) {
+    pub(crate) fn copied(&mut self, text: &str, src: usize) {
         if text.is_empty() {
             return;
         }
@@ -153,7 +153,7 @@ impl Builder {
     }
     /// Append text that the source spells differently (a fold, an escape) with the `src_len`
     /// source bytes at `src` (0 for a line break the source does not have).
-    fn synthesized(&mut self, text: &str, src: usize, src_len: usize) {
+    pub(crate) fn synthesized(&mut self, text: &str, src: usize, src_len: usize) {
         if text.is_empty() {
             return;
         }
@@ -162,7 +162,7 @@ impl Builder {
         self.broken = true;
         self.out.push_str(text);
     }
-    fn finish(self) -> (String, Vec<(u32, u32, u32)>) {
+    pub(crate) fn finish(self) -> Decoded {
         (self.out, self.segs)
     }
 }

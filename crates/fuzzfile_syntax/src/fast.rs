@@ -17,7 +17,7 @@
 //! a scalar as the root or alone on the line below its key.
 
 use crate::decode::{self, Quote};
-use crate::parse::{block_header_start, trim_block_end, Limits};
+use crate::parse::Limits;
 use crate::{
     CollectionStyle, Comment, Entry, Node, NodeId, NodeKind, OffsetMap, Scalar, ScalarStyle,
     TextRange, Tree,
@@ -48,6 +48,9 @@ pub(crate) fn parse(text: &str, limits: Limits) -> Option<Tree> {
         // The event parser counts nesting its own way; stay far below its limit.
         max_depth: limits.max_depth / 2,
         allow_marker: true,
+        entries: Vec::with_capacity(64),
+        items: Vec::with_capacity(64),
+        pending: Vec::new(),
     };
     p.document(bom).ok()?;
     Some(p.tree)
@@ -70,6 +73,9 @@ pub(crate) fn bail_line(text: &str, limits: Limits) -> Option<u32> {
         depth: 0,
         max_depth: limits.max_depth / 2,
         allow_marker: true,
+        entries: Vec::with_capacity(64),
+        items: Vec::with_capacity(64),
+        pending: Vec::new(),
     };
     p.document(bom).err().map(|b| b.0)
 }
@@ -77,9 +83,26 @@ pub(crate) fn bail_line(text: &str, limits: Limits) -> Option<u32> {
 /// Reject texts with characters whose YAML meaning the fast path does not model: control
 /// characters, a lone `\r`, non-ASCII line breaks, a BOM after the start, non-characters.
 fn precheck(text: &str, from: usize) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // High bit of each byte of `x` that is zero (exact, no false positives).
+    let zero = |x: u64| !(((x & LOW7).wrapping_add(LOW7)) | x) & HI;
     let b = text.as_bytes();
     let mut i = from;
     while i < b.len() {
+        // Eight printable ASCII bytes, line feeds or tabs at a time.
+        if let Some(Ok(chunk)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            let w = u64::from_le_bytes(chunk);
+            if w & HI == 0 {
+                let control = !((w | HI).wrapping_sub(0x20 * LO)) & HI;
+                let allowed = zero(w ^ (b'\n' as u64 * LO)) | zero(w ^ (b'\t' as u64 * LO));
+                if control & !allowed == 0 && zero(w ^ (0x7f * LO)) == 0 {
+                    i += 8;
+                    continue;
+                }
+            }
+        }
         let c = b[i];
         if (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\t' {
             i += 1;
@@ -163,6 +186,12 @@ struct Fast<'a> {
     max_depth: usize,
     /// A `---` line is accepted only before the root node.
     allow_marker: bool,
+    /// Entries and items of the collections being built, innermost last; each collection
+    /// takes its own off the end when it is complete (one exact allocation).
+    entries: Vec<Entry>,
+    items: Vec<NodeId>,
+    /// Blank lines of the block scalar being decoded (offsets of their line breaks).
+    pending: Vec<usize>,
 }
 
 fn is_break_or_end(b: &[u8], i: usize) -> bool {
@@ -407,7 +436,7 @@ impl Fast<'_> {
                 entries: Vec::new(),
             },
         );
-        let mut entries = Vec::new();
+        let base = self.entries.len();
         let mut end = u(start);
         let (mut key, mut colon) = (key, colon);
         let next = loop {
@@ -416,7 +445,7 @@ impl Fast<'_> {
             }
             let kid = self.push_scalar(key);
             let (vid, next) = self.value_after_colon(colon, col)?;
-            entries.push(Entry {
+            self.entries.push(Entry {
                 key: kid,
                 value: vid,
             });
@@ -438,6 +467,7 @@ impl Fast<'_> {
                 Some(_) => return bail(),
             }
         };
+        let entries = self.entries.split_off(base);
         let node = self.tree.node_mut(id);
         node.range = TextRange::new(u(start), end);
         node.kind = NodeKind::Mapping {
@@ -511,7 +541,7 @@ impl Fast<'_> {
         let b = self.b;
         let mut dash = l.first;
         let mut line = l;
-        let mut items = Vec::new();
+        let base = self.items.len();
         let mut id = None;
         let mut start = dash;
         let mut end = 0u32;
@@ -589,7 +619,7 @@ impl Fast<'_> {
                     _ => (self.push_empty(mark), next),
                 }
             };
-            items.push(item);
+            self.items.push(item);
             end = end.max(self.end_of(item));
             match next {
                 Some(n) if n.col == col && self.is_dash(n.first)? => {
@@ -605,6 +635,7 @@ impl Fast<'_> {
         let Some(id) = id else {
             return bail();
         };
+        let items = self.items.split_off(base);
         let node = self.tree.node_mut(id);
         node.range = TextRange::new(u(start), end.max(u(start)));
         node.kind = NodeKind::Sequence {
@@ -694,7 +725,16 @@ impl Fast<'_> {
                 b'\\' if q == b'"' => {
                     escapes = true;
                     if matches!(b.get(i + 1), Some(b'\n' | b'\r')) {
-                        i += 1; // an escaped line break
+                        // An escaped line break. Empty lines after it are folded differently
+                        // by the decoder of `decode.rs` than by the parser: leave those.
+                        let mut j = self.after_break(i + 1);
+                        while j < b.len() && matches!(b[j], b' ' | b'\t') {
+                            j += 1;
+                        }
+                        if is_break_or_end(b, j) {
+                            return bail();
+                        }
+                        i += 1;
                     } else {
                         i += 1 + double_escape_len(b, i)?;
                     }
@@ -803,25 +843,108 @@ impl Fast<'_> {
             let e = self.eol(j);
             i = self.after_break(e);
         };
-        if m.is_none() {
+        let Some(m) = m else {
             return bail();
-        }
-        // The node range and the decoding are those of the reference path, from the content
-        // start and the end of the scalar's lines.
-        if decode::find_header(self.text, content_start) != Some((p, chomp, None))
-            || block_header_start(self.text, u(content_start)) != Some(u(p))
+        };
+        // The reference path finds the header again from the content (`find_header`,
+        // `block_header_start`): it finds this one when no other `|` or `>` and no ` #` come
+        // before it on its line, and `find_header` picks no later one (in the comment).
+        let line_start = b[..p]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        if b[line_start..p].iter().any(|&c| c == b'|' || c == b'>')
+            || b[line_start..p].windows(2).any(|w| w == b" #")
         {
             return bail();
         }
-        let (value, segs) =
-            decode::block(self.text, content_start, end, folded, "").ok_or(Bail(line!()))?;
-        let span = TextRange::new(u(content_start), u(end));
-        let node_end = trim_block_end(self.text, span).end;
+        let header_end = self.eol(p);
+        if b[p + 1..header_end].iter().any(|&c| c == b'|' || c == b'>')
+            && decode::find_header(self.text, content_start) != Some((p, chomp, None))
+        {
+            return bail();
+        }
+        // Decode the lines as `decode::block` does.
+        let mut out = decode::Builder::new(end - content_start);
+        let mut pending = std::mem::take(&mut self.pending);
+        pending.clear();
+        let mut prev: Option<(bool, usize)> = None; // (more indented, its line break)
+        let mut i = body;
+        while i < end {
+            let mut j = i;
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+            }
+            if is_break_or_end(b, j) {
+                pending.push(j);
+                if j >= b.len() {
+                    break;
+                }
+                i = self.after_break(j);
+                continue;
+            }
+            let e = self.eol(j);
+            let ts = i + m;
+            let more = matches!(b[ts], b' ' | b'\t');
+            match prev {
+                None => {
+                    for &pe in &pending {
+                        out.synthesized("\n", pe, 1);
+                    }
+                }
+                Some((prev_more, prev_break)) => {
+                    if folded && !prev_more && !more {
+                        if pending.is_empty() {
+                            out.synthesized(" ", prev_break, 1);
+                        } else {
+                            for &pe in &pending {
+                                out.synthesized("\n", pe, 1);
+                            }
+                        }
+                    } else {
+                        out.synthesized("\n", prev_break, 1);
+                        for &pe in &pending {
+                            out.synthesized("\n", pe, 1);
+                        }
+                    }
+                }
+            }
+            pending.clear();
+            out.copied(&self.text[ts..e], ts);
+            prev = Some((more, e));
+            i = self.after_break(e);
+        }
+        let Some((_, last_break)) = prev else {
+            return bail();
+        };
+        let break_len = |at: usize| usize::from(at < b.len());
+        match chomp {
+            '-' => {}
+            '+' => {
+                // A last line of spaces without a line break is no empty line to the parser,
+                // but one to the decoder of `decode.rs`.
+                if pending.last() == Some(&b.len()) {
+                    return bail();
+                }
+                out.synthesized("\n", last_break, break_len(last_break));
+                for &pe in &pending {
+                    out.synthesized("\n", pe, break_len(pe));
+                }
+            }
+            _ => out.synthesized("\n", last_break, break_len(last_break)),
+        }
+        self.pending = pending;
+        let (value, segs) = out.finish();
+        // The node ends at the last text, without trailing whitespace (`trim_block_end`).
+        let mut node_end = last_break;
+        while node_end > content_start && matches!(b[node_end - 1], b' ' | b'\t') {
+            node_end -= 1;
+        }
         let map = decode::exact_map(u(content_start), value.len(), segs);
         Ok((
             Tok {
                 start: p,
-                end: node_end as usize,
+                end: node_end,
                 value,
                 style: if folded {
                     ScalarStyle::Folded
@@ -891,8 +1014,7 @@ impl Fast<'_> {
                 }
             },
         );
-        let mut items = Vec::new();
-        let mut entries = Vec::new();
+        let (items_base, entries_base) = (self.items.len(), self.entries.len());
         let mut i = self.flow_ws(p + 1, n)?;
         if b[i] == close {
             i += 1;
@@ -909,14 +1031,14 @@ impl Fast<'_> {
                     let kid = self.push_scalar(tok);
                     let v = self.flow_ws(c + 1, n)?;
                     let (vid, after) = self.flow_item(v, n)?;
-                    entries.push(Entry {
+                    self.entries.push(Entry {
                         key: kid,
                         value: vid,
                     });
                     i = after;
                 } else {
                     let (vid, after) = self.flow_item(i, n)?;
-                    items.push(vid);
+                    self.items.push(vid);
                     i = after;
                 }
                 i = self.flow_ws(i, n)?;
@@ -935,19 +1057,20 @@ impl Fast<'_> {
                 }
             }
         }
-        let node = self.tree.node_mut(id);
-        node.range = TextRange::new(u(p), u(i));
-        node.kind = if is_map {
+        let kind = if is_map {
             NodeKind::Mapping {
                 style: CollectionStyle::Flow,
-                entries,
+                entries: self.entries.split_off(entries_base),
             }
         } else {
             NodeKind::Sequence {
                 style: CollectionStyle::Flow,
-                items,
+                items: self.items.split_off(items_base),
             }
         };
+        let node = self.tree.node_mut(id);
+        node.range = TextRange::new(u(p), u(i));
+        node.kind = kind;
         self.depth -= 1;
         Ok((id, i))
     }

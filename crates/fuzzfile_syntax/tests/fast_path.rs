@@ -207,6 +207,10 @@ const TRICKY: &[(&str, bool)] = &[
     ("a: |\n  x\n  y\n\nb: 1\n", true),
     ("a: >-  # c\n\n  x\n   y\n  z\n\n\n", true),
     ("a: |+\n  x\n\n", true),
+    ("a: |+\n  x\n ", false),
+    ("a: |+\n  x\n\n  ", false),
+    ("a: |\n  x\n ", true),
+    ("a: |-\n  x\n\n  ", true),
     ("a: |-\n  x\n", true),
     ("a: >+\n  x\n  y\n\n\nb: 1\n", true),
     (
@@ -316,6 +320,8 @@ const TRICKY: &[(&str, bool)] = &[
     ("\"x\n y\": 1\n", false),
     ("a: {\"x\n  y\": 1}\n", false),
     ("a:\r\n  b: [\"x\", \"y \\\r\n    z\"]\r\n", true),
+    ("a: \"x\\\n\n\n  y\"\n", false),
+    ("a: [\"x,\\\n\n  y\"]\n", false),
 ];
 
 #[test]
@@ -612,4 +618,33 @@ fn mutated_examples_match_reference() {
             check_text(&t);
         }
     }
+}
+
+/// Characters the fast path does not model make it bail wherever they are, also inside
+/// scalars and comments, and CRLF is accepted at every alignment.
+#[test]
+fn precheck_rejects_unmodelled_characters() {
+    let base = "k: abcdefghijklmnopqrstuvwxyz # abcdefghijklmnop\n";
+    for bad in [
+        "\u{1}", "\u{7f}", "\r", "\u{85}", "\u{9f}", "\u{2028}", "\u{feff}", "\u{fffe}", "\u{0}",
+        "\u{1b}",
+    ] {
+        for at in 4..base.len() - 1 {
+            let mut t = base.to_string();
+            t.insert_str(at, bad);
+            assert!(parse_fast(&t).is_none(), "took {t:?}");
+            check_text(&t);
+        }
+    }
+    for pad in 0..16 {
+        let t = format!(
+            "{}k: v\r\nl: |\r\n  x\r\n",
+            " ".repeat(pad).replace(' ', "\n")
+        );
+        assert!(check_text(&t), "should take {t:?}");
+    }
+    assert!(check_text("k: \"tab\there\" # tab\there\nl: |\n  a\tb\n"));
+    assert!(check_text(
+        "k: \u{e9}\u{e8}\u{20ac}\u{1F600}abcdefgh # \u{e9}\n"
+    ));
 }
