@@ -531,14 +531,14 @@ fn describe_error(
         .iter()
         .rev()
         .filter_map(|f| match f {
-            Frame::Seq { id, flow: true, .. } => Some((*id, '[', ']')),
-            Frame::Map { id, flow: true, .. } => Some((*id, '{', '}')),
+            Frame::Seq { id, flow: true, .. } => Some((*id, '[')),
+            Frame::Map { id, flow: true, .. } => Some((*id, '{')),
             _ => None,
         })
-        .find(|&(id, open, _)| {
+        .find(|&(id, open)| {
             text.as_bytes().get(tree.node(id).range.start as usize) == Some(&(open as u8))
         });
-    if let Some((id, open, close)) = open_flow {
+    if let Some((id, open)) = open_flow {
         let start = tree.node(id).range.start as usize;
         let open_line = line_of(text, start);
         let flow_error = matches!(
@@ -557,9 +557,7 @@ fn describe_error(
                     range: TextRange::from_usize(start, start + 1),
                     message: format!("this `{open}` is never closed"),
                     detected_at: Some(here),
-                    help: Some(format!(
-                        "add the closing `{close}`, or write the list as indented `- ` lines"
-                    )),
+                    help: Some(unclosed_help(open)),
                 },
                 vec![open_line],
             );
@@ -569,12 +567,9 @@ fn describe_error(
     let (message, help) = match e.kind() {
         // Reported at the opener when the text ends inside the collection.
         ErrorKind::UnclosedFlowCollection { open } => {
-            let close = if *open == '{' { '}' } else { ']' };
             (
                 format!("this `{open}` is never closed"),
-                Some(format!(
-                    "add the closing `{close}`, or write the list as indented `- ` lines"
-                )),
+                Some(unclosed_help(*open)),
             )
         }
         ErrorKind::UnclosedQuotedScalar => (
@@ -654,6 +649,15 @@ fn indentation_tab(text: &str, at: usize) -> Option<usize> {
             return Some(p + i);
         }
         p += rest.find('\n')? + 1;
+    }
+}
+
+/// What to do about an unclosed `[` or `{`.
+fn unclosed_help(open: char) -> String {
+    if open == '{' {
+        "add the closing `}`, or write the mapping as indented `key: value` lines".to_owned()
+    } else {
+        "add the closing `]`, or write the list as indented `- ` lines".to_owned()
     }
 }
 
