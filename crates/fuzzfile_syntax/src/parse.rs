@@ -564,6 +564,13 @@ fn describe_error(
         }
     }
 
+    // `key: x` then a deeper line `  other: y`: the deeper line continues the plain value `x`,
+    // and the parser only complains at its `:`. Say what happened, at the line's start.
+    if matches!(e.kind(), ErrorKind::MappingValueNotAllowed) {
+        if let Some(d) = deeper_line_error(text, at, err_line) {
+            return d;
+        }
+    }
     let (message, help) = match e.kind() {
         // Reported at the opener when the text ends inside the collection.
         ErrorKind::UnclosedFlowCollection { open } => {
@@ -650,6 +657,37 @@ fn indentation_tab(text: &str, at: usize) -> Option<usize> {
         }
         p += rest.find('\n')? + 1;
     }
+}
+
+/// The error for a line indented deeper than the key line above it.
+fn deeper_line_error(text: &str, at: usize, err_line: usize) -> Option<(SyntaxError, Vec<usize>)> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let line = lines.get(err_line)?;
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let prev = lines[..err_line]
+        .iter()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))?;
+    let prev_indent = prev.len() - prev.trim_start_matches(' ').len();
+    let prev_is_key = prev
+        .trim_start()
+        .split_once(": ")
+        .is_some_and(|(k, v)| !k.is_empty() && !v.trim().is_empty());
+    if indent <= prev_indent || !prev_is_key {
+        return None;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let start = line_start + indent;
+    let end = start + line.trim_start_matches(' ').find(':').unwrap_or(1).max(1);
+    Some((
+        SyntaxError {
+            range: TextRange::from_usize(start, end),
+            message: format!("this line is indented deeper ({indent} spaces) than the key above it ({prev_indent}), so YAML reads it as part of that key's value"),
+            detected_at: None,
+            help: Some(format!("indent it with {prev_indent} spaces, like the key above, if it is a sibling key")),
+        },
+        vec![err_line],
+    ))
 }
 
 /// What to do about an unclosed `[` or `{`.
