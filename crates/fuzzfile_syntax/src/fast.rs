@@ -1187,6 +1187,13 @@ fn plain_block(b: &[u8], p: usize) -> R<(usize, Stop)> {
     let mut i = p;
     let mut end = p;
     loop {
+        // Skip the bytes that cannot end the scalar.
+        while i < b.len() && !PLAIN_SPECIAL[b[i] as usize] {
+            i += 1;
+        }
+        if i > end && b[i - 1] != b' ' {
+            end = i;
+        }
         if i >= b.len() {
             return Ok((end, Stop::Eol(i)));
         }
@@ -1209,6 +1216,18 @@ fn plain_block(b: &[u8], p: usize) -> R<(usize, Stop)> {
         }
     }
 }
+
+/// Bytes at which a plain scalar in block context may end (or its text pause).
+static PLAIN_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b':' as usize] = true;
+    t[b'#' as usize] = true;
+    t
+};
 
 /// Length after the `\` at `i` of a double-quoted escape the fast path decodes exactly.
 fn double_escape_len(b: &[u8], i: usize) -> R<usize> {

@@ -430,8 +430,30 @@ const WORDS: &[&str] = &[
     "'a",
 ];
 
+/// Values the fast path takes, among them multi-line flow collections and quoted scalars.
+const GOOD_WORDS: &[&str] = &[
+    "a",
+    "job-1",
+    "docker://x/y:1.0",
+    "a:b",
+    "x y  z",
+    "-1",
+    "'it''s'",
+    "\"t\\t\\u00e9\"",
+    "[a, 'b', \"c\"]",
+    "{a: [1, 2], 'b': c}",
+    "[a,\n      b, # c\n      c]",
+    "\"one\n      two \\\n      three\"",
+    "'one\n\n      two'",
+    "{k: docker://x:1,\n      l: [m]}",
+];
+
 fn gen_scalar(r: &mut Rng) -> String {
-    r.pick(WORDS).to_string()
+    if r.below(3) == 0 {
+        r.pick(WORDS).to_string()
+    } else {
+        r.pick(GOOD_WORDS).to_string()
+    }
 }
 
 fn gen_block_scalar(r: &mut Rng, indent: usize, out: &mut String) {
@@ -581,7 +603,7 @@ fn generate(r: &mut Rng) -> String {
 fn generated_inputs_match_reference() {
     let mut r = Rng(0x9e37_79b9_7f4a_7c15);
     let mut taken = 0;
-    let n = 4000;
+    let n = 6000;
     for _ in 0..n {
         let text = generate(&mut r);
         taken += usize::from(check_text(&text));
