@@ -82,9 +82,11 @@ impl<'a> Builder<'a> {
     /// Entries of a mapping whose keys are fixed by `place`. Unknown keys are reported and left
     /// out. A null value (`key:` with nothing after it) has no entries.
     fn object(&mut self, id: NodeId, place: Place) -> Vec<(Key, NodeId)> {
-        let mut out = Vec::new();
         let entries = self.map_entries(id, place.describe());
-        let siblings: Vec<String> = entries.iter().map(|(k, _)| k.value.clone()).collect();
+        let mut out = Vec::with_capacity(entries.len());
+        // Did-you-mean needs the sibling keys; collect them only when a key is unknown.
+        let mut unknown: Vec<Key> = Vec::new();
+        let mut siblings: Vec<String> = Vec::new();
         for (key, value) in entries {
             match place.key(&key.value) {
                 Some(spec) => {
@@ -126,10 +128,17 @@ impl<'a> Builder<'a> {
                             continue;
                         }
                     }
+                    siblings.push(key.value.clone());
                     out.push((key, value));
                 }
-                None => self.unknown_key(&key, place, &siblings),
+                None => {
+                    siblings.push(key.value.clone());
+                    unknown.push(key);
+                }
             }
+        }
+        for key in &unknown {
+            self.unknown_key(key, place, &siblings);
         }
         out
     }
@@ -1868,29 +1877,51 @@ impl<'a> Builder<'a> {
 
     /// `duplicate-key`: every mapping of the tree, flow or block, at any depth.
     fn duplicate_keys(&mut self) {
-        let mut seen: HashMap<&str, TextRange> = HashMap::new();
-        for (_, node) in self.tree.nodes() {
+        let tree = self.tree;
+        for (_, node) in tree.nodes() {
             let NodeKind::Mapping { entries, .. } = &node.kind else {
                 continue;
             };
             if entries.len() < 2 {
                 continue;
             }
-            seen.clear();
-            for e in entries {
-                let Some(s) = self.tree.scalar(e.key) else {
-                    continue;
-                };
-                let r = self.tree.node(e.key).range;
-                if let Some(first) = seen.get(s.value.as_str()) {
-                    let first = *first;
+            let keys = entries.iter().filter_map(|e| {
+                tree.scalar(e.key)
+                    .map(|s| (s.value.as_str(), tree.node(e.key).range))
+            });
+            // Small mappings (almost all of them): a linear scan beats hashing. Large ones (the
+            // jobs of a generated file): a map sized to the mapping.
+            let dups: Vec<(&str, TextRange, TextRange)> = if entries.len() <= 16 {
+                let keys: Vec<(&str, TextRange)> = keys.collect();
+                keys.iter()
+                    .enumerate()
+                    .filter_map(|(i, (k, r))| {
+                        keys[..i]
+                            .iter()
+                            .find(|(k2, _)| k2 == k)
+                            .map(|(_, first)| (*k, *r, *first))
+                    })
+                    .collect()
+            } else {
+                let mut seen: HashMap<&str, TextRange> = HashMap::with_capacity(entries.len());
+                let mut d = Vec::new();
+                for (k, r) in keys {
+                    match seen.get(k) {
+                        Some(first) => d.push((k, r, *first)),
+                        None => {
+                            seen.insert(k, r);
+                        }
+                    }
+                }
+                d
+            };
+            for (key, r, first) in dups {
+                {
                     self.diags.push(
-                        Diagnostic::new(Rule::DuplicateKey, r, format!("duplicate key `{}`", s.value))
+                        Diagnostic::new(Rule::DuplicateKey, r, format!("duplicate key `{key}`"))
                             .with_label(first, "first defined here")
                             .with_help("YAML keys must be unique in a mapping; remove or rename one of them (Fuzzball would see only one)"),
                     );
-                } else {
-                    seen.insert(s.value.as_str(), r);
                 }
             }
         }
