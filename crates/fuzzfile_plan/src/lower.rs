@@ -1,0 +1,1290 @@
+//! Lowering: a checked Fuzzfile to a [`Plan`].
+
+use crate::runtime::runtimes;
+use crate::types::*;
+use crate::{PlanOptions, Refusal, MAX_INSTANCES};
+use fuzzfile_check::launch::{self, Launcher, Resolved};
+use fuzzfile_check::{Analysis, Severity, TextRange};
+use fuzzfile_model as m;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub(crate) fn lower(a: &Analysis, options: &PlanOptions) -> Result<Plan, Refusal> {
+    let errors: Vec<_> = a
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .cloned()
+        .collect();
+    if !errors.is_empty() {
+        return Err(Refusal::Errors(errors));
+    }
+    let model = &a.model;
+    let mut jobs = Vec::new();
+    let mut services = Vec::new();
+    for t in model.tasks() {
+        let task = Lowering {
+            a,
+            options,
+            task: t,
+        }
+        .task()?;
+        match t.kind {
+            m::TaskKind::Job => jobs.push(task),
+            m::TaskKind::Service => services.push(task),
+        }
+    }
+    jobs.sort_by(|x, y| x.name.cmp(&y.name));
+    services.sort_by(|x, y| x.name.cmp(&y.name));
+
+    let mut files: Vec<TopFile> = model
+        .files
+        .iter()
+        .map(|f| TopFile {
+            name: f.name.value.clone(),
+            content: f.content.value.clone(),
+            bytes: f.content.value.len() as u64,
+        })
+        .collect();
+    files.sort_by(|x, y| x.name.cmp(&y.name));
+
+    let mut volumes: Vec<Volume> = model
+        .volumes
+        .iter()
+        .map(|v| volume(a, v, jobs.iter().chain(services.iter())))
+        .collect();
+    volumes.sort_by(|x, y| x.key.cmp(&y.key));
+
+    Ok(Plan {
+        plan_version: PLAN_VERSION,
+        workflow: Workflow {
+            source: options.source.clone(),
+            version: model
+                .version()
+                .map_or("unknown", |v| v.as_str())
+                .to_owned(),
+            annotations: key_values(&model.annotations),
+        },
+        cluster: options.profile.as_ref().map(|p| Cluster {
+            name: p.name.clone(),
+            gpus_per_node: p.gpus_per_node,
+            gpu_products: p.products().into_iter().map(str::to_owned).collect(),
+            fabric: p.fabric.map(|f| f.as_str().to_owned()),
+            mnnvl: p.mnnvl,
+            imex: p.imex,
+        }),
+        placeholders: vec![Placeholder {
+            token: WORKDIR.into(),
+            meaning: "the runner's work directory on the node (an absolute path); host paths of volumes, of files to write and of the runner's helpers are under it. It appears only in paths the plan made up, never in anything taken from the Fuzzfile".into(),
+        }],
+        volumes,
+        files,
+        graph: graph(model),
+        jobs,
+        services,
+    })
+}
+
+fn key_values(kvs: &[m::KeyValue]) -> BTreeMap<String, String> {
+    kvs.iter()
+        .map(|kv| (kv.key.value.clone(), kv.value.value.clone()))
+        .collect()
+}
+
+fn secret(s: &m::values::SecretRef) -> SecretRef {
+    SecretRef {
+        reference: format!("secret://{}/{}", s.scope, s.name),
+        scope: s.scope.clone(),
+        name: s.name.clone(),
+    }
+}
+
+fn volume_host_path(key: &str) -> String {
+    format!("{WORKDIR}/volumes/{key}")
+}
+
+fn volume<'p>(a: &Analysis, v: &m::Volume, tasks: impl Iterator<Item = &'p Task>) -> Volume {
+    let class = v
+        .reference
+        .as_ref()
+        .map(|r| r.value.class.clone())
+        .or_else(|| v.use_.as_ref().map(|u| u.value.clone()));
+    let (kind, provisioner) = match class.as_deref() {
+        Some(c) if c.eq_ignore_ascii_case("ephemeral") => (VolumeKind::Ephemeral, None),
+        Some(c) if c.eq_ignore_ascii_case("persistent") => (VolumeKind::Persistent, None),
+        other => (VolumeKind::Provisioned, other.map(str::to_owned)),
+    };
+    let transfer = |t: &m::Transfer| Transfer {
+        source: transfer_end(&a.model, t.source.as_ref(), true),
+        destination: transfer_end(&a.model, t.destination.as_ref(), false),
+        timeout: t
+            .policy
+            .as_ref()
+            .and_then(|p| p.timeout.as_ref())
+            .map(|d| timeout(a, d, "the transfer's policy.timeout.execute")),
+    };
+    let mut mounted_by: Vec<String> = tasks
+        .filter(|t| t.mounts.iter().any(|mt| mt.volume == v.key.value))
+        .map(|t| t.name.clone())
+        .collect();
+    mounted_by.sort();
+    mounted_by.dedup();
+    Volume {
+        key: v.key.value.clone(),
+        kind,
+        reference: v.reference.as_ref().map(|r| {
+            let mut s = format!("volume://{}/{}", r.value.scope, r.value.class);
+            if let Some(n) = &r.value.name {
+                s.push('/');
+                s.push_str(n);
+            }
+            s
+        }),
+        use_: v.use_.as_ref().map(|u| u.value.clone()),
+        provisioner,
+        name: v.name.as_ref().map(|n| n.value.clone()),
+        size_bytes: v.size.as_ref().map(|s| s.value.bytes),
+        host_path: volume_host_path(&v.key.value),
+        ingress: v.ingress.iter().map(transfer).collect(),
+        egress: v.egress.iter().map(transfer).collect(),
+        mounted_by,
+    }
+}
+
+/// A transfer end. `file://` means a path in the volume, except an ingress source that names
+/// a top-level `files` entry.
+fn transfer_end(model: &m::Fuzzfile, end: Option<&m::TransferUri>, source: bool) -> TransferEnd {
+    let uri = end.and_then(|e| e.uri.as_ref()).map(|u| u.value.clone());
+    let mut out = TransferEnd {
+        uri: uri.clone(),
+        volume_path: None,
+        file: None,
+        secret: end
+            .and_then(|e| e.secret.as_ref())
+            .map(|s| secret(&s.value)),
+    };
+    if let Some(rest) = uri.as_deref().and_then(|u| u.strip_prefix("file://")) {
+        if source && model.file(rest).is_some() {
+            out.file = Some(rest.to_owned());
+        } else {
+            out.volume_path = Some(rest.trim_start_matches('/').to_owned());
+        }
+    }
+    out
+}
+
+fn timeout(a: &Analysis, d: &m::Spanned<m::values::Duration>, source: &str) -> Timeout {
+    let nanos = d.value.nanos;
+    let lc = a.line_col(d.range.start);
+    Timeout {
+        seconds: u64::try_from(nanos.div_ceil(1_000_000_000)).unwrap_or(u64::MAX),
+        as_written: d.range.slice(&a.text).trim_matches(['"', '\'']).to_owned(),
+        source: source.to_owned(),
+        at: Some(Position {
+            line: lc.line,
+            column: lc.column,
+        }),
+    }
+}
+
+fn graph(model: &m::Fuzzfile) -> Graph {
+    let mut nodes: Vec<GraphNode> = model
+        .tasks()
+        .map(|t| GraphNode {
+            name: t.name.value.clone(),
+            kind: kind(t.kind),
+        })
+        .collect();
+    nodes.sort_by(|x, y| x.name.cmp(&y.name));
+    let mut edges = Vec::new();
+    for t in model.tasks() {
+        if !t.depends_on.is_empty() {
+            for d in &t.depends_on {
+                let Some(name) = &d.name else { continue };
+                let status = match d.status.as_ref().map(|s| s.value) {
+                    Some(m::DependencyStatus::Running) => DependencyStatus::Running,
+                    _ => DependencyStatus::Finished,
+                };
+                edges.push(Edge {
+                    from: name.value.clone(),
+                    to: t.name.value.clone(),
+                    status,
+                    declared_by: DeclaredBy::DependsOn,
+                });
+            }
+        } else {
+            for r in &t.requires {
+                edges.push(Edge {
+                    from: r.value.clone(),
+                    to: t.name.value.clone(),
+                    status: DependencyStatus::Finished,
+                    declared_by: DeclaredBy::Requires,
+                });
+            }
+        }
+    }
+    edges.sort_by(|x, y| (&x.to, &x.from).cmp(&(&y.to, &y.from)));
+    edges.dedup_by(|x, y| x.to == y.to && x.from == y.from);
+
+    // Kahn's algorithm, ties by name. The analysis refused cycles already.
+    let names: BTreeSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    let mut indegree: BTreeMap<&str, usize> = names.iter().map(|n| (*n, 0)).collect();
+    for e in &edges {
+        if names.contains(e.from.as_str()) {
+            if let Some(d) = indegree.get_mut(e.to.as_str()) {
+                *d += 1;
+            }
+        }
+    }
+    let mut ready: BTreeSet<&str> = indegree
+        .iter()
+        .filter(|(_, d)| **d == 0)
+        .map(|(n, _)| *n)
+        .collect();
+    let mut order = Vec::new();
+    while let Some(n) = ready.pop_first() {
+        order.push(n.to_owned());
+        for e in edges.iter().filter(|e| e.from == n) {
+            if let Some(d) = indegree.get_mut(e.to.as_str()) {
+                *d -= 1;
+                if *d == 0 {
+                    ready.insert(e.to.as_str());
+                }
+            }
+        }
+    }
+    Graph {
+        nodes,
+        edges,
+        order,
+    }
+}
+
+fn kind(k: m::TaskKind) -> TaskKind {
+    match k {
+        m::TaskKind::Job => TaskKind::Job,
+        m::TaskKind::Service => TaskKind::Service,
+    }
+}
+
+/// Variables Fuzzball sets; a user's entry of the same name is replaced.
+const FB_WORKFLOW_ID: &str = "FB_WORKFLOW_ID";
+
+struct Lowering<'a> {
+    a: &'a Analysis,
+    options: &'a PlanOptions,
+    task: &'a m::Task,
+}
+
+/// What an instance adds to the task's common parts.
+struct InstanceSpec {
+    hostname: String,
+    role: Role,
+    task_id: Option<i64>,
+    rank: Option<u64>,
+    host: Option<String>,
+    provided: Vec<(String, EnvValue)>,
+    argv: Option<Vec<String>>,
+    wrapper_words: u64,
+    unexpanded: Vec<String>,
+}
+
+impl Lowering<'_> {
+    fn pos(&self, r: TextRange) -> Option<Position> {
+        let lc = self.a.line_col(r.start);
+        Some(Position {
+            line: lc.line,
+            column: lc.column,
+        })
+    }
+
+    fn name(&self) -> &str {
+        &self.task.name.value
+    }
+
+    fn unsupported(&self, message: impl Into<String>) -> Refusal {
+        Refusal::Unsupported {
+            task: self.name().to_owned(),
+            message: message.into(),
+        }
+    }
+
+    fn is_job(&self) -> bool {
+        self.task.kind == m::TaskKind::Job
+    }
+
+    fn defaults(&self) -> Option<&m::DefaultsJob> {
+        if self.is_job() {
+            self.a.model.defaults.as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// A resource field: the task's own, else `defaults.job`'s.
+    fn resource<T: Clone>(
+        &self,
+        f: impl Fn(&m::Resource) -> Option<&m::Spanned<T>>,
+    ) -> Option<(m::Spanned<T>, Source)> {
+        if let Some(v) = self.task.resource.as_ref().and_then(&f) {
+            return Some((v.clone(), Source::Job));
+        }
+        self.defaults()
+            .and_then(|d| d.resource.as_ref())
+            .and_then(&f)
+            .map(|v| (v.clone(), Source::Defaults))
+    }
+
+    fn sourced(&self, v: u64, range: TextRange, source: Source, key: &str) -> Sourced {
+        Sourced {
+            value: Some(v),
+            source: match source {
+                Source::Defaults => format!("defaults.job.resource.{key}"),
+                _ => format!("resource.{key}"),
+            },
+            at: self.pos(range),
+        }
+    }
+
+    fn task(&self) -> Result<Task, Refusal> {
+        let t = self.task;
+        let mut notes = Vec::new();
+        let image = t
+            .image
+            .as_ref()
+            .and_then(|i| i.uri.as_ref().map(|u| (i, u)))
+            .map(|(i, u)| Image {
+                uri: format!(
+                    "{}://{}",
+                    match u.value.scheme {
+                        m::values::ImageScheme::Docker => "docker",
+                        m::values::ImageScheme::Oras => "oras",
+                    },
+                    u.value.reference
+                ),
+                scheme: match u.value.scheme {
+                    m::values::ImageScheme::Docker => ImageScheme::Docker,
+                    m::values::ImageScheme::Oras => ImageScheme::Oras,
+                },
+                reference: u.value.reference.clone(),
+                secret: i.secret.as_ref().map(|s| secret(&s.value)),
+                decryption_secret: i.decryption_secret.as_ref().map(|s| secret(&s.value)),
+            })
+            .ok_or_else(|| self.unsupported("it has no image (`image.uri`) to run"))?;
+
+        // The command line, and the files to write.
+        let args: Vec<String> = t.args.iter().map(|a| a.value.clone()).collect();
+        let mut files: Vec<WriteFile> = t
+            .files
+            .iter()
+            .map(|f| WriteFile {
+                path: f.path.value.clone(),
+                host_path: self.file_host_path(&f.path.value),
+                content: match &f.source {
+                    m::FileSource::Ref(n) => FileContent::File(n.value.clone()),
+                    m::FileSource::Inline(s) => FileContent::Inline(s.value.clone()),
+                },
+                mode: "0644".into(),
+            })
+            .collect();
+        let command = if let Some(cmd) = &t.command {
+            if t.script.is_some() {
+                notes.push("both `command` and `script` are given: the command runs, the script is not written".into());
+            }
+            Command {
+                form: CommandForm::Command,
+                argv: cmd
+                    .value
+                    .iter()
+                    .map(|w| w.value.clone())
+                    .chain(args.iter().cloned())
+                    .collect(),
+                args: args.clone(),
+            }
+        } else if let Some(script) = &t.script {
+            files.push(WriteFile {
+                path: SCRIPT_PATH.into(),
+                host_path: self.file_host_path(SCRIPT_PATH),
+                content: FileContent::Inline(script.value.clone()),
+                mode: "0755".into(),
+            });
+            Command {
+                form: CommandForm::Script,
+                argv: std::iter::once(SCRIPT_PATH.to_owned())
+                    .chain(args.iter().cloned())
+                    .collect(),
+                args: args.clone(),
+            }
+        } else {
+            return Err(self.unsupported("it has neither `command` nor `script`"));
+        };
+        files.sort_by(|x, y| x.path.cmp(&y.path));
+        files.dedup_by(|x, y| x.path == y.path);
+
+        // Mounts: `defaults.job.mounts` merged by container path, the task's own winning.
+        let mut mounts: BTreeMap<String, Mount> = BTreeMap::new();
+        let mut add_mounts = |ms: &[m::Mount], source: Source| {
+            for mt in ms {
+                mounts.insert(
+                    mt.path.value.clone(),
+                    Mount {
+                        path: mt.path.value.clone(),
+                        volume: mt.volume.value.clone(),
+                        host_path: volume_host_path(&mt.volume.value),
+                        source,
+                    },
+                );
+            }
+        };
+        if let Some(d) = self.defaults() {
+            add_mounts(&d.mounts, Source::Defaults);
+        }
+        add_mounts(&t.mounts, Source::Job);
+        let mounts: Vec<Mount> = mounts.into_values().collect();
+
+        let resources = self.resources();
+        let timeout = match t.policy.as_ref().and_then(|p| p.timeout.as_ref()) {
+            Some(d) => Some(timeout(self.a, d, "policy.timeout.execute")),
+            None => self
+                .defaults()
+                .and_then(|d| d.policy.as_ref())
+                .and_then(|p| p.timeout.as_ref())
+                .map(|d| timeout(self.a, d, "defaults.job.policy.timeout.execute")),
+        };
+        if timeout.is_none() && self.is_job() {
+            notes.push("no `policy.timeout.execute`: Fuzzball applies its default timeout, whose value is not documented; the runner applies none".into());
+        }
+        if t.policy.as_ref().is_some_and(|p| p.retry.is_some()) {
+            notes.push("`policy.retry` is ignored, as Fuzzball ignores it".into());
+        }
+        if !t.depends_on.is_empty() && !t.requires.is_empty() {
+            notes.push("`requires` is ignored because `depends-on` is given".into());
+        }
+
+        let env = launch::effective_env(&self.a.model, t);
+        let user_env: Vec<EnvVar> = env
+            .iter()
+            .map(|e| EnvVar {
+                name: e.name.clone(),
+                value: match &e.secret {
+                    Some(s) => EnvValue::Secret(secret(s)),
+                    None => EnvValue::Literal(e.value.clone()),
+                },
+                source: if e.from_defaults {
+                    Source::Defaults
+                } else {
+                    Source::Job
+                },
+            })
+            .collect();
+
+        let mut devices = Vec::new();
+        if t.multinode.is_some() {
+            devices.push(Device {
+                path: "/dev/infiniband".into(),
+                reason: "Fuzzball exposes the InfiniBand devices to multinode containers".into(),
+            });
+        }
+        if let Some(e) = env.iter().find(|e| e.name == "NVIDIA_IMEX_CHANNELS") {
+            let channels: Vec<&str> = e.value.split(',').map(str::trim).collect();
+            if channels.iter().all(|c| c.parse::<u32>().is_ok()) {
+                for c in channels {
+                    devices.push(Device {
+                        path: format!("/dev/nvidia-caps-imex-channels/channel{c}"),
+                        reason: "NVIDIA_IMEX_CHANNELS requests this IMEX channel".into(),
+                    });
+                }
+            } else {
+                notes.push(format!(
+                    "NVIDIA_IMEX_CHANNELS={} names no channel numbers; no IMEX channel device is added",
+                    e.value
+                ));
+            }
+        }
+        devices.sort_by(|x, y| x.path.cmp(&y.path));
+        devices.dedup_by(|x, y| x.path == y.path);
+
+        let network = t.network.as_ref().map(|n| {
+            let mut ports: Vec<Port> = n
+                .ports
+                .iter()
+                .map(|p| Port {
+                    name: p.name.as_ref().map(|s| s.value.clone()),
+                    port: p.port.as_ref().map(|s| s.value),
+                    protocol: p.protocol.as_ref().map(|s| s.value.clone()),
+                })
+                .collect();
+            ports.sort_by(|x, y| (&x.name, x.port).cmp(&(&y.name, y.port)));
+            Network {
+                isolated: n.isolated.as_ref().map(|s| s.value),
+                host: n.host.as_ref().map(|s| s.value),
+                expose_tcp: n.expose_tcp.iter().map(|s| s.value).collect(),
+                expose_udp: n.expose_udp.iter().map(|s| s.value).collect(),
+                ports,
+            }
+        });
+
+        let service = (t.kind == m::TaskKind::Service).then(|| {
+            let mut endpoints: Vec<Endpoint> = t
+                .network
+                .iter()
+                .flat_map(|n| n.endpoints.iter())
+                .map(|e| Endpoint {
+                    name: e.name.as_ref().map(|s| s.value.clone()),
+                    port_name: e.port_name.as_ref().map(|s| s.value.clone()),
+                    protocol: e.protocol.as_ref().map(|s| s.value.clone()),
+                    kind: e.kind.as_ref().map(|s| s.value.clone()),
+                    scope: e.scope.as_ref().map(|s| s.value.clone()),
+                })
+                .collect();
+            endpoints.sort_by(|x, y| x.name.cmp(&y.name));
+            Service {
+                persist: t.persist.as_ref().is_some_and(|p| p.value),
+                readiness_probe: t
+                    .readiness_probe
+                    .as_ref()
+                    .and_then(|p| p.action.as_ref())
+                    .map(probe),
+                endpoints,
+            }
+        });
+        if service.as_ref().is_some_and(|s| !s.endpoints.is_empty()) {
+            notes.push("Fuzzball's FB_ENDPOINT_PATH_*/FB_ENDPOINT_URL_* variables are not planned (their naming rule is not documented)".into());
+        }
+
+        let task_array = match &t.task_array {
+            Some(ta) => {
+                let (Some(start), Some(end)) = (&ta.start, &ta.end) else {
+                    return Err(self.unsupported("its task array lacks `start` or `end`"));
+                };
+                if end.value < start.value {
+                    return Err(self.unsupported(format!(
+                        "its task array ends ({}) before it starts ({})",
+                        end.value, start.value
+                    )));
+                }
+                let count = (end.value - start.value) as u64 + 1;
+                if count > MAX_INSTANCES {
+                    return Err(self.unsupported(format!(
+                        "its task array has {count} tasks; a plan lists at most {MAX_INSTANCES}"
+                    )));
+                }
+                Some(TaskArray {
+                    start: start.value,
+                    end: end.value,
+                    count,
+                    concurrency: ta.concurrency.as_ref().map(|c| c.value),
+                })
+            }
+            None => None,
+        };
+        if task_array.is_some() && t.multinode.is_some() {
+            return Err(self.unsupported(
+                "it combines `task-array` with `multinode`, which Fuzzball does not define",
+            ));
+        }
+        let multinode = self.multinode(&resources, &command, &mut notes)?;
+        let mut helpers = Vec::new();
+        if let Some(mn) = &multinode {
+            helpers.push(Helper {
+                path: SSH_WRAPPER_PATH.into(),
+                host_path: format!("{WORKDIR}/helpers/fuzz-multinode-ssh"),
+                purpose: "MULTINODE_SSH_WRAPPER: `fuzz-multinode-ssh HOST COMMAND...` runs COMMAND in this job's container on HOST".into(),
+            });
+            if mn.implementation == "generic" {
+                helpers.push(Helper {
+                    path: EXEC_ALL_PATH.into(),
+                    host_path: format!("{WORKDIR}/helpers/exec_all"),
+                    purpose: "`exec_all COMMAND...` runs COMMAND on every node through the SSH wrapper, head first, with RANK set to the node's rank; waits for all and fails if any fails".into(),
+                });
+            }
+            helpers.sort_by(|x, y| x.path.cmp(&y.path));
+        }
+
+        // The instances.
+        let base_env = |hostname: &str| -> Vec<(String, EnvValue)> {
+            vec![
+                (
+                    FB_WORKFLOW_ID.into(),
+                    EnvValue::Runtime("workflow-id".into()),
+                ),
+                (
+                    "FB_ACCOUNT_ID".into(),
+                    EnvValue::Runtime("account-id".into()),
+                ),
+                ("FB_JOB_NAME".into(), EnvValue::Literal(self.name().into())),
+                ("HOSTNAME".into(), EnvValue::Literal(hostname.into())),
+            ]
+        };
+        let mut specs = Vec::new();
+        if let Some(ta) = &task_array {
+            for id in ta.start..=ta.end {
+                let hostname = format!("{}-{id}", self.name());
+                let mut provided = base_env(&hostname);
+                provided.push(("FB_TASK_ID".into(), EnvValue::Literal(id.to_string())));
+                specs.push(InstanceSpec {
+                    hostname,
+                    role: Role::Task,
+                    task_id: Some(id),
+                    rank: None,
+                    host: None,
+                    provided,
+                    argv: Some(command.argv.clone()),
+                    wrapper_words: 0,
+                    unexpanded: Vec::new(),
+                });
+            }
+        } else if let Some(mn) = &multinode {
+            let slots = mn.slots.value.unwrap_or(1);
+            let generic = mn.implementation == "generic";
+            let hostlist: Vec<String> = mn.hosts.iter().map(|h| format!("{h}:{slots}")).collect();
+            for rank in 0..mn.nodes {
+                let hostname = format!("{}-{rank}", self.name());
+                let host = mn.hosts[rank as usize].clone();
+                let mut provided = base_env(&hostname);
+                let mut mvars: Vec<(String, Option<String>, EnvValue)> = Vec::new();
+                if generic {
+                    let lit = |s: String| (Some(s.clone()), EnvValue::Literal(s));
+                    for (name, (known, value)) in [
+                        ("MULTINODE_HOSTLIST", lit(hostlist.join(","))),
+                        ("MULTINODE_HOSTLIST_NOSLOTS", lit(mn.hosts.join(","))),
+                        ("MULTINODE_TOTAL_SLOTS", lit(mn.total_slots.to_string())),
+                        (
+                            "MULTINODE_NODE_IP",
+                            (None, EnvValue::Runtime(format!("address-of:{host}"))),
+                        ),
+                        ("MULTINODE_SSH_WRAPPER", lit(SSH_WRAPPER_PATH.into())),
+                        ("MULTINODE_RSH_WRAPPER", lit(SSH_WRAPPER_PATH.into())),
+                        ("RANK", lit(rank.to_string())),
+                    ] {
+                        mvars.push((name.to_owned(), known, value));
+                    }
+                }
+                for (n, _, v) in &mvars {
+                    provided.push((n.clone(), v.clone()));
+                }
+                let (argv, wrapper_words, unexpanded) = if rank == 0 {
+                    let mut unexpanded = BTreeSet::new();
+                    let mut argv: Vec<String> = if generic && command.form == CommandForm::Command {
+                        command
+                            .argv
+                            .iter()
+                            .map(|w| expand_multinode(w, &mvars, &mut unexpanded))
+                            .collect()
+                    } else {
+                        command.argv.clone()
+                    };
+                    let words = match &mn.wrapper {
+                        Some(w) => {
+                            let mut full = w.argv.clone();
+                            full.append(&mut argv);
+                            argv = full;
+                            w.argv.len() as u64
+                        }
+                        None => 0,
+                    };
+                    (Some(argv), words, unexpanded.into_iter().collect())
+                } else {
+                    (None, 0, Vec::new())
+                };
+                specs.push(InstanceSpec {
+                    hostname,
+                    role: if rank == 0 { Role::Head } else { Role::Member },
+                    task_id: None,
+                    rank: Some(rank),
+                    host: Some(host),
+                    provided,
+                    argv,
+                    wrapper_words,
+                    unexpanded,
+                });
+            }
+        } else {
+            specs.push(InstanceSpec {
+                hostname: self.name().to_owned(),
+                role: Role::Single,
+                task_id: None,
+                rank: None,
+                host: None,
+                provided: base_env(self.name()),
+                argv: Some(command.argv.clone()),
+                wrapper_words: 0,
+                unexpanded: Vec::new(),
+            });
+        }
+
+        let provided_names: BTreeSet<String> = specs
+            .iter()
+            .flat_map(|s| s.provided.iter().map(|(n, _)| n.clone()))
+            .collect();
+        let shadowed: Vec<&str> = user_env
+            .iter()
+            .filter(|e| provided_names.contains(&e.name))
+            .map(|e| e.name.as_str())
+            .collect();
+        if !shadowed.is_empty() {
+            notes.push(format!(
+                "Fuzzball sets {}, which replaces the value in `env`",
+                shadowed.join(", ")
+            ));
+        }
+
+        let gpus = resources
+            .gpus_per_node
+            .as_ref()
+            .and_then(|g| g.value)
+            .unwrap_or(0);
+        let instances: Vec<Instance> = specs
+            .into_iter()
+            .map(|s| {
+                let mut env: BTreeMap<String, EnvVar> = BTreeMap::new();
+                for e in &user_env {
+                    env.insert(e.name.clone(), e.clone());
+                }
+                for (n, v) in s.provided {
+                    env.insert(
+                        n.clone(),
+                        EnvVar {
+                            name: n,
+                            value: v,
+                            source: Source::Fuzzball,
+                        },
+                    );
+                }
+                let env: Vec<EnvVar> = env.into_values().collect();
+                let rt = runtimes(&crate::runtime::Inputs {
+                    image: &image,
+                    cwd: t.cwd.as_ref().map(|c| c.value.as_str()),
+                    mounts: &mounts,
+                    files: &files,
+                    helpers: &helpers,
+                    devices: &devices,
+                    gpus,
+                    cores: resources.cores.as_ref().and_then(|c| c.value),
+                    memory: resources.memory_bytes.as_ref().and_then(|c| c.value),
+                    env: &env,
+                    argv: s.argv.as_deref(),
+                    multinode: multinode.is_some(),
+                });
+                Instance {
+                    hostname: s.hostname,
+                    role: s.role,
+                    task_id: s.task_id,
+                    rank: s.rank,
+                    host: s.host,
+                    argv: s.argv,
+                    wrapper_words: s.wrapper_words,
+                    unexpanded: s.unexpanded,
+                    env,
+                    runtimes: rt,
+                }
+            })
+            .collect();
+
+        let launchers = self.launchers(&resources, multinode.as_ref());
+
+        Ok(Task {
+            name: self.name().to_owned(),
+            kind: kind(t.kind),
+            image,
+            command,
+            cwd: t.cwd.as_ref().map(|c| c.value.clone()),
+            mounts,
+            files,
+            resources,
+            helpers,
+            devices,
+            timeout,
+            network,
+            task_array,
+            multinode,
+            service,
+            launchers,
+            instances,
+            notes,
+        })
+    }
+
+    /// `{workdir}/files/<task>/<container path>`.
+    fn file_host_path(&self, path: &str) -> String {
+        format!(
+            "{WORKDIR}/files/{}/{}",
+            self.name(),
+            path.trim_start_matches('/')
+        )
+    }
+
+    fn resources(&self) -> Resources {
+        let cores = self
+            .resource(|r| r.cores.as_ref())
+            .map(|(v, s)| self.sourced(v.value, v.range, s, "cpu.cores"));
+        let by_core = self
+            .resource(|r| r.memory_by_core.as_ref())
+            .is_some_and(|(v, _)| v.value);
+        let memory_bytes = self.resource(|r| r.memory.as_ref()).map(|(v, s)| {
+            let mut out = self.sourced(v.value.bytes, v.range, s, "memory.size");
+            if by_core {
+                out.value = cores
+                    .as_ref()
+                    .and_then(|c| c.value)
+                    .and_then(|c| c.checked_mul(v.value.bytes));
+                out.source.push_str(" × cpu.cores (memory.by-core)");
+            }
+            out
+        });
+        let mut devices = BTreeMap::new();
+        if let Some(d) = self.defaults().and_then(|d| d.resource.as_ref()) {
+            for (k, v) in &d.devices {
+                devices.insert(k.value.clone(), v.value);
+            }
+        }
+        if let Some(r) = &self.task.resource {
+            for (k, v) in &r.devices {
+                devices.insert(k.value.clone(), v.value);
+            }
+        }
+        let gpus_per_node = self
+            .resource(|r| r.device("nvidia.com/gpu"))
+            .map(|(v, s)| self.sourced(v.value, v.range, s, "devices[nvidia.com/gpu]"));
+        let mut annotations = BTreeMap::new();
+        if let Some(d) = self.defaults().and_then(|d| d.resource.as_ref()) {
+            annotations.extend(key_values(&d.annotations));
+        }
+        if let Some(r) = &self.task.resource {
+            annotations.extend(key_values(&r.annotations));
+        }
+        Resources {
+            cores,
+            affinity: self.resource(|r| r.affinity.as_ref()).map(|(v, _)| {
+                match v.value {
+                    m::Affinity::Core => "CORE",
+                    m::Affinity::Socket => "SOCKET",
+                    m::Affinity::Numa => "NUMA",
+                }
+                .to_owned()
+            }),
+            threads: self.resource(|r| r.threads.as_ref()).map(|(v, _)| v.value),
+            sockets: self.resource(|r| r.sockets.as_ref()).map(|(v, _)| v.value),
+            memory_bytes,
+            memory_by_core: by_core,
+            gpus_per_node,
+            devices,
+            exclusive: self
+                .resource(|r| r.exclusive.as_ref())
+                .map(|(v, _)| v.value),
+            annotations,
+        }
+    }
+
+    fn multinode(
+        &self,
+        resources: &Resources,
+        command: &Command,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<Multinode>, Refusal> {
+        let Some(mn) = &self.task.multinode else {
+            return Ok(None);
+        };
+        let nodes = match &mn.nodes {
+            Some(n) if n.value >= 1 => n.value,
+            Some(_) => return Err(self.unsupported("`multinode.nodes` must be at least 1")),
+            None => {
+                notes.push("`multinode.nodes` is not given; planned as 1 node".into());
+                1
+            }
+        };
+        if nodes > MAX_INSTANCES {
+            return Err(self.unsupported(format!(
+                "it runs on {nodes} nodes; a plan lists at most {MAX_INSTANCES}"
+            )));
+        }
+        let implementation = match mn.implementation.as_ref().map(|i| i.value) {
+            Some(m::Implementation::OpenMpi { .. }) => "openmpi",
+            Some(m::Implementation::Mpich) => "mpich",
+            Some(m::Implementation::Gasnet) => "gasnet",
+            Some(m::Implementation::Generic) => "generic",
+            None => {
+                notes.push("`multinode.implementation` is not given; planned as `generic`".into());
+                "generic"
+            }
+        };
+        let slots = match (&mn.procs_per_node, &resources.cores) {
+            (Some(p), _) => Sourced {
+                value: Some(p.value),
+                source: "multinode.procs-per-node".into(),
+                at: self.pos(p.range),
+            },
+            (None, Some(c)) => Sourced {
+                value: c.value,
+                source: format!("{} (the procs-per-node default)", c.source),
+                at: c.at,
+            },
+            (None, None) => Sourced {
+                value: Some(1),
+                source: "assumed: neither multinode.procs-per-node nor cpu.cores is given".into(),
+                at: None,
+            },
+        };
+        let per = slots.value.unwrap_or(1);
+        let (hosts, hosts_source) = match &self.options.hosts {
+            Some(h) => {
+                if (h.len() as u64) < nodes {
+                    return Err(Refusal::Hosts {
+                        task: self.name().to_owned(),
+                        nodes,
+                        hosts: h.len(),
+                    });
+                }
+                (h[..nodes as usize].to_vec(), "--hosts".to_owned())
+            }
+            None => (
+                (0..nodes).map(|i| format!("{}-{i}", self.name())).collect(),
+                "job hostnames <job>-<rank>".to_owned(),
+            ),
+        };
+        let total_slots = nodes.saturating_mul(per);
+        let hostlist = hosts
+            .iter()
+            .map(|h| format!("{h}:{per}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let note = "Fuzzball's exact launcher line is not documented; this is the line the runner uses: every slot of every node, remote processes started through the SSH wrapper".to_owned();
+        let wrapper = match implementation {
+            "openmpi" => Some(Wrapper {
+                added_by_fuzzball: true,
+                argv: vec![
+                    "mpirun".into(),
+                    "--host".into(),
+                    hostlist,
+                    "-np".into(),
+                    total_slots.to_string(),
+                    "--mca".into(),
+                    "plm_rsh_agent".into(),
+                    SSH_WRAPPER_PATH.into(),
+                ],
+                note,
+            }),
+            "mpich" => Some(Wrapper {
+                added_by_fuzzball: true,
+                argv: vec![
+                    "mpiexec".into(),
+                    "-hosts".into(),
+                    hostlist,
+                    "-np".into(),
+                    total_slots.to_string(),
+                    "-launcher".into(),
+                    "ssh".into(),
+                    "-launcher-exec".into(),
+                    SSH_WRAPPER_PATH.into(),
+                ],
+                note,
+            }),
+            "gasnet" => {
+                notes.push("how Fuzzball wraps a `gasnet` command is not documented; the command runs on the head node as written".into());
+                None
+            }
+            _ => None,
+        };
+        if implementation == "generic" && command.form == CommandForm::Command {
+            notes.push("Fuzzball expands `$MULTINODE_*` inside `command` words; the values known when planning are substituted in `argv`".into());
+        }
+        Ok(Some(Multinode {
+            nodes,
+            implementation: implementation.into(),
+            slots,
+            total_slots,
+            hosts,
+            hosts_source,
+            wrapper,
+        }))
+    }
+
+    fn launchers(&self, resources: &Resources, mn: Option<&Multinode>) -> Vec<LauncherUse> {
+        let t = self.task;
+        let env = launch::effective_env(&self.a.model, t);
+        let mut out = Vec::new();
+        if let Some(w) = mn.and_then(|m| m.wrapper.as_ref().map(|w| (m, w))) {
+            let (mn, w) = w;
+            out.push(LauncherUse {
+                launcher: format!("{} (added by Fuzzball)", w.argv[0]),
+                at: None,
+                on_every_node: false,
+                nnodes: None,
+                nproc_per_node: None,
+                np: Some(Sourced {
+                    value: Some(mn.total_slots),
+                    source: "multinode.nodes × slots".into(),
+                    at: None,
+                }),
+                world_size: Some(mn.total_slots),
+            });
+        }
+        let generic_slots = mn
+            .filter(|m| m.implementation == "generic")
+            .map(|m| m.total_slots);
+        for inv in launch::invocations(&self.a.text, &self.a.tree, t) {
+            let at = self.pos(inv.range());
+            let on_every_node = inv.exec_all.is_some();
+            let mut u = LauncherUse {
+                launcher: inv.launcher.name().to_owned(),
+                at,
+                on_every_node,
+                nnodes: None,
+                nproc_per_node: None,
+                np: None,
+                world_size: None,
+            };
+            match inv.launcher {
+                Launcher::Torchrun | Launcher::DistributedLaunch => {
+                    let args = launch::torchrun_args(&inv);
+                    let nnodes = match launch::torchrun_setting(&inv, &args, &env, "nnodes") {
+                        Some(s) => self.setting(&s, "--nnodes", "PET_NNODES", |v| {
+                            // `min:max` (elastic): the most nodes.
+                            let v = v.rsplit(':').next().unwrap_or(v);
+                            v.parse().ok().map(|n| (n, None))
+                        }),
+                        None if args.has("standalone") => Sourced {
+                            value: Some(1),
+                            source: "--standalone (one node)".into(),
+                            at: args.get("standalone").and_then(|f| self.pos(f.flag_range)),
+                        },
+                        None => Sourced {
+                            value: Some(1),
+                            source: "torchrun default".into(),
+                            at: None,
+                        },
+                    };
+                    let gpus = resources.gpus_per_node.as_ref().and_then(|g| g.value);
+                    let cores = resources.cores.as_ref().and_then(|g| g.value);
+                    let nproc = match launch::torchrun_setting(&inv, &args, &env, "nproc-per-node")
+                    {
+                        Some(s) => self.setting(
+                            &s,
+                            "--nproc-per-node",
+                            "PET_NPROC_PER_NODE",
+                            |v| match v {
+                                "gpu" | "auto" => {
+                                    gpus.map(|g| (g, Some(format!("`{v}`: the GPUs per node"))))
+                                }
+                                "cpu" => cores.map(|c| (c, Some("`cpu`: the CPU cores".into()))),
+                                _ => v.parse().ok().map(|n| (n, None)),
+                            },
+                        ),
+                        None => Sourced {
+                            value: Some(1),
+                            source: "torchrun default".into(),
+                            at: None,
+                        },
+                    };
+                    u.world_size = match (nnodes.value, nproc.value) {
+                        (Some(a), Some(b)) => a.checked_mul(b),
+                        _ => None,
+                    };
+                    u.nnodes = Some(nnodes);
+                    u.nproc_per_node = Some(nproc);
+                }
+                Launcher::Mpirun => {
+                    let args = launch::mpirun_args(&inv);
+                    let np = match args.get(&["np", "n", "c"]).and_then(|f| f.value.as_ref()) {
+                        Some(v) => {
+                            let at = self.pos(v.range);
+                            match launch::resolve(&v.text, &inv, &env) {
+                                Resolved::Literal(s) => Sourced {
+                                    value: s.parse().ok(),
+                                    source: if s.parse::<u64>().is_ok() {
+                                        "-np flag".into()
+                                    } else {
+                                        format!("-np flag: `{s}` is not a number")
+                                    },
+                                    at,
+                                },
+                                Resolved::Runtime(name)
+                                    if name == "MULTINODE_TOTAL_SLOTS"
+                                        && generic_slots.is_some() =>
+                                {
+                                    Sourced {
+                                        value: generic_slots,
+                                        source: "-np $MULTINODE_TOTAL_SLOTS (nodes × slots)".into(),
+                                        at,
+                                    }
+                                }
+                                _ => Sourced {
+                                    value: None,
+                                    source: format!("-np `{}`: known only at run time", v.text),
+                                    at,
+                                },
+                            }
+                        }
+                        None => match generic_slots {
+                            Some(s) => Sourced {
+                                value: Some(s),
+                                source: "mpirun default: one process per slot of the host list"
+                                    .into(),
+                                at: None,
+                            },
+                            None => Sourced {
+                                value: None,
+                                source: "no -np: one process per slot mpirun finds".into(),
+                                at: None,
+                            },
+                        },
+                    };
+                    u.world_size = np.value;
+                    u.np = Some(np);
+                }
+                Launcher::ExecAll => {
+                    u.world_size = mn.map(|m| m.nodes);
+                }
+                Launcher::Srun | Launcher::Deepspeed => {}
+            }
+            out.push(u);
+        }
+        out
+    }
+
+    /// A torchrun setting as a number with its source.
+    fn setting(
+        &self,
+        s: &launch::Setting,
+        flag: &str,
+        pet: &str,
+        parse: impl Fn(&str) -> Option<(u64, Option<String>)>,
+    ) -> Sourced {
+        let origin = if s.from_env {
+            format!("{pet} in env")
+        } else {
+            format!("{flag} flag")
+        };
+        let at = self.pos(s.range);
+        match &s.value {
+            Resolved::Literal(v) => match parse(v) {
+                Some((n, how)) => Sourced {
+                    value: Some(n),
+                    source: match how {
+                        Some(h) => format!("{origin}, {h}"),
+                        None => origin,
+                    },
+                    at,
+                },
+                None => Sourced {
+                    value: None,
+                    source: format!("{origin}: `{v}` is not a number known before the run"),
+                    at,
+                },
+            },
+            Resolved::Runtime(name) => Sourced {
+                value: None,
+                source: format!("{origin}: ${name}, known only at run time"),
+                at,
+            },
+            Resolved::Unknown => Sourced {
+                value: None,
+                source: format!("{origin}: not known before the run"),
+                at,
+            },
+        }
+    }
+}
+
+fn probe(p: &m::ProbeAction) -> Probe {
+    match p {
+        m::ProbeAction::Exec { command } => Probe::Exec {
+            command: command.iter().map(|c| c.value.clone()).collect(),
+        },
+        m::ProbeAction::HttpGet { path, port, scheme } => Probe::HttpGet {
+            path: path.as_ref().map(|s| s.value.clone()),
+            port: port.as_ref().map(|s| s.value),
+            scheme: scheme.as_ref().map(|s| s.value.clone()),
+        },
+        m::ProbeAction::TcpSocket { port } => Probe::TcpSocket {
+            port: port.as_ref().map(|s| s.value),
+        },
+        m::ProbeAction::Grpc { port, service } => Probe::Grpc {
+            port: port.as_ref().map(|s| s.value),
+            service: service.as_ref().map(|s| s.value.clone()),
+        },
+    }
+}
+
+/// Substitute `$MULTINODE_X` and `${MULTINODE_X}` whose values are known; names whose values
+/// are not known (`MULTINODE_NODE_IP`) stay and are recorded.
+fn expand_multinode(
+    word: &str,
+    vars: &[(String, Option<String>, EnvValue)],
+    unexpanded: &mut BTreeSet<String>,
+) -> String {
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, consumed) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        match vars
+            .iter()
+            .find(|(n, _, _)| n == name && name.starts_with("MULTINODE_"))
+        {
+            Some((_, Some(v), _)) => out.push_str(v),
+            Some((n, None, _)) => {
+                unexpanded.insert(n.clone());
+                out.push_str(&rest[i..i + 1 + consumed]);
+            }
+            None => out.push('$'),
+        }
+        rest = match vars
+            .iter()
+            .any(|(n, _, _)| n == name && name.starts_with("MULTINODE_"))
+        {
+            true => &after[consumed..],
+            false => after,
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansion() {
+        let vars = vec![
+            (
+                "MULTINODE_HOSTLIST".to_owned(),
+                Some("a:2,b:2".to_owned()),
+                EnvValue::Literal("a:2,b:2".into()),
+            ),
+            (
+                "MULTINODE_NODE_IP".to_owned(),
+                None,
+                EnvValue::Runtime("address-of:a".into()),
+            ),
+        ];
+        let mut un = BTreeSet::new();
+        assert_eq!(
+            expand_multinode("-H=$MULTINODE_HOSTLIST", &vars, &mut un),
+            "-H=a:2,b:2"
+        );
+        assert_eq!(
+            expand_multinode("${MULTINODE_HOSTLIST}x", &vars, &mut un),
+            "a:2,b:2x"
+        );
+        assert_eq!(expand_multinode("$HOME/$X", &vars, &mut un), "$HOME/$X");
+        assert!(un.is_empty());
+        assert_eq!(
+            expand_multinode("$MULTINODE_NODE_IP:29500", &vars, &mut un),
+            "$MULTINODE_NODE_IP:29500"
+        );
+        assert_eq!(un.into_iter().collect::<Vec<_>>(), ["MULTINODE_NODE_IP"]);
+    }
+}
