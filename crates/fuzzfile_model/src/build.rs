@@ -86,7 +86,6 @@ impl<'a> Builder<'a> {
         let mut out = Vec::with_capacity(entries.len());
         // Did-you-mean needs the sibling keys; collect them only when a key is unknown.
         let mut unknown: Vec<Key> = Vec::new();
-        let mut siblings: Vec<String> = Vec::new();
         for (key, value) in entries {
             match place.key(&key.value) {
                 Some(spec) => {
@@ -128,17 +127,21 @@ impl<'a> Builder<'a> {
                             continue;
                         }
                     }
-                    siblings.push(key.value.clone());
                     out.push((key, value));
                 }
-                None => {
-                    siblings.push(key.value.clone());
-                    unknown.push(key);
-                }
+                None => unknown.push(key),
             }
         }
-        for key in &unknown {
-            self.unknown_key(key, place, &siblings);
+        if !unknown.is_empty() {
+            let siblings: Vec<String> = out
+                .iter()
+                .map(|(k, _)| &k.value)
+                .chain(unknown.iter().map(|k| &k.value))
+                .cloned()
+                .collect();
+            for key in &unknown {
+                self.unknown_key(key, place, &siblings);
+            }
         }
         out
     }
