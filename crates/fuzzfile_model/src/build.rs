@@ -38,7 +38,8 @@ struct Builder<'a> {
     exhausted: bool,
 }
 
-type Key = Spanned<String>;
+/// A key of a mapping, borrowed from the tree (keys are read far more often than kept).
+type Key<'a> = Spanned<&'a str>;
 
 impl<'a> Builder<'a> {
     fn emit(&mut self, d: Diagnostic) {
@@ -81,11 +82,11 @@ impl<'a> Builder<'a> {
 
     /// Entries of a mapping whose keys are fixed by `place`. Unknown keys are reported and left
     /// out. A null value (`key:` with nothing after it) has no entries.
-    fn object(&mut self, id: NodeId, place: Place) -> Vec<(Key, NodeId)> {
+    fn object(&mut self, id: NodeId, place: Place) -> Vec<(Key<'a>, NodeId)> {
         let entries = self.map_entries(id, place.describe());
         let mut out = Vec::with_capacity(entries.len());
         // Did-you-mean needs the sibling keys; collect them only when a key is unknown.
-        let mut unknown: Vec<Key> = Vec::new();
+        let mut unknown: Vec<Key<'a>> = Vec::new();
         for (key, value) in entries {
             match place.key(&key.value) {
                 Some(spec) => {
@@ -133,11 +134,10 @@ impl<'a> Builder<'a> {
             }
         }
         if !unknown.is_empty() {
-            let siblings: Vec<String> = out
+            let siblings: Vec<&str> = out
                 .iter()
-                .map(|(k, _)| &k.value)
-                .chain(unknown.iter().map(|k| &k.value))
-                .cloned()
+                .map(|(k, _)| k.value)
+                .chain(unknown.iter().map(|k| k.value))
                 .collect();
             for key in &unknown {
                 self.unknown_key(key, place, &siblings);
@@ -148,7 +148,7 @@ impl<'a> Builder<'a> {
 
     /// Report an unknown key. A rename fix is offered only when the new name is not already a
     /// key of the same mapping (renaming would create a duplicate).
-    fn unknown_key(&mut self, key: &Key, place: Place, siblings: &[String]) {
+    fn unknown_key(&mut self, key: &Key<'a>, place: Place, siblings: &[&str]) {
         let valid: Vec<&'static str> = place
             .keys()
             .iter()
@@ -162,7 +162,7 @@ impl<'a> Builder<'a> {
             format!("unknown key `{}` {}", key.value, place.describe()),
         );
         let rename = |d: &mut Diagnostic, to: &str, help: String| {
-            if siblings.iter().any(|s| s == to) {
+            if siblings.iter().any(|s| *s == to) {
                 d.help = Some(format!(
                     "{help} (but `{to}` is already set in this mapping: merge the two)"
                 ));
@@ -199,7 +199,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Entries of any mapping (free-form keys such as job names or annotation keys).
-    fn map_entries(&mut self, id: NodeId, what: &str) -> Vec<(Key, NodeId)> {
+    fn map_entries(&mut self, id: NodeId, what: &str) -> Vec<(Key<'a>, NodeId)> {
         let rid = self.tree.resolve(id);
         let entries = match &self.tree.node(rid).kind {
             NodeKind::Mapping { entries, .. } => entries,
@@ -216,9 +216,10 @@ impl<'a> Builder<'a> {
         let mut out = Vec::with_capacity(entries.len());
         for e in entries {
             let krid = self.tree.resolve(e.key);
-            match self.tree.scalar(krid) {
+            let tree: &'a Tree = self.tree;
+            match tree.scalar(krid) {
                 Some(s) => out.push((
-                    Spanned::new(s.value.clone(), self.tree.node(krid).range, krid),
+                    Spanned::new(s.value.as_str(), tree.node(krid).range, krid),
                     e.value,
                 )),
                 None => {
@@ -430,17 +431,18 @@ impl<'a> Builder<'a> {
         None
     }
 
-    fn abs_path(&mut self, s: &Spanned<String>, what: &str) -> bool {
-        if s.value.starts_with('/') {
+    fn abs_path<S: AsRef<str>>(&mut self, s: &Spanned<S>, what: &str) -> bool {
+        let value = s.value.as_ref();
+        if value.starts_with('/') {
             return true;
         }
         self.emit(
             Diagnostic::new(
                 Rule::InvalidValue,
                 s.range,
-                format!("{what} must be an absolute path, found `{}`", s.value),
+                format!("{what} must be an absolute path, found `{value}`"),
             )
-            .with_help(format!("write `/{}`", s.value.trim_start_matches("./"))),
+            .with_help(format!("write `/{}`", value.trim_start_matches("./"))),
         );
         false
     }
@@ -451,7 +453,7 @@ impl<'a> Builder<'a> {
             let rid = self.tree.resolve(v);
             if let Some(s) = self.tree.scalar(rid) {
                 out.push(KeyValue {
-                    key,
+                    key: owned(key),
                     value: Spanned::new(s.value.clone(), self.tree.node(rid).range, rid),
                 });
             } else {
@@ -559,7 +561,7 @@ impl<'a> Builder<'a> {
         }
         let mut has_tasks = false;
         for (key, value) in &entries {
-            match key.value.as_str() {
+            match key.value {
                 "version" => {}
                 "jobs" => {
                     file.jobs_key = Some(key.range);
@@ -619,7 +621,7 @@ impl<'a> Builder<'a> {
             ..DefaultsJob::default()
         };
         for (k, v) in self.object(id, Place::DefaultsJob) {
-            match k.value.as_str() {
+            match k.value {
                 "env" => d.env = self.env(v, true),
                 "mounts" => d.mounts = self.mounts(v),
                 "policy" => d.policy = Some(self.policy(v)),
@@ -651,12 +653,12 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn task(&mut self, name: Key, body: NodeId, kind: TaskKind) -> Task {
+    fn task(&mut self, name: Key<'a>, body: NodeId, kind: TaskKind) -> Task {
         let body_range = self.range(body);
         let mut t = Task {
             kind,
             range: name.range.cover(body_range),
-            name,
+            name: owned(name),
             body: self.tree.resolve(body),
             image: None,
             command: None,
@@ -696,7 +698,7 @@ impl<'a> Builder<'a> {
         let mut command_key = None;
         let mut script_key = None;
         for (k, v) in self.object(body, place) {
-            match k.value.as_str() {
+            match k.value {
                 "image" => t.image = self.image(v),
                 "command" => {
                     command_key = Some(k.range);
@@ -835,7 +837,7 @@ impl<'a> Builder<'a> {
         };
         let mut has_uri = false;
         for (k, v) in self.object(id, Place::Image) {
-            match k.value.as_str() {
+            match k.value {
                 "uri" => {
                     has_uri = true;
                     if let Some(s) = self.string(v, "`image.uri`") {
@@ -1073,7 +1075,7 @@ impl<'a> Builder<'a> {
                     match volume {
                         Some(vol) => out.push(Mount {
                             form: MountForm::V4Long,
-                            path: key,
+                            path: owned(key),
                             volume: vol,
                             range,
                         }),
@@ -1095,7 +1097,7 @@ impl<'a> Builder<'a> {
                 {
                     out.push(Mount {
                         form: MountForm::V4Short,
-                        path: key,
+                        path: owned(key),
                         volume: vol,
                         range,
                     });
@@ -1129,7 +1131,7 @@ impl<'a> Builder<'a> {
                     Some(path) => out.push(Mount {
                         form: MountForm::V1,
                         path,
-                        volume: key,
+                        volume: owned(key),
                         range,
                     }),
                     None => {
@@ -1172,7 +1174,10 @@ impl<'a> Builder<'a> {
                 }
                 None => FileSource::Inline(s),
             };
-            out.push(TaskFile { path, source });
+            out.push(TaskFile {
+                path: owned(path),
+                source,
+            });
         }
         out
     }
@@ -1183,10 +1188,10 @@ impl<'a> Builder<'a> {
             ..Resource::default()
         };
         for (k, v) in self.object(id, Place::Resource) {
-            match k.value.as_str() {
+            match k.value {
                 "cpu" => {
                     for (k2, v2) in self.object(v, Place::Cpu) {
-                        match k2.value.as_str() {
+                        match k2.value {
                             "cores" => r.cores = self.uint(v2, "`cpu.cores`", 1),
                             "affinity" => {
                                 if let Some((s, o)) = self.enumeration(
@@ -1210,7 +1215,7 @@ impl<'a> Builder<'a> {
                 }
                 "memory" => {
                     for (k2, v2) in self.object(v, Place::Memory) {
-                        match k2.value.as_str() {
+                        match k2.value {
                             "size" => r.memory = self.size(v2, "`memory.size`"),
                             "by-core" => r.memory_by_core = self.boolean(v2, "`memory.by-core`"),
                             _ => {}
@@ -1221,7 +1226,7 @@ impl<'a> Builder<'a> {
                     r.devices_key = Some(k.range);
                     for (dk, dv) in self.map_entries(v, "in `devices`") {
                         if let Some(n) = self.uint(dv, &format!("the count of `{}`", dk.value), 0) {
-                            r.devices.push((dk, n));
+                            r.devices.push((owned(dk), n));
                         }
                     }
                 }
@@ -1269,7 +1274,7 @@ impl<'a> Builder<'a> {
         let mut seen_nodes = false;
         let mut seen_impl = false;
         for (k, v) in self.object(id, Place::Multinode) {
-            match k.value.as_str() {
+            match k.value {
                 "nodes" => {
                     seen_nodes = true;
                     m.nodes = self.uint(v, "`multinode.nodes`", 1);
@@ -1320,7 +1325,7 @@ impl<'a> Builder<'a> {
         };
         let (mut seen_start, mut seen_end) = (false, false);
         for (k, v) in self.object(id, Place::TaskArray) {
-            match k.value.as_str() {
+            match k.value {
                 "start" => {
                     seen_start = true;
                     t.start = self.int(v, "`task-array.start`");
@@ -1378,7 +1383,7 @@ impl<'a> Builder<'a> {
             ..Policy::default()
         };
         for (k, v) in self.object(id, Place::Policy) {
-            match k.value.as_str() {
+            match k.value {
                 "timeout" => {
                     for (k2, v2) in self.object(v, Place::Timeout) {
                         if k2.value == "execute" {
@@ -1452,7 +1457,7 @@ impl<'a> Builder<'a> {
                 status: None,
             };
             for (k, v) in self.object(item, Place::Dependency) {
-                match k.value.as_str() {
+                match k.value {
                     "name" => d.name = self.string(v, "the `depends-on` name"),
                     "status" => {
                         let Some(s) = self.string(v, "`status`") else {
@@ -1513,7 +1518,7 @@ impl<'a> Builder<'a> {
             Place::ServiceNetwork
         };
         for (k, v) in self.object(id, place) {
-            match k.value.as_str() {
+            match k.value {
                 "isolated" => n.isolated = self.boolean(v, "`network.isolated`"),
                 "host" => n.host = self.boolean(v, "`network.host`"),
                 "expose-tcp" | "expose-udp" => {
@@ -1538,7 +1543,7 @@ impl<'a> Builder<'a> {
                             protocol: None,
                         };
                         for (k2, v2) in self.object(item, Place::Port) {
-                            match k2.value.as_str() {
+                            match k2.value {
                                 "name" => p.name = self.string(v2, "the port name"),
                                 "port" => p.port = self.port_number(v2),
                                 "protocol" => {
@@ -1574,7 +1579,7 @@ impl<'a> Builder<'a> {
                             scope: None,
                         };
                         for (k2, v2) in self.object(item, Place::Endpoint) {
-                            match k2.value.as_str() {
+                            match k2.value {
                                 "name" => e.name = self.string(v2, "the endpoint name"),
                                 "port-name" => e.port_name = self.string(v2, "`port-name`"),
                                 "protocol" => {
@@ -1645,7 +1650,7 @@ impl<'a> Builder<'a> {
         };
         let mut actions: Vec<TextRange> = Vec::new();
         for (k, v) in self.object(id, Place::Probe) {
-            match k.value.as_str() {
+            match k.value {
                 "exec" => {
                     actions.push(k.range);
                     let mut command = Vec::new();
@@ -1663,7 +1668,7 @@ impl<'a> Builder<'a> {
                     actions.push(k.range);
                     let (mut path, mut port, mut scheme) = (None, None, None);
                     for (k2, v2) in self.object(v, Place::ProbeHttpGet) {
-                        match k2.value.as_str() {
+                        match k2.value {
                             "path" => path = self.string(v2, "the probe path"),
                             "port" => port = self.port_number(v2),
                             "scheme" => {
@@ -1705,7 +1710,7 @@ impl<'a> Builder<'a> {
                     actions.push(k.range);
                     let (mut port, mut service) = (None, None);
                     for (k2, v2) in self.object(v, Place::ProbeGrpc) {
-                        match k2.value.as_str() {
+                        match k2.value {
                             "port" => port = self.port_number(v2),
                             "service" => service = self.string(v2, "the gRPC service"),
                             _ => {}
@@ -1747,7 +1752,7 @@ impl<'a> Builder<'a> {
         for (key, v) in self.map_entries(id, "in `volumes`") {
             let range = key.range.cover(self.range(v));
             let mut vol = Volume {
-                key,
+                key: owned(key),
                 range,
                 reference: None,
                 use_: None,
@@ -1758,7 +1763,7 @@ impl<'a> Builder<'a> {
                 egress: Vec::new(),
             };
             for (k, v2) in self.object(v, Place::Volume) {
-                match k.value.as_str() {
+                match k.value {
                     "reference" => {
                         if let Some(s) = self.string(v2, "`reference`") {
                             match values::parse_volume_ref(&s.value) {
@@ -1804,7 +1809,7 @@ impl<'a> Builder<'a> {
                 policy: None,
             };
             for (k, v) in self.object(item, Place::Transfer) {
-                match k.value.as_str() {
+                match k.value {
                     "source" => t.source = Some(self.transfer_uri(v, "source")),
                     "destination" => t.destination = Some(self.transfer_uri(v, "destination")),
                     "policy" => t.policy = Some(self.policy(v)),
@@ -1840,7 +1845,7 @@ impl<'a> Builder<'a> {
         };
         let mut seen_uri = false;
         for (k, v) in self.object(id, Place::TransferUri) {
-            match k.value.as_str() {
+            match k.value {
                 "uri" => {
                     seen_uri = true;
                     if let Some(s) = self.string(v, &format!("the {what} `uri`")) {
@@ -1929,6 +1934,11 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// An owned copy of a borrowed key, for the model.
+fn owned(k: Key<'_>) -> Spanned<String> {
+    Spanned::new(k.value.to_owned(), k.range, k.node)
 }
 
 fn list(items: &[&str]) -> String {
