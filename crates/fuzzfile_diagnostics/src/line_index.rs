@@ -21,13 +21,12 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         starts.push(0);
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
-            }
-        }
+        starts.extend(
+            memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)),
+        );
         LineIndex {
             starts,
             len: u32::try_from(text.len()).unwrap_or(u32::MAX),
