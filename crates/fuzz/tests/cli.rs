@@ -1,0 +1,174 @@
+//! The `fuzz` binary: `fuzz plan` output, refusals and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fuzz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run fuzz")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-cli");
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir.join(name)
+}
+
+#[test]
+fn plan_prints_json_and_writes_it_with_o() {
+    let o = fuzz(&["plan", "examples/pipeline.fz"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(v["plan_version"], 1);
+    assert_eq!(v["workflow"]["source"], "pipeline.fz");
+
+    let out = tmp("plan.json");
+    let o = fuzz(&[
+        "plan",
+        "examples/pipeline.fz",
+        "-o",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&out).expect("written"), stdout);
+}
+
+#[test]
+fn plan_output_does_not_depend_on_the_directory_it_runs_in() {
+    let a = fuzz(&["plan", "examples/pipeline.fz"]);
+    let abs = root().join("examples/pipeline.fz");
+    let b = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        .args(["plan", abs.to_str().expect("utf-8")])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run fuzz");
+    assert_eq!(code(&b), 0);
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn plan_with_a_cluster_and_hosts() {
+    let o = fuzz(&[
+        "plan",
+        "examples/nccl-torchrun-generic.fz",
+        "--cluster",
+        "examples/clusters/h100-ib.toml",
+        "--hosts",
+        "gpu-a,gpu-b",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text(&o.stdout)).expect("JSON");
+    assert_eq!(v["cluster"]["name"], "h100-ib");
+    assert_eq!(
+        v["jobs"][0]["multinode"]["hosts"],
+        serde_json::json!(["gpu-a", "gpu-b"])
+    );
+    assert_eq!(v["jobs"][0]["launchers"][0]["world_size"], 8);
+}
+
+#[test]
+fn graph_formats() {
+    let o = fuzz(&["plan", "examples/pipeline.fz", "--format", "dot"]);
+    assert_eq!(code(&o), 0);
+    assert!(text(&o.stdout).starts_with("digraph \"pipeline.fz\" {"));
+    let o = fuzz(&["plan", "examples/pipeline.fz", "--format", "mermaid"]);
+    assert_eq!(code(&o), 0);
+    assert!(text(&o.stdout).starts_with("flowchart LR\n"));
+}
+
+#[test]
+fn a_fuzzfile_with_errors_is_refused_with_its_diagnostics() {
+    let bad = tmp("bad.fz");
+    std::fs::write(
+        &bad,
+        "version: v4\njobs:\n  a:\n    image: {uri: docker://alpine:3}\n    command: [echo, hi]\n    depends-on: [{name: nowhere, status: FINISHED}]\n",
+    )
+    .expect("write");
+    let o = fuzz(&["plan", bad.to_str().expect("utf-8")]);
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty(), "no plan is printed");
+    let err = text(&o.stderr);
+    assert!(err.contains("1 error — not plannable"), "{err}");
+    assert!(err.contains("error[FZ020 unknown-reference] 6:"), "{err}");
+    assert!(err.contains("nowhere"), "{err}");
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    for args in [
+        &["plan"][..],
+        &["plan", "examples/pipeline.fz", "--format", "yaml"],
+        &["plan", "examples/pipeline.fz", "--no-such-flag"],
+        &["plan", "examples/does-not-exist.fz"],
+        &[
+            "plan",
+            "examples/pipeline.fz",
+            "--cluster",
+            "examples/clusters/none.toml",
+        ],
+        &["plan", "examples/pipeline.fz", "--hosts", ""],
+        &["plan", "examples/pipeline.fz", "--hosts", "a,,b"],
+        &[
+            "plan",
+            "examples/nccl-tests-mpirun.fz",
+            "--hosts",
+            "only-one",
+        ],
+        &["frobnicate"],
+    ] {
+        let o = fuzz(args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", text(&o.stderr));
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(!o.stderr.is_empty(), "{args:?} says why");
+    }
+    let o = fuzz(&[
+        "plan",
+        "examples/nccl-tests-mpirun.fz",
+        "--hosts",
+        "only-one",
+    ]);
+    assert!(
+        text(&o.stderr).contains("runs on 2 nodes but --hosts names 1"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_bad_profile_is_reported_with_its_position() {
+    let p = tmp("bad-profile.toml");
+    std::fs::write(&p, "name = \"x\"\nfabric = \"omnipath\"\n").expect("write");
+    let o = fuzz(&[
+        "plan",
+        "examples/pipeline.fz",
+        "--cluster",
+        p.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(text(&o.stderr).contains(":2:"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn check_still_works() {
+    let o = fuzz(&["check", "examples/pipeline.fz"]);
+    assert_eq!(code(&o), 0);
+    assert!(text(&o.stdout).contains("ready"));
+}
