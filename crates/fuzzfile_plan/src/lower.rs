@@ -562,7 +562,11 @@ impl Lowering<'_> {
                         end.value, start.value
                     )));
                 }
-                let count = (end.value - start.value) as u64 + 1;
+                let count = end
+                    .value
+                    .checked_sub(start.value)
+                    .and_then(|d| u64::try_from(d).ok())
+                    .map_or(u64::MAX, |d| d.saturating_add(1));
                 if count > MAX_INSTANCES {
                     return Err(self.unsupported(format!(
                         "its task array has {count} tasks; a plan lists at most {MAX_INSTANCES}"

@@ -262,3 +262,20 @@ jobs:
     assert_eq!(nproc.value, Some(4), "{}", nproc.source);
     assert_eq!(l.world_size, Some(12));
 }
+
+#[test]
+fn huge_task_arrays_are_refused_not_expanded() {
+    for (start, end) in [
+        ("1", "1000000"),
+        ("-9223372036854775808", "9223372036854775807"),
+    ] {
+        let src = format!("version: v4\njobs:\n  a:\n    image: {{uri: docker://x:1}}\n    command: [echo, hi]\n    task-array: {{start: {start}, end: {end}}}\n");
+        match plan_text(&src, None) {
+            Err(Refusal::Unsupported { message, .. }) => {
+                assert!(message.contains("at most"), "{message}")
+            }
+            Err(Refusal::Errors(_)) => {}
+            other => panic!("{start}..{end}: {other:?}"),
+        }
+    }
+}
