@@ -266,7 +266,7 @@ fn kind(k: m::TaskKind) -> TaskKind {
     }
 }
 
-/// Variables Fuzzball sets; a user's entry of the same name is replaced.
+/// Set by Fuzzball to the workflow's id, known only when the workflow runs.
 const FB_WORKFLOW_ID: &str = "FB_WORKFLOW_ID";
 
 struct Lowering<'a> {
