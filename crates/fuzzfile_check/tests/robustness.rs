@@ -122,7 +122,11 @@ fn duplicate_keys_are_found_in_small_and_large_mappings() {
         }
         s.push_str("  f1: again\n  f1: thrice\njobs:\n  a:\n    image: {uri: docker://alpine:3.20}\n    command: [echo]\n");
         let a = analyze(&s);
-        let dups: Vec<_> = a.diagnostics.iter().filter(|d| d.rule == Rule::DuplicateKey).collect();
+        let dups: Vec<_> = a
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule == Rule::DuplicateKey)
+            .collect();
         assert_eq!(dups.len(), 2, "n={n}: {dups:?}");
         // Both point back at the first `f1`.
         let first = s.find("  f1:").unwrap() as u32 + 2;
