@@ -117,6 +117,35 @@ pub struct FlagValue {
     pub single_quoted: bool,
 }
 
+impl FlagValue {
+    /// The value of `--name=value` written in one word.
+    fn inline(w: &FileWord, name_part: &str, value: &str) -> FlagValue {
+        FlagValue {
+            text: value.to_owned(),
+            range: w.tail_range(name_part.len() + 1),
+            dynamic: w.dynamic,
+            single_quoted: w.single_quoted,
+        }
+    }
+    /// A value written as a word of its own.
+    fn word(w: &FileWord) -> FlagValue {
+        FlagValue {
+            text: w.text.clone(),
+            range: w.range,
+            dynamic: w.dynamic,
+            single_quoted: w.single_quoted,
+        }
+    }
+}
+
+/// `--name=value` → (`--name`, `Some("value")`); anything else → (the word, `None`).
+fn split_inline(w: &FileWord) -> (&str, Option<&str>) {
+    match w.text.split_once('=') {
+        Some((n, v)) if w.text.starts_with("--") => (n, Some(v)),
+        _ => (w.text.as_str(), None),
+    }
+}
+
 /// torchrun's command line: its own flags, then the script and the script's arguments.
 #[derive(Clone, Debug, Default)]
 pub struct TorchrunArgs {
@@ -184,10 +213,7 @@ pub fn torchrun_args(inv: &Invocation) -> TorchrunArgs {
             out.script = args.get(i + 1).cloned();
             break;
         }
-        let (name_part, inline) = match w.text.split_once('=') {
-            Some((n, v)) if w.text.starts_with("--") => (n, Some(v)),
-            _ => (w.text.as_str(), None),
-        };
+        let (name_part, inline) = split_inline(w);
         let name = normalise(name_part);
         if name == "m" || name == "module" {
             // `-m pkg.train`: the module is the program.
@@ -201,20 +227,10 @@ pub fn torchrun_args(inv: &Invocation) -> TorchrunArgs {
         }
         let takes_value = TORCHRUN_VALUE_FLAGS.contains(&name.as_str());
         let value = match inline {
-            Some(v) => Some(FlagValue {
-                text: v.to_owned(),
-                range: w.tail_range(name_part.len() + 1),
-                dynamic: w.dynamic,
-                single_quoted: w.single_quoted,
-            }),
+            Some(v) => Some(FlagValue::inline(w, name_part, v)),
             None if takes_value => {
                 i += 1;
-                args.get(i).map(|v| FlagValue {
-                    text: v.text.clone(),
-                    range: v.range,
-                    dynamic: v.dynamic,
-                    single_quoted: v.single_quoted,
-                })
+                args.get(i).map(FlagValue::word)
             }
             None => None,
         };
@@ -289,18 +305,10 @@ pub fn mpirun_args(inv: &Invocation) -> MpirunArgs {
             out.program = args[i..].to_vec();
             break;
         }
-        let (name_part, inline) = match w.text.split_once('=') {
-            Some((n, v)) if w.text.starts_with("--") => (n, Some(v)),
-            _ => (w.text.as_str(), None),
-        };
+        let (name_part, inline) = split_inline(w);
         let name = name_part.trim_start_matches('-').to_owned();
         let value = if let Some(v) = inline {
-            Some(FlagValue {
-                text: v.to_owned(),
-                range: w.tail_range(name_part.len() + 1),
-                dynamic: w.dynamic,
-                single_quoted: w.single_quoted,
-            })
+            Some(FlagValue::inline(w, name_part, v))
         } else if MPI_TWO_VALUE_FLAGS.contains(&name.as_str()) {
             let k = args.get(i + 1);
             let v = args.get(i + 2);
@@ -322,12 +330,7 @@ pub fn mpirun_args(inv: &Invocation) -> MpirunArgs {
             }
         } else if MPI_VALUE_FLAGS.contains(&name.as_str()) {
             i += 1;
-            args.get(i).map(|v| FlagValue {
-                text: v.text.clone(),
-                range: v.range,
-                dynamic: v.dynamic,
-                single_quoted: v.single_quoted,
-            })
+            args.get(i).map(FlagValue::word)
         } else {
             None
         };

@@ -60,8 +60,9 @@ impl LineIndex {
         self.starts.get(line).copied().unwrap_or(self.len)
     }
 
-    /// 1-based line and character column of `offset`.
-    pub fn line_col(&self, text: &str, offset: u32) -> LineCol {
+    /// The 0-based line of `offset` (clamped to the text) and the text of that line before it,
+    /// cut back to a character boundary.
+    fn line_and_prefix<'t>(&self, text: &'t str, offset: u32) -> (usize, &'t str) {
         let offset = offset.min(self.len);
         let line = self.line_of(offset);
         let start = self.starts[line] as usize;
@@ -69,7 +70,13 @@ impl LineIndex {
         while end > start && !text.is_char_boundary(end) {
             end -= 1;
         }
-        let column = text.get(start..end).map_or(0, |s| s.chars().count());
+        (line, text.get(start..end).unwrap_or(""))
+    }
+
+    /// 1-based line and character column of `offset`.
+    pub fn line_col(&self, text: &str, offset: u32) -> LineCol {
+        let (line, before) = self.line_and_prefix(text, offset);
+        let column = before.chars().count();
         LineCol {
             line: u32::try_from(line + 1).unwrap_or(u32::MAX),
             column: u32::try_from(column + 1).unwrap_or(u32::MAX),
@@ -78,16 +85,8 @@ impl LineIndex {
 
     /// 0-based line and UTF-16 column of `offset` (the LSP default encoding).
     pub fn line_col_utf16(&self, text: &str, offset: u32) -> (u32, u32) {
-        let offset = offset.min(self.len);
-        let line = self.line_of(offset);
-        let start = self.starts[line] as usize;
-        let mut end = offset as usize;
-        while end > start && !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let col: usize = text
-            .get(start..end)
-            .map_or(0, |s| s.chars().map(char::len_utf16).sum());
+        let (line, before) = self.line_and_prefix(text, offset);
+        let col: usize = before.chars().map(char::len_utf16).sum();
         (
             u32::try_from(line).unwrap_or(u32::MAX),
             u32::try_from(col).unwrap_or(u32::MAX),
