@@ -1,7 +1,8 @@
 //! Benchmark: parse + model + check over the corpus and over a synthetic 5,000-job Fuzzfile,
 //! side by side with the bare YAML event parser on the same inputs (the floor), on one core.
 //!
-//! cargo run --release -p fuzzfile_check --example bench [-- --iterations N]
+//! cargo run --release -p fuzzfile_check --example bench_mimalloc [-- --iterations N]
+//! cargo run --release -p fuzzfile_check --example bench [-- --iterations N]   (system allocator)
 //!
 //! Prints per-file times, throughput and the ratio to the bare parser. Numbers are wall-clock
 //! medians of N runs; compare ratios within one run, not absolute times across machines.
@@ -68,7 +69,7 @@ pub fn synthetic(n: usize) -> String {
     s
 }
 
-fn main() {
+pub fn main() {
     let iters: usize = std::env::args()
         .skip_while(|a| a != "--iterations")
         .nth(1)
