@@ -1,6 +1,7 @@
 //! `fuzz`: the node-side front end. `fuzz check` runs the preflight every node does before it
 //! executes anything (the same analysis as `fuzzlint`, refusing a Fuzzfile with errors);
-//! `fuzz plan` lowers a Fuzzfile to its launch plan (JSON) or draws its job graph.
+//! `fuzz plan` lowers a Fuzzfile to its launch plan (JSON) or draws its job graph;
+//! `fuzz run` executes a Fuzzfile or a plan on this node (`fuzz_runner`).
 
 /// The analysis allocates many small strings; mimalloc makes a large file about 1.7× faster
 /// to check than the system allocator (docs/benchmarks.md).
@@ -40,6 +41,37 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
     },
+    /// Run a Fuzzfile (or a launch plan, `.json`) on this node. Exit 0 when every job
+    /// finished, 1 when one failed, timed out or was skipped, 2 for a plan it cannot run,
+    /// 130 after SIGINT (143 after SIGTERM).
+    Run {
+        /// A Fuzzfile, or a plan written by `fuzz plan` (a `.json` file).
+        file: PathBuf,
+        /// Where instances run: only `host` (no container) is supported yet.
+        #[arg(long, value_enum, default_value_t = RuntimeArg::Host)]
+        runtime: RuntimeArg,
+        /// The run directory (`{workdir}`: volumes, files, logs); default: a new directory
+        /// under the system's temporary directory.
+        #[arg(long, value_name = "DIR")]
+        workdir: Option<PathBuf>,
+        /// Keep the ephemeral volume directories after the run.
+        #[arg(long)]
+        keep: bool,
+        /// Write events as JSON lines to this file.
+        #[arg(long, value_name = "FILE")]
+        events: Option<PathBuf>,
+        /// Seconds between SIGTERM and SIGKILL when a job times out or the run is stopped.
+        #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+        grace: f64,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RuntimeArg {
+    Host,
+    Apptainer,
+    Podman,
+    Docker,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -69,6 +101,14 @@ fn main() -> ExitCode {
             output,
             format,
         } => plan(&file, cluster.as_deref(), hosts, output.as_deref(), format),
+        Command::Run {
+            file,
+            runtime,
+            workdir,
+            keep,
+            events,
+            grace,
+        } => run(&file, runtime, workdir, keep, events, grace),
         Command::Check { files } => {
             if files.is_empty() {
                 eprintln!("error: name at least one Fuzzfile");
@@ -107,6 +147,115 @@ fn main() -> ExitCode {
             } else {
                 ExitCode::SUCCESS
             }
+        }
+    }
+}
+
+fn run(
+    file: &Path,
+    runtime: RuntimeArg,
+    workdir: Option<PathBuf>,
+    keep: bool,
+    events: Option<PathBuf>,
+    grace: f64,
+) -> ExitCode {
+    use fuzz_runner::{RunError, RuntimeKind};
+    if !grace.is_finite() || grace < 0.0 {
+        eprintln!("error: --grace takes a number of seconds, 0 or more");
+        return ExitCode::from(2);
+    }
+    let text = match std::fs::read(file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let is_json = file.extension().is_some_and(|x| x == "json")
+        || text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let plan = if is_json {
+        match fuzz_runner::read_plan(&String::from_utf8_lossy(&text)) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        let a = fuzzfile_check::analyze_bytes(&text);
+        let source = file.file_name().map_or_else(
+            || file.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        match fuzzfile_plan::lower(
+            &a,
+            &PlanOptions {
+                source,
+                ..Default::default()
+            },
+        ) {
+            Ok(p) => p,
+            Err(Refusal::Errors(_)) => {
+                eprintln!("{}: errors — not runnable", file.display());
+                eprint!("{}", render::plain(&a));
+                return ExitCode::from(2);
+            }
+            Err(r) => {
+                eprintln!("error: {}: {r}", file.display());
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let options = fuzz_runner::Options {
+        runtime: match runtime {
+            RuntimeArg::Host => RuntimeKind::Host,
+            RuntimeArg::Apptainer => RuntimeKind::Apptainer,
+            RuntimeArg::Podman => RuntimeKind::Podman,
+            RuntimeArg::Docker => RuntimeKind::Docker,
+        },
+        grace: std::time::Duration::from_secs_f64(grace),
+        keep,
+        events,
+    };
+    let run_id = fuzz_runner::run_id();
+    let run_dir = match workdir {
+        Some(d) => d,
+        None => std::env::temp_dir().join(format!("fuzz-run-{run_id}")),
+    };
+    let run_dir = if run_dir.is_absolute() {
+        run_dir
+    } else {
+        match std::env::current_dir() {
+            Ok(c) => c.join(run_dir),
+            Err(e) => {
+                eprintln!("error: cannot read the current directory: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let prepared = match fuzz_runner::prepare(&plan, &options, &run_dir, &run_id) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    for n in &prepared.notes {
+        eprintln!("note: {n}");
+    }
+    eprintln!("fuzz run: {} (run directory {})", run_id, run_dir.display());
+    match fuzz_runner::execute(&prepared) {
+        Ok(outcome) => {
+            let code = outcome.exit_code();
+            if outcome.interrupted.is_some() {
+                eprintln!("fuzz run: stopped by a signal");
+            }
+            eprint!("{}", outcome.summary());
+            ExitCode::from(code)
+        }
+        Err(e @ RunError::Plan(_)) | Err(e @ RunError::Io(_)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
         }
     }
 }
