@@ -1,0 +1,421 @@
+//! `fuzz run` with real processes: the job graph, volumes, task arrays, timeouts, signals.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn fuzz() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fuzz-run-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create the test directory");
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write the Fuzzfile");
+    p
+}
+
+fn run(dir: &Path, file: &Path, extra: &[&str]) -> Output {
+    fuzz()
+        .arg("run")
+        .arg(file)
+        .arg("--workdir")
+        .arg(dir.join("run"))
+        .args(extra)
+        .output()
+        .expect("run fuzz")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A job of `alpine` running `script` with `sh -c`, with extra YAML lines (indented 4).
+fn job(name: &str, script: &str, extra: &str) -> String {
+    format!(
+        "  {name}:\n    image:\n      uri: docker://alpine:3.20\n    command: [/bin/sh, -c, {script:?}]\n{extra}"
+    )
+}
+
+/// The processes whose process group is `pgid` and that are not zombies.
+fn alive_in_group(pgid: i32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in entries.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...
+        let Some(rest) = stat.rfind(')').map(|k| &stat[k + 1..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string() {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn read_pid(p: &Path) -> i32 {
+    std::fs::read_to_string(p)
+        .expect("the job wrote its pid")
+        .trim()
+        .parse()
+        .expect("a pid")
+}
+
+fn wait_for(p: &Path) {
+    let start = Instant::now();
+    while !p.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{} never appeared",
+            p.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+}
+
+#[test]
+fn a_dependency_chain_passes_a_file_through_a_volume() {
+    let d = scratch("chain");
+    let mounts = "    cwd: /data\n    mounts:\n      scratch:\n        location: /data\n";
+    let f = write(
+        &d,
+        "chain.fz",
+        &format!(
+            "version: v1\nvolumes:\n  scratch:\n    reference: volume://user/ephemeral\njobs:\n{}{}",
+            job(
+                "produce",
+                "echo hello from produce > msg.txt; echo written",
+                mounts
+            ),
+            job(
+                "consume",
+                "cat msg.txt; echo to stderr >&2",
+                &format!("{mounts}    depends-on:\n      - name: produce\n        status: FINISHED\n")
+            ),
+        ),
+    );
+    let events = d.join("events.jsonl");
+    let out = run(&d, &f, &["--events", events.to_str().expect("utf-8")]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[produce] written"), "{so}");
+    assert!(so.contains("[consume] hello from produce"), "{so}");
+    assert!(se.contains("[consume] to stderr"), "{se}");
+    assert!(
+        se.contains("does not use the image docker://alpine:3.20"),
+        "{se}"
+    );
+    let log = std::fs::read_to_string(d.join("run/logs/consume.out")).expect("log");
+    assert_eq!(log, "hello from produce\n");
+    // The ephemeral volume is removed after the run (no --keep).
+    assert!(!d.join("run/volumes/scratch").exists());
+    let ev: Vec<serde_json::Value> = std::fs::read_to_string(&events)
+        .expect("events")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(ev[0]["event"], "plan_ready");
+    let finished: Vec<_> = ev
+        .iter()
+        .filter(|e| e["event"] == "job_finished")
+        .map(|e| {
+            (
+                e["job"].as_str().unwrap_or(""),
+                e["status"].clone(),
+                e["exit_code"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        vec![
+            ("produce", "finished".into(), 0.into()),
+            ("consume", "finished".into(), 0.into())
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn keep_leaves_the_volume_in_the_run_directory() {
+    let d = scratch("keep");
+    let f = write(
+        &d,
+        "keep.fz",
+        &format!(
+            "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}",
+            job(
+                "w",
+                "echo kept > out.txt",
+                "    cwd: /work\n    mounts:\n      v:\n        location: /work\n"
+            )
+        ),
+    );
+    let out = run(&d, &f, &["--keep"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(d.join("run/volumes/v/out.txt")).expect("kept"),
+        "kept\n"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_task_array_runs_at_most_concurrency_tasks_at_once() {
+    let d = scratch("array");
+    let marks = d.join("marks");
+    std::fs::create_dir_all(&marks).expect("marks");
+    let script = format!(
+        "date +%s%N > {m}/$FB_TASK_ID.start; sleep 0.4; date +%s%N > {m}/$FB_TASK_ID.end",
+        m = marks.display()
+    );
+    let f = write(
+        &d,
+        "array.fz",
+        &format!(
+            "version: v1\njobs:\n{}",
+            job(
+                "sweep",
+                &script,
+                "    task-array:\n      start: 3\n      end: 8\n      concurrency: 2\n"
+            )
+        ),
+    );
+    let out = run(&d, &f, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let read = |id: i64, what: &str| -> u128 {
+        std::fs::read_to_string(marks.join(format!("{id}.{what}")))
+            .expect("mark")
+            .trim()
+            .parse()
+            .expect("nanoseconds")
+    };
+    let intervals: Vec<(u128, u128)> = (3..=8)
+        .map(|id| (read(id, "start"), read(id, "end")))
+        .collect();
+    // The most tasks running at one moment: at every start, count the intervals open then.
+    let most = intervals
+        .iter()
+        .map(|(s, _)| intervals.iter().filter(|(a, b)| a <= s && s < b).count())
+        .max()
+        .unwrap_or(0);
+    assert!(most <= 2, "{most} tasks ran at once: {intervals:?}");
+    assert_eq!(most, 2, "tasks never overlapped: {intervals:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_timeout_kills_the_whole_process_tree_even_what_ignores_sigterm() {
+    let d = scratch("timeout");
+    let script = format!(
+        "trap '' TERM; echo $$ > {d}/pgid; (trap '' TERM; sleep 300) & echo $! > {d}/child; sleep 300",
+        d = d.display()
+    );
+    let f = write(
+        &d,
+        "timeout.fz",
+        &format!(
+            "version: v1\njobs:\n{}",
+            job(
+                "stuck",
+                &script,
+                "    policy:\n      timeout:\n        execute: 1s\n"
+            )
+        ),
+    );
+    let started = Instant::now();
+    let out = run(&d, &f, &["--grace", "0.5"]);
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(se.contains("stuck timed out"), "{se}");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let pgid = read_pid(&d.join("pgid"));
+    let child = read_pid(&d.join("child"));
+    assert!(
+        alive_in_group(pgid).is_empty(),
+        "{:?}",
+        alive_in_group(pgid)
+    );
+    assert!(
+        !Path::new(&format!("/proc/{child}/status")).exists() || {
+            let s = std::fs::read_to_string(format!("/proc/{child}/status")).unwrap_or_default();
+            s.contains("State:\tZ") || s.is_empty()
+        }
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn sigint_stops_every_job_and_exits_130() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let d = scratch("sigint");
+    let script = |n: &str| {
+        format!(
+            "echo $$ > {d}/{n}.pgid.tmp; mv {d}/{n}.pgid.tmp {d}/{n}.pgid; (trap '' TERM; sleep 300) & sleep 300",
+            d = d.display()
+        )
+    };
+    let f = write(
+        &d,
+        "sigint.fz",
+        &format!(
+            "version: v1\njobs:\n{}{}{}",
+            job("one", &script("one"), ""),
+            job("two", &script("two"), ""),
+            job(
+                "later",
+                "echo never",
+                "    depends-on:\n      - name: one\n        status: FINISHED\n"
+            ),
+        ),
+    );
+    let child = fuzz()
+        .arg("run")
+        .arg(&f)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .args(["--grace", "0.5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn fuzz");
+    wait_for(&d.join("one.pgid"));
+    wait_for(&d.join("two.pgid"));
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).expect("send SIGINT");
+    let out = child.wait_with_output().expect("wait");
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(130), "{so}\n{se}");
+    assert!(!so.contains("never"), "{so}");
+    assert!(se.contains("later cancelled"), "{se}");
+    for n in ["one", "two"] {
+        let pgid = read_pid(&d.join(format!("{n}.pgid")));
+        assert!(
+            alive_in_group(pgid).is_empty(),
+            "{n}: {:?}",
+            alive_in_group(pgid)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_failing_job_skips_its_dependents() {
+    let d = scratch("fail");
+    let dep = |on: &str| format!("    depends-on:\n      - name: {on}\n        status: FINISHED\n");
+    let f = write(
+        &d,
+        "fail.fz",
+        &format!(
+            "version: v1\njobs:\n{}{}{}{}",
+            job("broken", "exit 3", ""),
+            job("next", "echo next", &dep("broken")),
+            job("last", "echo last", &dep("next")),
+            job("fine", "echo fine", ""),
+        ),
+    );
+    let events = d.join("events.jsonl");
+    let out = run(&d, &f, &["--events", events.to_str().expect("utf-8")]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{so}\n{se}");
+    assert!(so.contains("[fine] fine"), "{so}");
+    assert!(!so.contains("[next]") && !so.contains("[last]"), "{so}");
+    assert!(se.contains("broken failed: exit 3"), "{se}");
+    assert!(
+        se.contains("next skipped: dependency broken failed"),
+        "{se}"
+    );
+    assert!(se.contains("last skipped: dependency next skipped"), "{se}");
+    let ev = std::fs::read_to_string(&events).expect("events");
+    assert_eq!(ev.matches("\"job_skipped\"").count(), 2, "{ev}");
+    assert!(ev.contains("\"exit_code\":3"), "{ev}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn plans_and_flags_it_cannot_run_exit_2() {
+    let d = scratch("bad");
+    let ok = write(
+        &d,
+        "ok.fz",
+        &format!("version: v1\njobs:\n{}", job("a", "true", "")),
+    );
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["run".into(), d.join("missing.fz").display().to_string()], "cannot read"),
+        (
+            vec!["run".into(), ok.display().to_string(), "--runtime".into(), "podman".into()],
+            "runtime `podman` is not supported",
+        ),
+        (
+            vec!["run".into(), ok.display().to_string(), "--runtime".into(), "lxc".into()],
+            "invalid value",
+        ),
+        (
+            vec!["run".into(), ok.display().to_string(), "--grace=-1".into()],
+            "--grace",
+        ),
+        (
+            vec!["run".into(), write(&d, "p.json", "{\"plan_version\": 1}").display().to_string()],
+            "not a launch plan",
+        ),
+        (
+            vec![
+                "run".into(),
+                write(
+                    &d,
+                    "mount.fz",
+                    &format!(
+                        "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}",
+                        job("m", "true", "    mounts:\n      v:\n        location: /data\n")
+                    ),
+                )
+                .display()
+                .to_string(),
+            ],
+            "job `m`: the host runtime cannot place volume `v` at /data",
+        ),
+        (
+            vec![
+                "run".into(),
+                write(&d, "errors.fz", "version: v1\njobs:\n  a:\n    command: [true]\n")
+                    .display()
+                    .to_string(),
+            ],
+            "not runnable",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = fuzz().args(&args).output().expect("run fuzz");
+        let se = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {se}");
+        assert!(se.contains(want), "{args:?}: want {want:?} in {se}");
+    }
+    // A plan written by `fuzz plan` runs.
+    let plan = d.join("plan.json");
+    let st = fuzz()
+        .args(["plan", ok.to_str().expect("utf-8"), "-o"])
+        .arg(&plan)
+        .status()
+        .expect("plan");
+    assert!(st.success());
+    let out = run(&d, &plan, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&d);
+}
