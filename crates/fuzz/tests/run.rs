@@ -183,7 +183,7 @@ fn a_task_array_runs_at_most_concurrency_tasks_at_once() {
     let marks = d.join("marks");
     std::fs::create_dir_all(&marks).expect("marks");
     let script = format!(
-        "date +%s%N > {m}/$FB_TASK_ID.start; sleep 0.4; date +%s%N > {m}/$FB_TASK_ID.end",
+        "echo task $FB_TASK_ID; date +%s%N > {m}/$FB_TASK_ID.start; sleep 0.4; date +%s%N > {m}/$FB_TASK_ID.end",
         m = marks.display()
     );
     let f = write(
@@ -200,6 +200,14 @@ fn a_task_array_runs_at_most_concurrency_tasks_at_once() {
     );
     let out = run(&d, &f, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let so = text(&out.stdout);
+    for id in 3..=8 {
+        assert!(so.contains(&format!("[sweep:{id}] task {id}\n")), "{so}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("run/logs/sweep-5.out")).expect("log"),
+        "task 5\n"
+    );
     let read = |id: i64, what: &str| -> u128 {
         std::fs::read_to_string(marks.join(format!("{id}.{what}")))
             .expect("mark")
