@@ -208,57 +208,35 @@ const DEFAULTS_JOB: &[KeySpec] = &[
     k("resource", "Resource requirements for every job."),
 ];
 
-const TASK_COMMON: [KeySpec; 14] = [
-    k("image", "The container image: `uri` (`docker://` or `oras://`) and optional `secret`."),
-    k("command", "The command to run, as a list of arguments (no shell unless you call one)."),
-    k("script", "A script to run, starting with a `#!` line."),
-    k("args", "Arguments passed to `script` or `command`."),
-    k("env", "Environment entries, `NAME=VALUE`; a value `secret://<scope>/<name>` is replaced by that secret."),
-    k("cwd", "Working directory (absolute path); defaults to the image's working directory."),
-    k("mounts", "Volumes to mount: v1 `<volume>: {location: /path}`, v4 `/path: <volume>` or `/path: {volume: <volume>}`."),
-    k("files", "Files to place in the container: absolute path → inline content or `file://<name>`."),
-    dep("requires", "Names of jobs or services that must finish first.", "`requires` is replaced by `depends-on` (with `status: FINISHED`) and ignored when `depends-on` is set"),
-    k("depends-on", "Jobs or services this one waits for: `name`, `status` (`FINISHED` or `RUNNING`), `description`."),
-    k("resource", "What the job needs: `cpu`, `memory`, `devices` (GPUs, per node), `exclusive`, `annotations`."),
-    k("multinode", "Run across several nodes: `nodes`, `implementation`, `procs-per-node`."),
-    k("policy", "Execution policy: `timeout.execute`."),
-    k("name", "Ignored: the key under `jobs` or `services` is the name."),
-];
+/// The keys jobs and services share, followed by the keys given.
+macro_rules! task_keys {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            k("image", "The container image: `uri` (`docker://` or `oras://`) and optional `secret`."),
+            k("command", "The command to run, as a list of arguments (no shell unless you call one)."),
+            k("script", "A script to run, starting with a `#!` line."),
+            k("args", "Arguments passed to `script` or `command`."),
+            k("env", "Environment entries, `NAME=VALUE`; a value `secret://<scope>/<name>` is replaced by that secret."),
+            k("cwd", "Working directory (absolute path); defaults to the image's working directory."),
+            k("mounts", "Volumes to mount: v1 `<volume>: {location: /path}`, v4 `/path: <volume>` or `/path: {volume: <volume>}`."),
+            k("files", "Files to place in the container: absolute path → inline content or `file://<name>`."),
+            dep("requires", "Names of jobs or services that must finish first.", "`requires` is replaced by `depends-on` (with `status: FINISHED`) and ignored when `depends-on` is set"),
+            k("depends-on", "Jobs or services this one waits for: `name`, `status` (`FINISHED` or `RUNNING`), `description`."),
+            k("resource", "What the job needs: `cpu`, `memory`, `devices` (GPUs, per node), `exclusive`, `annotations`."),
+            k("multinode", "Run across several nodes: `nodes`, `implementation`, `procs-per-node`."),
+            k("policy", "Execution policy: `timeout.execute`."),
+            k("name", "Ignored: the key under `jobs` or `services` is the name."),
+            $($extra,)*
+        ]
+    };
+}
 
-const JOB: &[KeySpec] = &[
-    TASK_COMMON[0],
-    TASK_COMMON[1],
-    TASK_COMMON[2],
-    TASK_COMMON[3],
-    TASK_COMMON[4],
-    TASK_COMMON[5],
-    TASK_COMMON[6],
-    TASK_COMMON[7],
-    TASK_COMMON[8],
-    TASK_COMMON[9],
-    TASK_COMMON[10],
-    TASK_COMMON[11],
-    TASK_COMMON[12],
-    TASK_COMMON[13],
+const JOB: &[KeySpec] = task_keys![
     k("task-array", "Run the job as an array of tasks: `start`, `end` (inclusive), `concurrency`; each task sees `FB_TASK_ID`."),
     k("network", "The job's network namespace: `isolated`, `expose-tcp`, `expose-udp`."),
 ];
 
-const SERVICE: &[KeySpec] = &[
-    TASK_COMMON[0],
-    TASK_COMMON[1],
-    TASK_COMMON[2],
-    TASK_COMMON[3],
-    TASK_COMMON[4],
-    TASK_COMMON[5],
-    TASK_COMMON[6],
-    TASK_COMMON[7],
-    TASK_COMMON[8],
-    TASK_COMMON[9],
-    TASK_COMMON[10],
-    TASK_COMMON[11],
-    TASK_COMMON[12],
-    TASK_COMMON[13],
+const SERVICE: &[KeySpec] = task_keys![
     k("persist", "Keep running until the workflow is cancelled (`true`), or stop when the members that depend on it stop (`false`)."),
     k("readiness-probe", "How Fuzzball decides the service is ready (RUNNING): one of `exec`, `http-get`, `tcp-socket`, `grpc`."),
     k("network", "Ports and endpoints of the service, and `host` networking."),
