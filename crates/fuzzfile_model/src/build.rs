@@ -1647,6 +1647,11 @@ impl<'a> Builder<'a> {
         let mut p = Probe {
             range,
             action: None,
+            initial_delay_seconds: None,
+            period_seconds: None,
+            timeout_seconds: None,
+            success_threshold: None,
+            failure_threshold: None,
         };
         let mut actions: Vec<TextRange> = Vec::new();
         for (k, v) in self.object(id, Place::Probe) {
@@ -1667,6 +1672,7 @@ impl<'a> Builder<'a> {
                 "http-get" => {
                     actions.push(k.range);
                     let (mut path, mut port, mut scheme) = (None, None, None);
+                    let mut headers = Vec::new();
                     for (k2, v2) in self.object(v, Place::ProbeHttpGet) {
                         match k2.value {
                             "path" => path = self.string(v2, "the probe path"),
@@ -1685,16 +1691,29 @@ impl<'a> Builder<'a> {
                             }
                             "http-headers" => {
                                 for h in self.seq(v2, "a list of `{name, value}` headers") {
+                                    let (mut name, mut value) = (None, None);
                                     for (k3, v3) in self.object(h, Place::HttpHeader) {
-                                        let _ = (k3, self.string(v3, "a header field"));
+                                        let s = self.string(v3, "a header field");
+                                        match k3.value {
+                                            "name" => name = s,
+                                            "value" => value = s,
+                                            _ => {}
+                                        }
+                                    }
+                                    if let (Some(n), Some(v)) = (name, value) {
+                                        headers.push((n, v));
                                     }
                                 }
                             }
                             _ => {}
                         }
                     }
-                    p.action
-                        .get_or_insert(ProbeAction::HttpGet { path, port, scheme });
+                    p.action.get_or_insert(ProbeAction::HttpGet {
+                        path,
+                        port,
+                        scheme,
+                        headers,
+                    });
                 }
                 "tcp-socket" => {
                     actions.push(k.range);
@@ -1725,7 +1744,14 @@ impl<'a> Builder<'a> {
                 | "failure-threshold" => {
                     let min = u64::from(k.value.ends_with("threshold"));
                     let what = format!("`{}`", k.value);
-                    let _ = self.uint(v, &what, min);
+                    let n = self.uint(v, &what, min);
+                    match k.value {
+                        "initial-delay-seconds" => p.initial_delay_seconds = n,
+                        "period-seconds" => p.period_seconds = n,
+                        "timeout-seconds" => p.timeout_seconds = n,
+                        "success-threshold" => p.success_threshold = n,
+                        _ => p.failure_threshold = n,
+                    }
                 }
                 _ => {}
             }

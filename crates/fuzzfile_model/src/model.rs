@@ -322,6 +322,8 @@ pub enum ProbeAction {
         path: Option<Spanned<String>>,
         port: Option<Spanned<u64>>,
         scheme: Option<Spanned<String>>,
+        /// `http-headers`: name and value.
+        headers: Vec<(Spanned<String>, Spanned<String>)>,
     },
     TcpSocket {
         port: Option<Spanned<u64>>,
@@ -336,6 +338,12 @@ pub enum ProbeAction {
 pub struct Probe {
     pub range: TextRange,
     pub action: Option<ProbeAction>,
+    /// The Kubernetes-style timing keys as written (`None`: not given).
+    pub initial_delay_seconds: Option<Spanned<u64>>,
+    pub period_seconds: Option<Spanned<u64>>,
+    pub timeout_seconds: Option<Spanned<u64>>,
+    pub success_threshold: Option<Spanned<u64>>,
+    pub failure_threshold: Option<Spanned<u64>>,
 }
 
 #[derive(Clone, Debug)]

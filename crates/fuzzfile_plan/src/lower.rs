@@ -539,11 +539,7 @@ impl Lowering<'_> {
             endpoints.sort_by(|x, y| x.name.cmp(&y.name));
             Service {
                 persist: t.persist.as_ref().is_some_and(|p| p.value),
-                readiness_probe: t
-                    .readiness_probe
-                    .as_ref()
-                    .and_then(|p| p.action.as_ref())
-                    .map(probe),
+                readiness_probe: t.readiness_probe.as_ref().and_then(readiness),
                 endpoints,
             }
         });
@@ -1189,15 +1185,39 @@ impl Lowering<'_> {
     }
 }
 
+fn readiness(p: &m::Probe) -> Option<Readiness> {
+    let n = |v: &Option<m::Spanned<u64>>, default: u64| v.as_ref().map_or(default, |s| s.value);
+    Some(Readiness {
+        action: probe(p.action.as_ref()?),
+        initial_delay_seconds: n(&p.initial_delay_seconds, 0),
+        period_seconds: n(&p.period_seconds, 10).max(1),
+        timeout_seconds: n(&p.timeout_seconds, 1).max(1),
+        success_threshold: n(&p.success_threshold, 1).max(1),
+        failure_threshold: n(&p.failure_threshold, 3).max(1),
+    })
+}
+
 fn probe(p: &m::ProbeAction) -> Probe {
     match p {
         m::ProbeAction::Exec { command } => Probe::Exec {
             command: command.iter().map(|c| c.value.clone()).collect(),
         },
-        m::ProbeAction::HttpGet { path, port, scheme } => Probe::HttpGet {
+        m::ProbeAction::HttpGet {
+            path,
+            port,
+            scheme,
+            headers,
+        } => Probe::HttpGet {
             path: path.as_ref().map(|s| s.value.clone()),
             port: port.as_ref().map(|s| s.value),
-            scheme: scheme.as_ref().map(|s| s.value.clone()),
+            scheme: scheme.as_ref().map(|s| s.value.to_ascii_uppercase()),
+            headers: headers
+                .iter()
+                .map(|(n, v)| Header {
+                    name: n.value.clone(),
+                    value: v.value.clone(),
+                })
+                .collect(),
         },
         m::ProbeAction::TcpSocket { port } => Probe::TcpSocket {
             port: port.as_ref().map(|s| s.value),

@@ -459,9 +459,33 @@ pub struct Wrapper {
 pub struct Service {
     /// Keeps running until the workflow ends (else stops when its dependents have stopped).
     pub persist: bool,
-    pub readiness_probe: Option<Probe>,
+    /// `null`: the service is RUNNING as soon as its process started.
+    pub readiness_probe: Option<Readiness>,
     /// Sorted by name.
     pub endpoints: Vec<Endpoint>,
+}
+
+/// The readiness probe: what is checked, and when. Timing not written in the Fuzzfile takes
+/// the Kubernetes defaults (0 s delay, every 10 s, 1 s timeout, 1 success, 3 failures).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Readiness {
+    pub action: Probe,
+    pub initial_delay_seconds: u64,
+    pub period_seconds: u64,
+    pub timeout_seconds: u64,
+    /// Consecutive successes that make the service RUNNING.
+    pub success_threshold: u64,
+    /// Consecutive failures after which the service is reported as not ready (it keeps
+    /// running and being probed, as Kubernetes readiness does).
+    pub failure_threshold: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    pub name: String,
+    pub value: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -474,6 +498,7 @@ pub enum Probe {
         path: Option<String>,
         port: Option<u64>,
         scheme: Option<String>,
+        headers: Vec<Header>,
     },
     TcpSocket {
         port: Option<u64>,
