@@ -2,7 +2,7 @@
 //! namespaces reach each other over a bridge, OpenSSH logs into them, Open MPI and MPICH
 //! launch across them through an rsh agent, and nothing is left behind.
 //!
-//! These need root; without it they print why and pass, unless `FUZZ_REQUIRE_NETNS` is set.
+//! These need root; without it they print why and pass, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 
 mod support;
 

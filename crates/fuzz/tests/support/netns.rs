@@ -20,7 +20,7 @@
 //!
 //! Needs root, `ip` (iproute2), `unshare` (util-linux); `Sshd` needs openssh-server and
 //! openssh-client. Tests call [`require`] with the result of [`Hosts::available`]: it prints
-//! the reason and skips, unless `FUZZ_REQUIRE_NETNS` is set (CI), where it fails.
+//! the reason and skips, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set (CI), where it fails.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -35,7 +35,7 @@ static SEQ: AtomicU32 = AtomicU32::new(0);
 const PREFIX: &str = "fuzztest-";
 
 /// Skips a test (`return false`) with its reason printed, or fails it when
-/// `FUZZ_REQUIRE_NETNS` is set in the environment.
+/// `FUZZ_REQUIRE_SYSTEM_TESTS` is set in the environment.
 ///
 /// ```ignore
 /// if !support::require(Hosts::available()) { return; }
@@ -44,8 +44,8 @@ pub fn require(check: Result<(), String>) -> bool {
     match check {
         Ok(()) => true,
         Err(why) => {
-            if std::env::var_os("FUZZ_REQUIRE_NETNS").is_some() {
-                panic!("FUZZ_REQUIRE_NETNS is set but this test cannot run: {why}");
+            if std::env::var_os("FUZZ_REQUIRE_SYSTEM_TESTS").is_some() {
+                panic!("FUZZ_REQUIRE_SYSTEM_TESTS is set but this test cannot run: {why}");
             }
             eprintln!("skipped: {why}");
             false
@@ -101,7 +101,7 @@ fn run_ip(args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -112,7 +112,7 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-fn on_path(name: &str) -> bool {
+pub fn on_path(name: &str) -> bool {
     std::env::var_os("PATH")
         .map(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()))
         .unwrap_or(false)
