@@ -17,6 +17,7 @@ pub mod launch;
 pub mod profile;
 pub mod render;
 pub mod rules;
+pub mod settings;
 pub mod suppress;
 
 pub use fuzzfile_diagnostics::{
@@ -152,6 +153,25 @@ fn drop_consequences_of_blanked_lines(
 
 fn next_line_start(index: &LineIndex, offset: u32) -> u32 {
     index.line_start(index.line_of(offset) + 1)
+}
+
+/// Whether YAML text looks like a Fuzzfile: a top-level `version:` and `jobs:` or `services:`.
+/// Directory discovery and the language server use this for `*.yaml`/`*.yml` files.
+pub fn looks_like_fuzzfile(text: &str) -> bool {
+    let mut version = false;
+    let mut tasks = false;
+    for line in text.lines() {
+        let line = line.trim_start_matches('\u{feff}');
+        if line.starts_with("version:") {
+            version = true;
+        } else if line.starts_with("jobs:") || line.starts_with("services:") {
+            tasks = true;
+        }
+        if version && tasks {
+            return true;
+        }
+    }
+    false
 }
 
 /// Apply every fix of `diagnostics` that does not overlap an earlier one.

@@ -1,25 +1,9 @@
 //! Finding Fuzzfiles: explicit files are taken as they are; directories are walked honouring
 //! .gitignore, keeping `*.fz` files and `*.yaml`/`*.yml` files that look like Fuzzfiles.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// Whether YAML text looks like a Fuzzfile: a top-level `version:` and `jobs:` or `services:`.
-pub fn looks_like_fuzzfile(text: &str) -> bool {
-    let mut version = false;
-    let mut tasks = false;
-    for line in text.lines() {
-        let line = line.trim_start_matches('\u{feff}');
-        if line.starts_with("version:") {
-            version = true;
-        } else if line.starts_with("jobs:") || line.starts_with("services:") {
-            tasks = true;
-        }
-        if version && tasks {
-            return true;
-        }
-    }
-    false
-}
+pub use fuzzfile_check::looks_like_fuzzfile;
 
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
@@ -81,11 +65,7 @@ fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
-/// The path as the user would type it (without a leading `./`).
-pub fn display(p: &Path) -> String {
-    let s = p.display().to_string();
-    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
-}
+pub use fuzzfile_check::settings::display;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,263 @@
+//! Per-file settings: the `fuzzlint.toml` that applies to a file (found upward from the file's
+//! directory, or given with `--config`), its cluster profile, and the overrides (command-line
+//! flags, editor settings) on top of both. Parsing is [`crate::config`] and
+//! [`crate::profile`]; this module only finds and reads files.
+//!
+//! This is the one module of the crate that touches the file system. The analysis never calls
+//! it: the front ends (`fuzzlint`, the language server) resolve a file's [`Options`] here and
+//! pass them to [`crate::analyze_with`].
+
+use crate::config::{
+    parse_config, ClusterSource, Config, FailOn, RuleSelection, RuleSettings, Selector,
+};
+use crate::profile::{parse_profile, ClusterProfile};
+use crate::Options;
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub const CONFIG_FILE: &str = "fuzzlint.toml";
+
+/// What the command line (or the editor) says, overriding every config file.
+#[derive(Default)]
+pub struct Overrides {
+    pub config: Option<PathBuf>,
+    pub cluster: Option<PathBuf>,
+    pub select: Option<Vec<Selector>>,
+    pub ignore: Vec<Selector>,
+    pub fail_on: Option<FailOn>,
+}
+
+/// Where a file's cluster profile came from, as shown by `--show-settings`.
+#[derive(Clone, Debug)]
+pub enum ClusterOrigin {
+    None,
+    /// A profile file, and what named it (`--cluster` or a config file).
+    File {
+        path: String,
+        from: String,
+    },
+    /// An inline `[cluster]` table of a config file.
+    Inline {
+        config: String,
+    },
+}
+
+/// Everything that applies to one checked file.
+pub struct FileSettings {
+    /// The config file used, as displayed.
+    pub config: Option<String>,
+    pub cluster: ClusterOrigin,
+    pub options: Options,
+    pub fail_on: FailOn,
+}
+
+/// Finds, reads and caches config files and profiles.
+pub struct Resolver {
+    overrides: Overrides,
+    cwd: Option<PathBuf>,
+    /// `--cluster`, read once.
+    cli_profile: Option<(ClusterProfile, String)>,
+    /// Directory → the config file that applies to it.
+    found: HashMap<PathBuf, Option<PathBuf>>,
+    /// Config file (or none) → its settings.
+    loaded: HashMap<Option<PathBuf>, Arc<FileSettings>>,
+}
+
+impl Resolver {
+    /// Read `--cluster` now, so that a bad profile fails before any file is checked. Paths
+    /// are shown relative to the working directory.
+    pub fn new(overrides: Overrides) -> Result<Resolver, String> {
+        let cwd = std::env::current_dir().ok();
+        Resolver::with_base(overrides, cwd.as_deref())
+    }
+
+    /// As [`Resolver::new`], showing paths relative to `base` (a workspace folder) when below it.
+    pub fn with_base(overrides: Overrides, base: Option<&Path>) -> Result<Resolver, String> {
+        let cwd = base.and_then(|d| std::fs::canonicalize(d).ok());
+        let mut r = Resolver {
+            overrides,
+            cwd,
+            cli_profile: None,
+            found: HashMap::new(),
+            loaded: HashMap::new(),
+        };
+        if let Some(path) = r.overrides.cluster.clone() {
+            let shown = display(&path);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("--cluster {shown}: {}", describe_io(&e)))?;
+            let profile = parse_profile(&text).map_err(|e| format!("{shown}:{e}"))?;
+            r.cli_profile = Some((profile, shown));
+        }
+        if let Some(path) = r.overrides.config.clone() {
+            if !path.is_file() {
+                let shown = display(&path);
+                return Err(match std::fs::metadata(&path) {
+                    Ok(_) => format!("--config {shown}: not a file"),
+                    Err(e) => format!("--config {shown}: {}", describe_io(&e)),
+                });
+            }
+        }
+        Ok(r)
+    }
+
+    /// The settings of the file at `path`.
+    pub fn for_file(&mut self, path: &Path) -> Result<Arc<FileSettings>, String> {
+        let config = match &self.overrides.config {
+            Some(c) => Some(c.clone()),
+            None => self.find_config(path),
+        };
+        if let Some(s) = self.loaded.get(&config) {
+            return Ok(Arc::clone(s));
+        }
+        let settings = Arc::new(self.load(config.as_deref())?);
+        self.loaded.insert(config, Arc::clone(&settings));
+        Ok(settings)
+    }
+
+    /// The first `fuzzlint.toml` in the file's directory or above it.
+    fn find_config(&mut self, file: &Path) -> Option<PathBuf> {
+        let parent = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let dir = std::fs::canonicalize(&parent).unwrap_or(parent);
+        let mut visited = Vec::new();
+        let mut found = None;
+        for d in dir.ancestors() {
+            if let Some(hit) = self.found.get(d) {
+                found = hit.clone();
+                break;
+            }
+            visited.push(d.to_path_buf());
+            let candidate = d.join(CONFIG_FILE);
+            if candidate.is_file() {
+                found = Some(candidate);
+                break;
+            }
+        }
+        for d in visited {
+            self.found.insert(d, found.clone());
+        }
+        found
+    }
+
+    /// The path as shown: relative to the working directory when below it.
+    fn shown(&self, p: &Path) -> String {
+        if let Some(cwd) = &self.cwd {
+            if let Ok(rel) = p.strip_prefix(cwd) {
+                return display(rel);
+            }
+        }
+        display(p)
+    }
+
+    fn load(&self, config_path: Option<&Path>) -> Result<FileSettings, String> {
+        let (config, shown) = match config_path {
+            None => (Config::default(), None),
+            Some(p) => {
+                let shown = self.shown(&normalize(p));
+                let text = std::fs::read_to_string(p)
+                    .map_err(|e| format!("{shown}: cannot read: {}", describe_io(&e)))?;
+                let config = parse_config(&text).map_err(|e| format!("{shown}:{e}"))?;
+                (config, Some(shown))
+            }
+        };
+        let (profile, cluster) = match (&self.cli_profile, &config.cluster) {
+            (Some((profile, path)), _) => (
+                Some(profile.clone()),
+                ClusterOrigin::File {
+                    path: path.clone(),
+                    from: "--cluster".into(),
+                },
+            ),
+            (None, None) => (None, ClusterOrigin::None),
+            (None, Some(ClusterSource::Inline(p))) => (
+                Some(p.clone()),
+                ClusterOrigin::Inline {
+                    config: shown.clone().unwrap_or_default(),
+                },
+            ),
+            (None, Some(ClusterSource::Path { path, line, column })) => {
+                let config_shown = shown.clone().unwrap_or_default();
+                let base = config_path.and_then(Path::parent).unwrap_or(Path::new("."));
+                let full = base.join(path);
+                let full_shown = self.shown(&normalize(&full));
+                let text = std::fs::read_to_string(&full).map_err(|e| {
+                    format!(
+                        "{config_shown}:{line}:{column}: cannot read the cluster profile {full_shown}: {}",
+                        describe_io(&e)
+                    )
+                })?;
+                let profile = parse_profile(&text).map_err(|e| format!("{full_shown}:{e}"))?;
+                (
+                    Some(profile),
+                    ClusterOrigin::File {
+                        path: full_shown,
+                        from: config_shown,
+                    },
+                )
+            }
+        };
+        let mut layers = vec![config.selection()];
+        if self.overrides.select.is_some() || !self.overrides.ignore.is_empty() {
+            layers.push(RuleSelection {
+                select: self.overrides.select.clone(),
+                ignore: self.overrides.ignore.clone(),
+            });
+        }
+        Ok(FileSettings {
+            config: shown,
+            cluster,
+            options: Options {
+                profile,
+                rules: RuleSettings::resolve(&layers, config.severities()),
+            },
+            fail_on: self
+                .overrides
+                .fail_on
+                .or(config.fail_on)
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// `a/../b/./c` → `b/c`, without touching the file system (for display only).
+fn normalize(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else if !matches!(out.components().next_back(), Some(Component::RootDir)) {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+pub fn describe_io(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// The path as the user would type it (without a leading `./`).
+pub fn display(p: &Path) -> String {
+    let s = p.display().to_string();
+    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+}
