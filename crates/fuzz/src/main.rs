@@ -44,30 +44,58 @@ enum Command {
     /// Run a Fuzzfile (or a launch plan, `.json`) on this node. Exit 0 when every job
     /// finished, 1 when one failed, timed out or was skipped, 2 for a plan it cannot run,
     /// 130 after SIGINT (143 after SIGTERM).
-    Run {
-        /// A Fuzzfile, or a plan written by `fuzz plan` (a `.json` file).
-        file: PathBuf,
-        /// Where instances run: only `host` (no container) is supported yet.
-        #[arg(long, value_enum, default_value_t = RuntimeArg::Host)]
-        runtime: RuntimeArg,
-        /// The run directory (`{workdir}`: volumes, files, logs); default: a new directory
-        /// under the system's temporary directory.
-        #[arg(long, value_name = "DIR")]
-        workdir: Option<PathBuf>,
-        /// Keep the ephemeral volume directories after the run.
-        #[arg(long)]
-        keep: bool,
-        /// Write events as JSON lines to this file.
-        #[arg(long, value_name = "FILE")]
-        events: Option<PathBuf>,
-        /// Seconds between SIGTERM and SIGKILL when a job times out or the run is stopped.
-        #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
-        grace: f64,
-    },
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// A Fuzzfile, or a plan written by `fuzz plan` (a `.json` file).
+    file: PathBuf,
+    /// Where instances run. `auto`: apptainer (or singularity), then podman, then docker if
+    /// installed (and, for docker, its engine reachable), else `host`; it says which.
+    #[arg(long, value_enum, default_value_t = RuntimeArg::Auto)]
+    runtime: RuntimeArg,
+    /// The run directory (`{workdir}`: volumes, files, logs); default: a new directory
+    /// under the system's temporary directory.
+    #[arg(long, value_name = "DIR")]
+    workdir: Option<PathBuf>,
+    /// Keep the ephemeral volume directories after the run.
+    #[arg(long)]
+    keep: bool,
+    /// Write events as JSON lines to this file.
+    #[arg(long, value_name = "FILE")]
+    events: Option<PathBuf>,
+    /// Seconds between SIGTERM and SIGKILL when a job times out or the run is stopped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    grace: f64,
+    /// The host directory of a volume (required for persistent volumes); repeatable.
+    #[arg(long = "volume", value_name = "NAME=PATH")]
+    volumes: Vec<String>,
+    /// Secret values (TOML: a table per scope, `[user]` then `name = "value"`); they are
+    /// redacted from every log, event and message.
+    #[arg(long, value_name = "FILE")]
+    secrets: Option<PathBuf>,
+    /// Extra CA certificates (PEM) to trust for `https://` ingress.
+    #[arg(long, value_name = "FILE")]
+    ca_file: Option<PathBuf>,
+    /// Seconds a service may take to pass its readiness probe before it fails.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    ready_timeout: u64,
+    /// The live status line: `auto` shows it when standard error is a terminal.
+    #[arg(long, value_enum, default_value_t = WhenArg::Auto)]
+    status: WhenArg,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum WhenArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum RuntimeArg {
+    Auto,
     Host,
     Apptainer,
     Podman,
@@ -101,14 +129,7 @@ fn main() -> ExitCode {
             output,
             format,
         } => plan(&file, cluster.as_deref(), hosts, output.as_deref(), format),
-        Command::Run {
-            file,
-            runtime,
-            workdir,
-            keep,
-            events,
-            grace,
-        } => run(&file, runtime, workdir, keep, events, grace),
+        Command::Run(args) => run(args),
         Command::Check { files } => {
             if files.is_empty() {
                 eprintln!("error: name at least one Fuzzfile");
@@ -151,19 +172,59 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(
-    file: &Path,
-    runtime: RuntimeArg,
-    workdir: Option<PathBuf>,
-    keep: bool,
-    events: Option<PathBuf>,
-    grace: f64,
-) -> ExitCode {
+fn run(args: RunArgs) -> ExitCode {
     use fuzz_runner::{RunError, RuntimeKind};
+    let RunArgs {
+        file,
+        runtime,
+        workdir,
+        keep,
+        events,
+        grace,
+        volumes: volume_args,
+        secrets,
+        ca_file,
+        ready_timeout,
+        status,
+    } = args;
+    let file = file.as_path();
     if !grace.is_finite() || grace < 0.0 {
         eprintln!("error: --grace takes a number of seconds, 0 or more");
         return ExitCode::from(2);
     }
+    let mut volumes = std::collections::BTreeMap::new();
+    for v in &volume_args {
+        match v.split_once('=') {
+            Some((name, path)) if !name.is_empty() && !path.is_empty() => {
+                if volumes
+                    .insert(name.to_owned(), PathBuf::from(path))
+                    .is_some()
+                {
+                    eprintln!("error: --volume {name}=…: given twice");
+                    return ExitCode::from(2);
+                }
+            }
+            _ => {
+                eprintln!("error: --volume takes NAME=PATH (the volume's key in the Fuzzfile and a directory on this node), not `{v}`");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let secrets = match secrets {
+        None => Default::default(),
+        Some(path) => match fuzz_runner::secrets::read_secrets(&path) {
+            Ok((values, notes)) => {
+                for n in notes {
+                    eprintln!("warning: {n}");
+                }
+                values
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
     let text = match std::fs::read(file) {
         Ok(b) => b,
         Err(e) => {
@@ -206,16 +267,36 @@ fn run(
             }
         }
     };
+    let runtime = match runtime {
+        RuntimeArg::Auto => {
+            let (kind, why) = fuzz_runner::detect_runtime();
+            eprintln!("fuzz run: runtime {why}");
+            kind
+        }
+        RuntimeArg::Host => RuntimeKind::Host,
+        RuntimeArg::Apptainer => RuntimeKind::Apptainer,
+        RuntimeArg::Podman => RuntimeKind::Podman,
+        RuntimeArg::Docker => RuntimeKind::Docker,
+    };
+    use std::io::IsTerminal;
     let options = fuzz_runner::Options {
         runtime: match runtime {
-            RuntimeArg::Host => RuntimeKind::Host,
-            RuntimeArg::Apptainer => RuntimeKind::Apptainer,
-            RuntimeArg::Podman => RuntimeKind::Podman,
-            RuntimeArg::Docker => RuntimeKind::Docker,
+            RuntimeKind::Auto => RuntimeKind::Host,
+            RuntimeKind::Host => RuntimeKind::Host,
+            other => other,
         },
         grace: std::time::Duration::from_secs_f64(grace),
         keep,
         events,
+        volumes,
+        secrets,
+        ca_file,
+        ready_timeout: std::time::Duration::from_secs(ready_timeout),
+        status_line: match status {
+            WhenArg::Always => true,
+            WhenArg::Never => false,
+            WhenArg::Auto => std::io::stderr().is_terminal(),
+        },
     };
     let run_id = fuzz_runner::run_id();
     let run_dir = match workdir {

@@ -119,7 +119,7 @@ fn a_dependency_chain_passes_a_file_through_a_volume() {
     assert!(so.contains("[consume] hello from produce"), "{so}");
     assert!(se.contains("[consume] to stderr"), "{se}");
     assert!(
-        se.contains("does not use the image docker://alpine:3.20"),
+        se.contains("does not use the images (`docker://alpine:3.20`)"),
         "{se}"
     );
     let log = std::fs::read_to_string(d.join("run/logs/consume.out")).expect("log");
@@ -369,7 +369,7 @@ fn plans_and_flags_it_cannot_run_exit_2() {
         (vec!["run".into(), d.join("missing.fz").display().to_string()], "cannot read"),
         (
             vec!["run".into(), ok.display().to_string(), "--runtime".into(), "podman".into()],
-            "runtime `podman` is not supported",
+            "--runtime podman: `podman` is not installed on this node",
         ),
         (
             vec!["run".into(), ok.display().to_string(), "--runtime".into(), "lxc".into()],
@@ -410,7 +410,12 @@ fn plans_and_flags_it_cannot_run_exit_2() {
         ),
     ];
     for (args, want) in cases {
-        let out = fuzz().args(&args).output().expect("run fuzz");
+        // None of these starts anything; an empty PATH makes sure no container runtime is found.
+        let out = fuzz()
+            .args(&args)
+            .env("PATH", &d)
+            .output()
+            .expect("run fuzz");
         let se = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {se}");
         assert!(se.contains(want), "{args:?}: want {want:?} in {se}");
@@ -425,5 +430,279 @@ fn plans_and_flags_it_cannot_run_exit_2() {
     assert!(st.success());
     let out = run(&d, &plan, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A TCP port nothing listens on right now.
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    l.local_addr().expect("its address").port()
+}
+
+/// A service that starts listening only after a second, with a tcp readiness probe; its
+/// dependent talks to it. The dependent must start only once the probe passed (else its
+/// connection is refused), and the service must be stopped once the dependent ended.
+#[test]
+fn a_service_with_a_tcp_probe_serves_its_dependent_and_is_stopped_after_it() {
+    let d = scratch("service");
+    let port = free_port();
+    let server = format!(
+        "import os,socket,time\n\
+         open('{pid}','w').write(str(os.getpgrp()))\n\
+         time.sleep(1)\n\
+         s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n\
+         s.bind(('127.0.0.1',{port})); s.listen(8)\n\
+         while True:\n\
+         \x20   c,_=s.accept(); m=c.recv(100); c.sendall(b'pong '+m); c.close()\n",
+        pid = d.join("svc.pgid").display()
+    );
+    let client = format!(
+        "import socket\nc=socket.create_connection(('127.0.0.1',{port}))\nc.sendall(b'ping')\nprint(c.recv(100).decode())\n"
+    );
+    let f = write(
+        &d,
+        "svc.fz",
+        &format!(
+            "version: v1\nservices:\n  echo:\n    image:\n      uri: docker://python:3.12\n    \
+             command: [python3, -c, {server:?}]\n    readiness-probe:\n      tcp-socket:\n        \
+             port: {port}\n      period-seconds: 1\njobs:\n  talk:\n    image:\n      uri: \
+             docker://python:3.12\n    command: [python3, -c, {client:?}]\n    depends-on:\n      \
+             - name: echo\n        status: RUNNING\n"
+        ),
+    );
+    let ev = d.join("events.jsonl");
+    let out = run(&d, &f, &["--events", ev.to_str().expect("utf-8")]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[talk] pong ping"), "{so}\n{se}");
+    assert!(se.contains("[echo] readiness probe passed after"), "{se}");
+    assert!(
+        se.contains("[echo] stopping: no job needs the service any more"),
+        "{se}"
+    );
+    let ev = std::fs::read_to_string(&ev).expect("events");
+    let at = |what: &str| ev.find(what).unwrap_or_else(|| panic!("no {what} in {ev}"));
+    assert!(at("\"service_ready\"") < at("\"job\":\"talk\""), "{ev}");
+    assert!(ev.contains("stopped once no job needed it"), "{ev}");
+    let pgid = read_pid(&d.join("svc.pgid"));
+    assert!(
+        alive_in_group(pgid).is_empty(),
+        "the service outlived the run"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A service whose probe never passes fails after the ready timeout; its dependent is skipped.
+#[test]
+fn a_service_that_never_gets_ready_fails_and_skips_its_dependent() {
+    let d = scratch("service-not-ready");
+    let port = free_port();
+    let f = write(
+        &d,
+        "svc.fz",
+        &format!(
+            "version: v1\nservices:\n  idle:\n    image:\n      uri: docker://alpine:3.20\n    \
+             command: [sleep, '60']\n    readiness-probe:\n      http-get:\n        port: {port}\n        \
+             path: /health\n      period-seconds: 1\n      failure-threshold: 2\njobs:\n{}",
+            job(
+                "after",
+                "echo ran",
+                "    depends-on:\n      - name: idle\n        status: RUNNING\n"
+            )
+        ),
+    );
+    let t0 = Instant::now();
+    let out = run(&d, &f, &["--ready-timeout", "3"]);
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(t0.elapsed() < Duration::from_secs(30), "{se}");
+    assert!(se.contains("[idle] not ready yet:"), "{se}");
+    assert!(se.contains("not RUNNING after 3 s"), "{se}");
+    assert!(se.contains("http-get http://127.0.0.1"), "{se}");
+    assert!(
+        se.contains("after skipped: service idle failed before it was RUNNING"),
+        "{se}"
+    );
+    assert!(!text(&out.stdout).contains("ran"));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Secret values come from `--secrets`, reach the job, and never appear in output, logs or
+/// events.
+#[test]
+fn secrets_reach_the_job_and_are_redacted_everywhere() {
+    let d = scratch("secrets");
+    let secrets = write(
+        &d,
+        "secrets.toml",
+        "[user]\nhf-token = \"hf_s3cr3t_VALUE\"\n",
+    );
+    let mut perm = std::fs::metadata(&secrets).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o600);
+    std::fs::set_permissions(&secrets, perm).expect("chmod");
+    let f = write(
+        &d,
+        "s.fz",
+        &format!(
+            "version: v1\njobs:\n{}",
+            job(
+                "use",
+                "echo token=$HF_TOKEN; echo \"$HF_TOKEN\" >&2; test \"$HF_TOKEN\" = hf_s3cr3t_VALUE",
+                "    env:\n      - HF_TOKEN=secret://user/hf-token\n"
+            )
+        ),
+    );
+    let ev = d.join("events.jsonl");
+    let out = run(
+        &d,
+        &f,
+        &[
+            "--secrets",
+            secrets.to_str().expect("utf-8"),
+            "--events",
+            ev.to_str().expect("utf-8"),
+            "--keep",
+        ],
+    );
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[use] token=***"), "{so}");
+    let mut seen = so.clone() + &se + &std::fs::read_to_string(&ev).expect("events");
+    for e in std::fs::read_dir(d.join("run/logs"))
+        .expect("logs")
+        .flatten()
+    {
+        seen += &std::fs::read_to_string(e.path()).unwrap_or_default();
+    }
+    assert!(!seen.contains("hf_s3cr3t_VALUE"), "{seen}");
+    // Without the secrets file, the job cannot run: exit 2 before anything starts.
+    let out = run(&d, &f, &[]);
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{se}");
+    assert!(se.contains("secret://user/hf-token"), "{se}");
+    assert!(se.contains("--secrets FILE"), "{se}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The host runtime binds a volume over an existing directory in a private mount namespace:
+/// the job writes through the mount point into the volume, and the host's directory stays
+/// empty. Needs root (CI runs as root); otherwise the refusal names the job and the mount.
+#[test]
+fn the_host_runtime_binds_volumes_in_a_private_mount_namespace() {
+    let d = scratch("bind");
+    let mnt = d.join("mnt");
+    std::fs::create_dir_all(&mnt).expect("mount point");
+    let f = write(
+        &d,
+        "bind.fz",
+        &format!(
+            "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}{}",
+            job(
+                "write",
+                &format!("echo data > {}/out.txt", mnt.display()),
+                &format!("    mounts:\n      v:\n        location: {}\n", mnt.display())
+            ),
+            job(
+                "read",
+                &format!("cat {}/out.txt", mnt.display()),
+                &format!(
+                    "    mounts:\n      v:\n        location: {}\n    depends-on:\n      - name: write\n",
+                    mnt.display()
+                )
+            )
+        ),
+    );
+    let out = run(&d, &f, &["--keep"]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    if !root {
+        assert_eq!(out.status.code(), Some(2), "{se}");
+        assert!(
+            se.contains("job `read`") || se.contains("job `write`"),
+            "{se}"
+        );
+        assert!(se.contains("needs root"), "{se}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[read] data"), "{so}");
+    assert!(se.contains("binds"), "{se}");
+    assert!(
+        std::fs::read_dir(&mnt).expect("mnt").next().is_none(),
+        "the bind leaked out of the job's mount namespace"
+    );
+    let vol = std::fs::read_dir(d.join("run/volumes"))
+        .expect("volumes")
+        .flatten()
+        .next()
+        .expect("the kept volume");
+    assert_eq!(
+        std::fs::read_to_string(vol.path().join("out.txt")).expect("written into the volume"),
+        "data\n"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A container runtime gets the plan's command line for it, with `{workdir}` filled in and
+/// the environment passed the way the plan says (names on the command line, values in the
+/// runtime's environment). A stand-in `podman` on PATH records what it was given.
+#[test]
+fn a_container_runtime_runs_the_plans_command_line() {
+    let d = scratch("runtime");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let record = d.join("record");
+    let fake = bin.join("podman");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > {rec}.argv\necho \"GREETING=$GREETING\" > {rec}.env\n",
+            rec = record.display()
+        ),
+    )
+    .expect("write the stand-in");
+    let mut perm = std::fs::metadata(&fake).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&fake, perm).expect("chmod");
+    let f = write(
+        &d,
+        "c.fz",
+        "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n  hello:\n    image:\n      uri: docker://alpine:3.20\n    command: [echo, hi]\n    env:\n      - GREETING=hello world\n    mounts:\n      v:\n        location: /data\n",
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = fuzz()
+        .args(["run", "--runtime", "podman", "--workdir"])
+        .arg(d.join("run"))
+        .arg(&f)
+        .env("PATH", path)
+        .output()
+        .expect("run fuzz");
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{se}");
+    let argv = std::fs::read_to_string(record.with_extension("argv")).expect("argv");
+    let argv: Vec<&str> = argv.lines().collect();
+    assert_eq!(&argv[..3], ["run", "--rm", "--network"], "{argv:?}");
+    let vol = format!("{}/volumes/v:/data", d.join("run").display());
+    assert!(argv.contains(&vol.as_str()), "{vol} not in {argv:?}");
+    assert!(argv.contains(&"GREETING"), "{argv:?}");
+    assert!(
+        !argv.iter().any(|w| w.contains("hello world")),
+        "a value on the command line: {argv:?}"
+    );
+    assert_eq!(
+        &argv[argv.len() - 3..],
+        ["docker://alpine:3.20", "echo", "hi"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(record.with_extension("env")).expect("env"),
+        "GREETING=hello world\n"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -1,19 +1,24 @@
 //! Running a prepared plan: the job graph, processes, timeouts, signals, logs and events.
 
+use crate::explain::Explainer;
 use crate::prepare::{Instance, Job, Prepared};
+use crate::probe;
+use crate::redact::Redactor;
+use crate::status::StatusLine;
 use crate::RunError;
+use fuzzfile_plan::{DependencyStatus, TaskKind};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::signal::unix::{signal, SignalKind};
-use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::sync::{mpsc, oneshot, watch, Semaphore};
 
 /// How a job (or one instance of it) ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +99,7 @@ impl Outcome {
     }
 }
 
-struct Events(Option<Mutex<std::fs::File>>);
+struct Events(Option<Mutex<std::fs::File>>, Redactor);
 
 fn now_ms() -> u128 {
     SystemTime::now()
@@ -110,16 +115,48 @@ impl Events {
             m.insert("event".into(), event.into());
             m.insert("time_ms".into(), json!(now_ms() as u64));
         }
+        let line = fields.to_string();
+        let line = self.1.redact(&line);
         if let Ok(mut f) = f.lock() {
-            let _ = writeln!(f, "{fields}");
+            let _ = writeln!(f, "{line}");
         }
     }
 }
 
-struct Ctx {
+/// Why a running job or service is being stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    No,
+    /// The run was stopped (SIGINT/SIGTERM).
+    Cancel,
+    /// A service no job needs any more: it ends as FINISHED.
+    Unneeded,
+    /// A service whose readiness probe did not pass in time: it ends as FAILED.
+    NotReady(String),
+}
+
+enum Msg {
+    /// A service reached RUNNING.
+    Ready(String),
+    Done(JobReport),
+}
+
+pub(crate) struct Ctx {
     logs: PathBuf,
     events: Events,
     grace: Duration,
+    ready_timeout: Duration,
+    redactor: Redactor,
+    status: StatusLine,
+}
+
+impl Ctx {
+    /// Everything the runner prints about a job goes through here: secrets are redacted.
+    fn say(&self, label: &str, text: &str) {
+        let text = self.redactor.redact(text);
+        self.status
+            .print(format!("[{label}] {text}\n").as_bytes(), true);
+    }
 }
 
 fn io(what: &str, path: &Path, e: std::io::Error) -> RunError {
@@ -134,6 +171,7 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
     for v in &p.volumes {
         std::fs::create_dir_all(v).map_err(|e| io("create", v, e))?;
     }
+    let redactor = Redactor::new(p.secret_values.iter().cloned());
     let events = match &p.events {
         Some(path) => Some(Mutex::new(
             std::fs::File::create(path).map_err(|e| io("create", path, e))?,
@@ -146,10 +184,14 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         .map_err(|e| RunError::Io(format!("cannot start the runtime: {e}")))?;
     let ctx = Arc::new(Ctx {
         logs,
-        events: Events(events),
+        events: Events(events, redactor.clone()),
         grace: p.grace,
+        ready_timeout: p.ready_timeout,
+        redactor,
+        status: StatusLine::new(p.status_line, p.jobs.len()),
     });
-    let outcome = rt.block_on(run(p, ctx))?;
+    let outcome = rt.block_on(run(p, ctx.clone()))?;
+    ctx.status.clear();
     if !p.keep {
         for v in &p.volumes {
             let _ = std::fs::remove_dir_all(v);
@@ -157,6 +199,16 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         let _ = std::fs::remove_dir(p.run_dir.join("volumes"));
     }
     Ok(outcome)
+}
+
+fn skipped(name: &str, detail: String, status: Status) -> JobReport {
+    JobReport {
+        name: name.to_owned(),
+        status,
+        exit_code: None,
+        duration: Duration::ZERO,
+        detail,
+    }
 }
 
 async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
@@ -168,55 +220,119 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
         json!({
             "run_dir": p.run_dir.display().to_string(),
             "run_id": p.run_id,
-            "jobs": p.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>(),
+            "runtime": p.runtime.as_str(),
+            "jobs": p.jobs.iter().filter(|j| j.kind == TaskKind::Job).map(|j| j.name.clone()).collect::<Vec<_>>(),
+            "services": p.jobs.iter().filter(|j| j.kind == TaskKind::Service).map(|j| j.name.clone()).collect::<Vec<_>>(),
         }),
     );
-    let (cancel_tx, cancel_rx) = watch::channel(false);
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<JobReport>();
+    let (msg_tx, mut msg_rx) = mpsc::unbounded_channel::<Msg>();
     let mut reports: BTreeMap<String, JobReport> = BTreeMap::new();
-    let mut started: BTreeMap<&str, ()> = BTreeMap::new();
+    let mut started: BTreeSet<&str> = BTreeSet::new();
+    let mut ready: BTreeSet<String> = BTreeSet::new();
+    let mut stops: BTreeMap<&str, Arc<watch::Sender<Stop>>> = BTreeMap::new();
     let mut running = 0usize;
     let mut interrupted = None;
+    let ticker = ctx.status.enabled().then(|| {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                ctx.status.tick();
+            }
+        })
+    });
+    let dependents = |name: &str| -> Vec<&str> {
+        p.jobs
+            .iter()
+            .filter(|j| j.depends_on.iter().any(|(d, _)| d == name))
+            .map(|j| j.name.as_str())
+            .collect()
+    };
     loop {
         if interrupted.is_none() {
-            // The jobs are in topological order, so one pass sees every cascade.
+            // The tasks are in topological order, so one pass sees every cascade.
             for j in &p.jobs {
-                if started.contains_key(j.name.as_str()) {
+                if started.contains(j.name.as_str()) {
                     continue;
                 }
-                let blocked = j.depends_on.iter().find_map(|d| {
-                    reports
-                        .get(d)
-                        .filter(|r| r.status != Status::Finished)
-                        .map(|r| (d, r.status))
-                });
-                if let Some((d, st)) = blocked {
-                    started.insert(&j.name, ());
-                    let detail = format!("dependency {d} {}", st.as_str().replace('_', " "));
+                let mut wait = false;
+                let mut blocked = None;
+                for (d, want) in &j.depends_on {
+                    match want {
+                        DependencyStatus::Finished => match reports.get(d) {
+                            Some(r) if r.status != Status::Finished => {
+                                blocked = Some(format!(
+                                    "dependency {d} {}",
+                                    r.status.as_str().replace('_', " ")
+                                ));
+                            }
+                            Some(_) => {}
+                            None => wait = true,
+                        },
+                        DependencyStatus::Running => {
+                            if ready.contains(d) {
+                            } else if let Some(r) = reports.get(d) {
+                                blocked = Some(format!(
+                                    "service {d} {} before it was RUNNING",
+                                    r.status.as_str().replace('_', " ")
+                                ));
+                            } else {
+                                wait = true;
+                            }
+                        }
+                    }
+                    if blocked.is_some() {
+                        break;
+                    }
+                }
+                if let Some(detail) = blocked {
+                    started.insert(&j.name);
                     ctx.events
                         .emit("job_skipped", json!({"job": j.name, "reason": detail}));
-                    eprintln!("[{}] skipped: {detail}", j.name);
-                    reports.insert(
-                        j.name.clone(),
-                        JobReport {
-                            name: j.name.clone(),
-                            status: Status::Skipped,
-                            exit_code: None,
-                            duration: Duration::ZERO,
-                            detail,
-                        },
-                    );
+                    ctx.say(&j.name, &format!("skipped: {detail}"));
+                    ctx.status.update(|s| {
+                        s.done += 1;
+                        s.failed += 1;
+                    });
+                    reports.insert(j.name.clone(), skipped(&j.name, detail, Status::Skipped));
                     continue;
                 }
-                if j.depends_on.iter().all(|d| reports.contains_key(d)) {
-                    started.insert(&j.name, ());
-                    running += 1;
-                    let (job, ctx, cancel, done) =
-                        (j.clone(), ctx.clone(), cancel_rx.clone(), done_tx.clone());
-                    tokio::spawn(async move {
-                        let r = run_job(job, ctx, cancel).await;
-                        let _ = done.send(r);
-                    });
+                if wait {
+                    continue;
+                }
+                started.insert(&j.name);
+                running += 1;
+                let (stop_tx, stop_rx) = watch::channel(Stop::No);
+                let stop_tx = Arc::new(stop_tx);
+                stops.insert(&j.name, stop_tx.clone());
+                let (job, ctx, msg) = (j.clone(), ctx.clone(), msg_tx.clone());
+                tokio::spawn(async move {
+                    let r = run_job(job, ctx, stop_rx, stop_tx, msg.clone()).await;
+                    let _ = msg.send(Msg::Done(r));
+                });
+            }
+            // Services no job needs any more are stopped (persistent ones when every job ended).
+            let jobs_left = p
+                .jobs
+                .iter()
+                .any(|j| j.kind == TaskKind::Job && !reports.contains_key(&j.name));
+            for j in &p.jobs {
+                let Some(svc) = &j.service else { continue };
+                let Some(stop) = stops.get(j.name.as_str()) else {
+                    continue;
+                };
+                if reports.contains_key(&j.name) || *stop.borrow() != Stop::No {
+                    continue;
+                }
+                let deps = dependents(&j.name);
+                let needed = if svc.persist || deps.is_empty() {
+                    jobs_left
+                } else {
+                    deps.iter().any(|d| !reports.contains_key(*d))
+                };
+                if !needed {
+                    ctx.say(&j.name, "stopping: no job needs the service any more");
+                    let _ = stop.send(Stop::Unneeded);
                 }
             }
         }
@@ -224,19 +340,31 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
             break;
         }
         tokio::select! {
-            Some(r) = done_rx.recv() => {
-                running -= 1;
-                reports.insert(r.name.clone(), r);
-            }
+            Some(m) = msg_rx.recv() => match m {
+                Msg::Ready(name) => {
+                    ready.insert(name);
+                }
+                Msg::Done(r) => {
+                    running -= 1;
+                    reports.insert(r.name.clone(), r);
+                }
+            },
             _ = sigint.recv(), if interrupted.is_none() => {
                 interrupted = Some(2);
-                let _ = cancel_tx.send(true);
+                for s in stops.values() {
+                    let _ = s.send(Stop::Cancel);
+                }
             }
             _ = sigterm.recv(), if interrupted.is_none() => {
                 interrupted = Some(15);
-                let _ = cancel_tx.send(true);
+                for s in stops.values() {
+                    let _ = s.send(Stop::Cancel);
+                }
             }
         }
+    }
+    if let Some(t) = ticker {
+        t.abort();
     }
     let jobs = p
         .jobs
@@ -246,13 +374,7 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                 let detail = "the run was stopped before it started".to_owned();
                 ctx.events
                     .emit("job_skipped", json!({"job": j.name, "reason": detail}));
-                JobReport {
-                    name: j.name.clone(),
-                    status: Status::Cancelled,
-                    exit_code: None,
-                    duration: Duration::ZERO,
-                    detail,
-                }
+                skipped(&j.name, detail, Status::Cancelled)
             })
         })
         .collect();
@@ -283,24 +405,44 @@ struct InstanceEnd {
     detail: String,
 }
 
-async fn run_job(job: Job, ctx: Arc<Ctx>, cancel: watch::Receiver<bool>) -> JobReport {
+async fn run_job(
+    job: Job,
+    ctx: Arc<Ctx>,
+    stop: watch::Receiver<Stop>,
+    stop_tx: Arc<watch::Sender<Stop>>,
+    msg: mpsc::UnboundedSender<Msg>,
+) -> JobReport {
     let start = Instant::now();
+    let kind = match job.kind {
+        TaskKind::Job => "job",
+        TaskKind::Service => "service",
+    };
     ctx.events.emit(
         "job_started",
-        json!({"job": job.name, "instances": job.instances.len()}),
+        json!({"job": job.name, "kind": kind, "instances": job.instances.len()}),
     );
+    ctx.status.update(|s| s.running += 1);
     let report = |status, exit_code, detail: String| {
         let duration = start.elapsed();
+        let detail = ctx.redactor.redact(&detail).into_owned();
         ctx.events.emit(
             "job_finished",
             json!({
                 "job": job.name,
+                "kind": kind,
                 "status": status_str(status),
                 "exit_code": exit_code,
                 "duration_s": duration.as_secs_f64(),
                 "detail": detail,
             }),
         );
+        ctx.status.update(|s| {
+            s.running -= 1;
+            s.done += 1;
+            if status != Status::Finished {
+                s.failed += 1;
+            }
+        });
         JobReport {
             name: job.name.clone(),
             status,
@@ -310,16 +452,61 @@ async fn run_job(job: Job, ctx: Arc<Ctx>, cancel: watch::Receiver<bool>) -> JobR
         }
     };
     if let Err(e) = write_files(&job) {
-        eprintln!("[{}] {e}", job.name);
+        ctx.say(&job.name, &e);
         return report(Status::Failed, None, e);
     }
     let sem = Arc::new(Semaphore::new(job.concurrency));
     let mut set = tokio::task::JoinSet::new();
+    let mut probe = None;
     for (k, inst) in job.instances.iter().cloned().enumerate() {
-        let (sem, ctx, cancel, timeout, name, array) = (
+        let started = if k == 0 && job.service.is_some() {
+            let (tx, rx) = oneshot::channel();
+            let svc = job.service.clone();
+            let (ctx, name, msg, stop_tx, inst) = (
+                ctx.clone(),
+                job.name.clone(),
+                msg.clone(),
+                stop_tx.clone(),
+                inst.clone(),
+            );
+            probe = Some(tokio::spawn(async move {
+                if rx.await.is_err() {
+                    return;
+                }
+                let t0 = Instant::now();
+                let readiness = svc.and_then(|s| s.readiness);
+                let result = match &readiness {
+                    Some(r) => {
+                        probe::wait_ready(r, &inst, ctx.ready_timeout, &|m| ctx.say(&name, m))
+                            .await
+                            .map(|n| format!("readiness probe passed after {n} attempt(s)"))
+                    }
+                    None => Ok("RUNNING (no readiness probe)".to_owned()),
+                };
+                match result {
+                    Ok(how) => {
+                        ctx.events.emit(
+                            "service_ready",
+                            json!({"job": name, "after_s": t0.elapsed().as_secs_f64()}),
+                        );
+                        ctx.say(&name, &how);
+                        let _ = msg.send(Msg::Ready(name));
+                    }
+                    Err(why) => {
+                        ctx.events
+                            .emit("service_not_ready", json!({"job": name, "reason": why}));
+                        let _ = stop_tx.send(Stop::NotReady(why));
+                    }
+                }
+            }));
+            Some(tx)
+        } else {
+            None
+        };
+        let (sem, ctx, stop, timeout, name, array) = (
             sem.clone(),
             ctx.clone(),
-            cancel.clone(),
+            stop.clone(),
             job.timeout,
             job.name.clone(),
             job.task_array,
@@ -335,7 +522,7 @@ async fn run_job(job: Job, ctx: Arc<Ctx>, cancel: watch::Receiver<bool>) -> JobR
                 );
             }
             let t0 = Instant::now();
-            let end = run_instance(&inst, timeout, &ctx, cancel).await;
+            let end = run_instance(&inst, timeout, &ctx, stop, started).await;
             if array {
                 ctx.events.emit(
                     "task_finished",
@@ -357,6 +544,9 @@ async fn run_job(job: Job, ctx: Arc<Ctx>, cancel: watch::Receiver<bool>) -> JobR
             ends[k] = Some(e);
         }
     }
+    if let Some(p) = probe {
+        p.abort();
+    }
     let ends: Vec<(usize, InstanceEnd)> = ends
         .into_iter()
         .enumerate()
@@ -376,8 +566,11 @@ async fn run_job(job: Job, ctx: Arc<Ctx>, cancel: watch::Receiver<bool>) -> JobR
             return report(want, e.exit_code, detail);
         }
     }
-    let code = ends.first().and_then(|(_, e)| e.exit_code);
-    report(Status::Finished, code, "exit 0".into())
+    let (code, detail) = ends
+        .first()
+        .map(|(_, e)| (e.exit_code, e.detail.clone()))
+        .unwrap_or((None, "exit 0".into()));
+    report(Status::Finished, code, detail)
 }
 
 fn status_str(s: Status) -> &'static str {
@@ -392,12 +585,14 @@ fn ended(status: Status, exit_code: Option<i32>, detail: String) -> InstanceEnd 
     }
 }
 
-async fn cancelled(mut cancel: watch::Receiver<bool>) {
+/// Resolves when the job is asked to stop, with the reason.
+async fn stopped(mut stop: watch::Receiver<Stop>) -> Stop {
     loop {
-        if *cancel.borrow_and_update() {
-            return;
+        let s = stop.borrow_and_update().clone();
+        if s != Stop::No {
+            return s;
         }
-        if cancel.changed().await.is_err() {
+        if stop.changed().await.is_err() {
             std::future::pending::<()>().await;
         }
     }
@@ -406,10 +601,11 @@ async fn cancelled(mut cancel: watch::Receiver<bool>) {
 async fn run_instance(
     inst: &Instance,
     timeout: Option<Duration>,
-    ctx: &Ctx,
-    cancel: watch::Receiver<bool>,
+    ctx: &Arc<Ctx>,
+    stop: watch::Receiver<Stop>,
+    started: Option<oneshot::Sender<()>>,
 ) -> InstanceEnd {
-    if *cancel.borrow() {
+    if *stop.borrow() != Stop::No {
         return ended(Status::Cancelled, None, "the run was stopped".into());
     }
     let mut cmd = tokio::process::Command::new(&inst.argv[0]);
@@ -427,22 +623,40 @@ async fn run_instance(
         Ok(c) => c,
         Err(e) => {
             let detail = format!("cannot start {}: {e}", inst.argv[0]);
-            eprintln!("[{}] {detail}", inst.label);
+            ctx.say(&inst.label, &detail);
             return ended(Status::Failed, None, detail);
         }
     };
     let Some(pid) = child.id() else {
         return ended(Status::Failed, None, "the process vanished".into());
     };
+    if let Some(s) = started {
+        let _ = s.send(());
+    }
     let group = Pid::from_raw(pid as i32);
     let log =
         |ext: &str| std::fs::File::create(ctx.logs.join(format!("{}.{ext}", inst.log_name))).ok();
+    let explainer = Arc::new(Mutex::new(Explainer::new()));
     let mut pumps = Vec::new();
     if let Some(o) = child.stdout.take() {
-        pumps.push(tokio::spawn(pump(o, inst.label.clone(), log("out"), false)));
+        pumps.push(tokio::spawn(pump(
+            o,
+            inst.label.clone(),
+            log("out"),
+            false,
+            ctx.clone(),
+            explainer.clone(),
+        )));
     }
     if let Some(e) = child.stderr.take() {
-        pumps.push(tokio::spawn(pump(e, inst.label.clone(), log("err"), true)));
+        pumps.push(tokio::spawn(pump(
+            e,
+            inst.label.clone(),
+            log("err"),
+            true,
+            ctx.clone(),
+            explainer.clone(),
+        )));
     }
     let deadline = async {
         match timeout {
@@ -453,12 +667,12 @@ async fn run_instance(
     let mut why = None;
     let exited = tokio::select! {
         s = child.wait() => s.ok(),
-        () = deadline => { why = Some(Status::TimedOut); None }
-        () = cancelled(cancel) => { why = Some(Status::Cancelled); None }
+        () = deadline => { why = Some(Stop::No); None }
+        s = stopped(stop) => { why = Some(s); None }
     };
-    let exited = match (exited, why) {
-        (Some(s), _) => Some(s),
-        (None, _) => stop_group(&mut child, group, ctx.grace).await,
+    let exited = match exited {
+        Some(s) => Some(s),
+        None => stop_group(&mut child, group, ctx.grace).await,
     };
     // Whatever is left in the group (background children of a command that exited).
     let _ = killpg(group, Signal::SIGKILL);
@@ -484,16 +698,25 @@ async fn run_instance(
         _ => "ended".into(),
     };
     match why {
-        Some(Status::TimedOut) => {
+        Some(Stop::No) => {
             let secs = timeout.map_or(0, |d| d.as_secs());
-            eprintln!("[{}] timed out after {secs} s", inst.label);
+            ctx.say(&inst.label, &format!("timed out after {secs} s"));
             ended(
                 Status::TimedOut,
                 code,
                 format!("timed out after {secs} s ({how})"),
             )
         }
-        Some(st) => ended(st, code, format!("stopped ({how})")),
+        Some(Stop::Cancel) => ended(Status::Cancelled, code, format!("stopped ({how})")),
+        Some(Stop::Unneeded) => ended(
+            Status::Finished,
+            code,
+            format!("stopped once no job needed it ({how})"),
+        ),
+        Some(Stop::NotReady(m)) => {
+            ctx.say(&inst.label, &m);
+            ended(Status::Failed, code, m)
+        }
         None if code == Some(0) => ended(Status::Finished, code, how),
         None => ended(Status::Failed, code, how),
     }
@@ -534,29 +757,43 @@ async fn pump<R: AsyncRead + Unpin>(
     label: String,
     mut log: Option<std::fs::File>,
     stderr: bool,
+    ctx: Arc<Ctx>,
+    explainer: Arc<Mutex<Explainer>>,
 ) {
     let mut r = BufReader::new(r);
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        match r.read_until(b'\n', &mut buf).await {
+        // Bounded: a line longer than 1 MiB is passed on in pieces.
+        match (&mut r).take(1 << 20).read_until(b'\n', &mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
+        let clean = ctx.redactor.redact_bytes(&buf);
         if let Some(f) = &mut log {
-            let _ = f.write_all(&buf);
+            let _ = f.write_all(&clean);
         }
         let mut line = format!("[{label}] ").into_bytes();
-        line.extend_from_slice(&buf);
+        line.extend_from_slice(&clean);
         if !line.ends_with(b"\n") {
             line.push(b'\n');
         }
-        if stderr {
-            let _ = std::io::stderr().lock().write_all(&line);
-        } else {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&line);
-            let _ = out.flush();
+        ctx.status.print(&line, stderr);
+        let text = String::from_utf8_lossy(&clean);
+        let found = explainer.lock().ok().and_then(|mut e| e.line(&text));
+        if let Some(x) = found {
+            let rule = x
+                .rule
+                .map(|r| format!(" (fuzzlint rule {r})"))
+                .unwrap_or_default();
+            ctx.status.print(
+                format!("[{label}] fuzz: {}{rule}\n", x.text).as_bytes(),
+                true,
+            );
+            ctx.events.emit(
+                "log_explained",
+                json!({"instance": label, "id": x.id, "explanation": x.text, "rule": x.rule}),
+            );
         }
     }
 }

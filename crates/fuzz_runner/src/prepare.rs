@@ -3,8 +3,8 @@
 
 use crate::{Options, RunError, RuntimeKind};
 use fuzzfile_plan::{
-    DependencyStatus, EnvValue, FileContent, Plan, Task, VolumeKind, PLAN_VERSION, SCRIPT_PATH,
-    WORKDIR,
+    DependencyStatus, EnvPassing, EnvValue, FileContent, Plan, Readiness, RuntimeLine, Task,
+    TaskKind, VolumeKind, PLAN_VERSION, SCRIPT_PATH, WORKDIR,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,13 @@ pub struct Prepared {
     pub run_id: String,
     /// Ephemeral volume directories to create (and to remove after the run unless `--keep`).
     pub volumes: Vec<PathBuf>,
+    /// The runtime instances run in (after `auto` was resolved).
+    pub runtime: RuntimeKind,
+    /// Secret values: redacted from every log line, event and message.
+    pub secret_values: Vec<String>,
+    /// A service not RUNNING after this long fails.
+    pub ready_timeout: Duration,
+    pub status_line: bool,
     /// Jobs in the plan's topological order.
     pub jobs: Vec<Job>,
     /// Things the user should know before the run starts (the image is not used, …).
@@ -31,8 +38,11 @@ pub struct Prepared {
 #[derive(Clone, Debug)]
 pub struct Job {
     pub name: String,
-    /// Jobs that must reach FINISHED first.
-    pub depends_on: Vec<String>,
+    pub kind: TaskKind,
+    /// What must reach which status first (FINISHED, or RUNNING for services).
+    pub depends_on: Vec<(String, DependencyStatus)>,
+    /// Services: whether it outlives its dependents, and its readiness probe.
+    pub service: Option<ServiceSpec>,
     pub timeout: Option<Duration>,
     /// At most this many instances at once.
     pub concurrency: usize,
@@ -40,6 +50,12 @@ pub struct Job {
     /// Files to write before the job starts: host path, content, mode.
     pub files: Vec<(PathBuf, String, u32)>,
     pub instances: Vec<Instance>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ServiceSpec {
+    pub persist: bool,
+    pub readiness: Option<Readiness>,
 }
 
 #[derive(Clone, Debug)]
@@ -74,35 +90,68 @@ pub fn prepare(
             plan.plan_version
         ));
     }
-    if options.runtime != RuntimeKind::Host {
-        return refuse(format!(
-            "runtime `{}` is not supported by `fuzz run` yet; use --runtime host",
-            options.runtime.as_str()
-        ));
-    }
-    if let Some(s) = plan.services.first() {
-        return refuse(format!(
-            "service `{}`: services are not supported by `fuzz run` yet",
-            s.name
-        ));
-    }
-    if let Some(e) = plan
-        .graph
-        .edges
-        .iter()
-        .find(|e| e.status == DependencyStatus::Running)
-    {
-        return refuse(format!(
-            "job `{}` waits for `{}` to be RUNNING: services are not supported by `fuzz run` yet",
-            e.to, e.from
-        ));
-    }
+    let runtime = match options.runtime {
+        RuntimeKind::Auto => {
+            return refuse("resolve `--runtime auto` with `detect_runtime` first".into())
+        }
+        r => r,
+    };
+    // The runtime's program: apptainer may be installed under its old name.
+    let program = match runtime {
+        RuntimeKind::Host | RuntimeKind::Auto => None,
+        r => {
+            let names: &[&str] = match r {
+                RuntimeKind::Apptainer => &["apptainer", "singularity"],
+                RuntimeKind::Podman => &["podman"],
+                _ => &["docker"],
+            };
+            match names.iter().find_map(|n| crate::which(n)) {
+                Some(p) => Some(p.display().to_string()),
+                None => {
+                    return refuse(format!(
+                        "--runtime {}: `{}` is not installed on this node (not on PATH); \
+                         use --runtime auto to pick what is installed",
+                        r.as_str(),
+                        names.join("` or `")
+                    ))
+                }
+            }
+        }
+    };
     let mut volumes = Vec::new();
-    for v in &plan.volumes {
-        if v.kind != VolumeKind::Ephemeral {
+    let mut host_dirs: BTreeMap<&str, PathBuf> = BTreeMap::new();
+    for (name, _) in &options.volumes {
+        if !plan.volumes.iter().any(|v| &v.key == name) {
             return refuse(format!(
-                "volume `{}` is not ephemeral: only ephemeral volumes are supported by `fuzz run` yet",
-                v.key
+                "--volume {name}=…: the plan has no volume `{name}` (its volumes: {})",
+                list(plan.volumes.iter().map(|v| v.key.as_str()))
+            ));
+        }
+    }
+    for v in &plan.volumes {
+        if let Some(dir) = options.volumes.get(&v.key) {
+            if !dir.is_dir() {
+                return refuse(format!(
+                    "--volume {}={}: not a directory on this node",
+                    v.key,
+                    dir.display()
+                ));
+            }
+            host_dirs.insert(&v.key, dir.clone());
+            continue;
+        }
+        if v.kind != VolumeKind::Ephemeral {
+            let what = match v.kind {
+                VolumeKind::Persistent => "persistent".to_owned(),
+                _ => format!(
+                    "provisioned by {}",
+                    v.provisioner.as_deref().unwrap_or("another provisioner")
+                ),
+            };
+            return refuse(format!(
+                "volume `{}` is {what}: give the directory that holds it on this node with \
+                 --volume {}=PATH",
+                v.key, v.key
             ));
         }
         if !v.ingress.is_empty() || !v.egress.is_empty() {
@@ -111,29 +160,61 @@ pub fn prepare(
                 v.key
             ));
         }
-        volumes.push(fill(&v.host_path, run_dir));
+        let dir = fill(&v.host_path, run_dir);
+        host_dirs.insert(&v.key, dir.clone());
+        volumes.push(dir);
     }
+    let env_ctx = EnvCtx {
+        run_id,
+        secrets: &options.secrets,
+    };
     let mut notes = Vec::new();
     let mut jobs_by_name: BTreeMap<&str, &Task> = BTreeMap::new();
-    for j in &plan.jobs {
+    for j in plan.jobs.iter().chain(&plan.services) {
         jobs_by_name.insert(j.name.as_str(), j);
     }
     let mut jobs = Vec::new();
     for name in &plan.graph.order {
         let Some(t) = jobs_by_name.get(name.as_str()) else {
             return refuse(format!(
-                "the graph names `{name}`, which is not a job of the plan"
+                "the graph names `{name}`, which is neither a job nor a service of the plan"
             ));
         };
-        jobs.push(job(plan, t, run_dir, run_id, &mut notes)?);
+        let mut j = job(plan, t, run_dir, runtime, &host_dirs, &env_ctx, &mut notes)?;
+        if let Some(p) = &program {
+            for i in &mut j.instances {
+                i.argv[0] = p.clone();
+            }
+        }
+        jobs.push(j);
     }
-    if jobs.len() != plan.jobs.len() {
-        return refuse("the graph's order does not list every job".into());
+    if jobs.len() != plan.jobs.len() + plan.services.len() {
+        return refuse("the graph's order does not list every job and service".into());
     }
+    if runtime == RuntimeKind::Host && !plan.jobs.is_empty() {
+        notes.push(format!(
+            "the host runtime does not use the images ({}); the node's own programs run",
+            list(
+                plan.jobs
+                    .iter()
+                    .chain(&plan.services)
+                    .map(|t| t.image.uri.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+            )
+        ));
+    }
+    let mut secret_values: Vec<String> = options.secrets.values().cloned().collect();
+    secret_values.sort();
+    secret_values.dedup();
     Ok(Prepared {
         run_dir: run_dir.to_owned(),
         run_id: run_id.to_owned(),
         volumes,
+        runtime,
+        secret_values,
+        ready_timeout: options.ready_timeout,
+        status_line: options.status_line,
         jobs,
         notes,
         grace: options.grace,
@@ -151,54 +232,113 @@ fn under<'a>(path: &'a str, dir: &str) -> Option<&'a str> {
     }
 }
 
+fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+struct EnvCtx<'a> {
+    run_id: &'a str,
+    secrets: &'a BTreeMap<String, String>,
+}
+
+/// The instance's environment with every value known: literals, secrets from `--secrets`,
+/// and the run-time values this runner supplies.
+fn env_values(
+    t: &Task,
+    i: &fuzzfile_plan::Instance,
+    ctx: &EnvCtx,
+) -> Result<Vec<(String, String)>, String> {
+    let mut env = Vec::new();
+    for e in &i.env {
+        let value = match &e.value {
+            EnvValue::Literal(v) => v.clone(),
+            EnvValue::Secret(s) => {
+                let key = format!("{}/{}", s.scope, s.name);
+                match ctx.secrets.get(&key) {
+                    Some(v) => v.clone(),
+                    None if ctx.secrets.is_empty() => {
+                        return Err(format!(
+                            "{} comes from the secret {}: give its value in a secrets file \
+                             (--secrets FILE, with `[{}]` and `{} = \"…\"`)",
+                            e.name, s.reference, s.scope, s.name
+                        ))
+                    }
+                    None => {
+                        return Err(format!(
+                            "{} comes from the secret {}, which the secrets file does not hold \
+                             (add `{} = \"…\"` under `[{}]`)",
+                            e.name, s.reference, s.name, s.scope
+                        ))
+                    }
+                }
+            }
+            EnvValue::Runtime(r) => match r.as_str() {
+                "workflow-id" => ctx.run_id.to_owned(),
+                "account-id" => "local".to_owned(),
+                r if r.starts_with("address-of:") => "127.0.0.1".to_owned(),
+                other => {
+                    return Err(format!(
+                        "{} needs the run-time value `{other}`, which `fuzz run` does not know",
+                        e.name
+                    ))
+                }
+            },
+        };
+        env.push((e.name.clone(), value));
+    }
+    let _ = t;
+    Ok(env)
+}
+
+fn runtime_line(i: &fuzzfile_plan::Instance, runtime: RuntimeKind) -> &RuntimeLine {
+    match runtime {
+        RuntimeKind::Apptainer => &i.runtimes.apptainer,
+        RuntimeKind::Podman => &i.runtimes.podman,
+        RuntimeKind::Docker => &i.runtimes.docker,
+        RuntimeKind::Host | RuntimeKind::Auto => &i.runtimes.host,
+    }
+}
+
+/// The shell program that binds each `HOST PATH` pair given before `--` over `PATH` and then
+/// executes what follows `--`; it runs as the first process of a private mount namespace
+/// (`unshare --mount --propagation private`), so the binds are seen by the job only.
+const BIND_SCRIPT: &str = "while [ \"$1\" != -- ]; do mount --bind \"$1\" \"$2\" || exit 126; shift 2; done; shift; exec \"$@\"";
+
 fn job(
     plan: &Plan,
     t: &Task,
     run_dir: &Path,
-    run_id: &str,
+    runtime: RuntimeKind,
+    host_dirs: &BTreeMap<&str, PathBuf>,
+    env_ctx: &EnvCtx,
     notes: &mut Vec<String>,
 ) -> Result<Job, RunError> {
-    let refuse = |m: String| Err(RunError::Plan(format!("job `{}`: {m}", t.name)));
+    let what = match t.kind {
+        TaskKind::Job => "job",
+        TaskKind::Service => "service",
+    };
+    let refuse = |m: String| Err(RunError::Plan(format!("{what} `{}`: {m}", t.name)));
     if t.multinode.is_some() {
-        return refuse("multinode jobs are not supported by `fuzz run` yet".into());
+        return refuse(
+            "multinode jobs are not supported by `fuzz run` on one node; see `fuzz plan --hosts`"
+                .into(),
+        );
     }
-    notes.push(format!(
-        "job `{}`: the host runtime does not use the image {}; the node's own programs run",
-        t.name, t.image.uri
-    ));
-    // Mounts: without a container, a volume is reachable only as the job's working directory
-    // (or a directory above it): the process starts in the volume's directory.
-    let mut cwd: Option<PathBuf> = t.cwd.as_ref().map(PathBuf::from);
-    let mut cwd_mount: Option<(&str, PathBuf)> = None;
-    for m in &t.mounts {
-        let rest = t.cwd.as_deref().and_then(|c| under(c, &m.path));
-        match rest {
-            Some(rest)
-                if cwd_mount
-                    .as_ref()
-                    .is_none_or(|(p, _)| p.len() < m.path.len()) =>
-            {
-                let host = fill(&m.host_path, run_dir);
-                cwd = Some(if rest.is_empty() {
-                    host.clone()
-                } else {
-                    host.join(rest)
-                });
-                cwd_mount = Some((m.path.as_str(), host));
-            }
-            Some(_) => {}
-            None => {
-                return refuse(format!(
-                    "the host runtime cannot place volume `{}` at {} (there is no container); \
-                     set `cwd: {}` (or a directory under it) so the job reaches the volume \
-                     through relative paths, or use a container runtime",
-                    m.volume, m.path, m.path
-                ));
-            }
-        }
-    }
+    let volume_dir = |m: &fuzzfile_plan::Mount| {
+        host_dirs
+            .get(m.volume.as_str())
+            .cloned()
+            .unwrap_or_else(|| fill(&m.host_path, run_dir))
+    };
+    // Files first: their content and where they are written on the node.
     let mut files = Vec::new();
     let mut script_host = None;
+    let mut file_binds: Vec<(PathBuf, &str)> = Vec::new();
     for f in &t.files {
         let content = match &f.content {
             FileContent::Inline(s) => s.clone(),
@@ -217,22 +357,84 @@ fn job(
         if f.path == SCRIPT_PATH {
             script_host = Some(host.clone());
         } else {
-            // Reachable only inside the volume that is the working directory.
-            let inside = cwd_mount
-                .as_ref()
-                .and_then(|(p, h)| under(&f.path, p).map(|rest| h.join(rest)));
-            match inside {
-                Some(p) if !p.as_os_str().is_empty() => files.push((p, content.clone(), mode)),
-                _ => {
-                    return refuse(format!(
-                        "the host runtime cannot place file {} (there is no container); \
-                         put it under the volume mounted at the job's cwd, or use a container runtime",
-                        f.path
-                    ))
+            file_binds.push((host.clone(), f.path.as_str()));
+        }
+        files.push((host, content, mode));
+    }
+    let mut cwd: Option<PathBuf> = None;
+    let mut binds: Vec<(PathBuf, String)> = Vec::new();
+    if runtime == RuntimeKind::Host {
+        // Without a container, a volume is reached in one of two ways: as the job's working
+        // directory (or a directory above it: the process starts in the volume's directory),
+        // or bound over an existing directory in a private mount namespace.
+        cwd = t.cwd.as_ref().map(PathBuf::from);
+        let mut cwd_mount: Option<(&str, PathBuf)> = None;
+        for m in &t.mounts {
+            if let Some(rest) = t.cwd.as_deref().and_then(|c| under(c, &m.path)) {
+                if cwd_mount
+                    .as_ref()
+                    .is_none_or(|(p, _)| p.len() < m.path.len())
+                {
+                    let host = volume_dir(m);
+                    cwd = Some(if rest.is_empty() {
+                        host.clone()
+                    } else {
+                        host.join(rest)
+                    });
+                    cwd_mount = Some((m.path.as_str(), host));
                 }
             }
         }
-        files.push((host, content, mode));
+        for m in &t.mounts {
+            if cwd_mount.as_ref().is_some_and(|(p, _)| *p == m.path) {
+                continue;
+            }
+            if let Err(why) = can_bind(Path::new(&m.path), true) {
+                return refuse(format!(
+                    "the host runtime cannot place volume `{}` at {}: {why}; set `cwd: {}` \
+                     (or a directory under it) so the job reaches the volume through relative \
+                     paths, or use a container runtime",
+                    m.volume, m.path, m.path
+                ));
+            }
+            binds.push((volume_dir(m), m.path.clone()));
+        }
+        for (host, path) in &file_binds {
+            // A file inside the volume that is the working directory is written there.
+            let inside = cwd_mount
+                .as_ref()
+                .and_then(|(p, h)| under(path, p).map(|rest| h.join(rest)));
+            match inside {
+                Some(p) if !p.as_os_str().is_empty() && p != *host => {
+                    let (content, mode) = files
+                        .iter()
+                        .find(|(h, _, _)| h == host)
+                        .map(|(_, c, m)| (c.clone(), *m))
+                        .unwrap_or_default();
+                    files.push((p, content, mode));
+                }
+                _ => {
+                    if let Err(why) = can_bind(Path::new(path), false) {
+                        return refuse(format!(
+                            "the host runtime cannot place file {path}: {why}; put it under the \
+                             volume mounted at the job's cwd, or use a container runtime"
+                        ));
+                    }
+                    binds.push((host.clone(), (*path).to_owned()));
+                }
+            }
+        }
+        if !binds.is_empty() {
+            notes.push(format!(
+                "{what} `{}`: the host runtime binds {} in a private mount namespace",
+                t.name,
+                binds
+                    .iter()
+                    .map(|(_, p)| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
     }
     let timeout = t.timeout.as_ref().map(|x| Duration::from_secs(x.seconds));
     let (concurrency, task_array) = match &t.task_array {
@@ -246,44 +448,83 @@ fn job(
     };
     let mut instances = Vec::new();
     for i in &t.instances {
-        let Some(argv) = &i.argv else {
+        let Some(plan_argv) = &i.argv else {
             return refuse("an instance has no command".into());
         };
-        let argv: Vec<String> = argv
-            .iter()
-            .enumerate()
-            .map(|(k, w)| match &script_host {
-                Some(h) if k == 0 && w == SCRIPT_PATH => h.display().to_string(),
-                _ => w.clone(),
-            })
-            .collect();
-        if argv.is_empty() {
+        if plan_argv.is_empty() {
             return refuse("the command is empty".into());
         }
-        let mut env = Vec::new();
-        for e in &i.env {
-            let value = match &e.value {
-                EnvValue::Literal(v) => v.clone(),
-                EnvValue::Secret(s) => {
-                    return refuse(format!(
-                        "{} comes from the secret {}: secrets are not supported by `fuzz run` yet",
-                        e.name, s.reference
-                    ))
+        let env = match env_values(t, i, env_ctx) {
+            Ok(e) => e,
+            Err(m) => return refuse(m),
+        };
+        let (argv, env) = if runtime == RuntimeKind::Host {
+            let mut argv: Vec<String> = plan_argv
+                .iter()
+                .enumerate()
+                .map(|(k, w)| match &script_host {
+                    Some(h) if k == 0 && w == SCRIPT_PATH => h.display().to_string(),
+                    _ => w.clone(),
+                })
+                .collect();
+            if !binds.is_empty() {
+                let mut w: Vec<String> = [
+                    "unshare",
+                    "--mount",
+                    "--propagation",
+                    "private",
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    BIND_SCRIPT,
+                    "fuzz-bind",
+                ]
+                .map(String::from)
+                .to_vec();
+                for (h, p) in &binds {
+                    w.push(h.display().to_string());
+                    w.push(p.clone());
                 }
-                EnvValue::Runtime(r) => match r.as_str() {
-                    "workflow-id" => run_id.to_owned(),
-                    "account-id" => "local".to_owned(),
-                    r if r.starts_with("address-of:") => "127.0.0.1".to_owned(),
-                    other => {
-                        return refuse(format!(
-                            "{} needs the run-time value `{other}`, which `fuzz run` does not know",
-                            e.name
-                        ))
+                w.push("--".into());
+                w.append(&mut argv);
+                argv = w;
+            }
+            (argv, env)
+        } else {
+            let line = runtime_line(i, runtime);
+            if !line.supported {
+                return refuse(format!(
+                    "{} cannot run it: {}",
+                    runtime.as_str(),
+                    line.notes.join("; ")
+                ));
+            }
+            let argv: Vec<String> = line
+                .argv
+                .iter()
+                .map(|w| {
+                    // Host paths of volumes given with --volume replace the plan's directory.
+                    let mut w = w.clone();
+                    for m in &t.mounts {
+                        if let Some(dir) = host_dirs.get(m.volume.as_str()) {
+                            let planned = format!("{}:{}", m.host_path, m.path);
+                            if w == planned {
+                                w = format!("{}:{}", dir.display(), m.path);
+                            }
+                        }
                     }
-                },
+                    w.replace(WORKDIR, &run_dir.display().to_string())
+                })
+                .collect();
+            let env = match line.env_passing {
+                EnvPassing::ApptainerPrefix => env
+                    .into_iter()
+                    .map(|(k, v)| (format!("APPTAINERENV_{k}"), v))
+                    .collect(),
+                EnvPassing::Names | EnvPassing::Inherit => env,
             };
-            env.push((e.name.clone(), value));
-        }
+            (argv, env)
+        };
         instances.push(Instance {
             label: match i.task_id {
                 Some(id) => format!("{}:{id}", t.name),
@@ -304,15 +545,50 @@ fn job(
         .edges
         .iter()
         .filter(|e| e.to == t.name)
-        .map(|e| e.from.clone())
+        .map(|e| (e.from.clone(), e.status))
         .collect();
+    let service = t.service.as_ref().map(|s| ServiceSpec {
+        persist: s.persist,
+        readiness: s.readiness_probe.clone(),
+    });
     Ok(Job {
         name: t.name.clone(),
+        kind: t.kind,
         depends_on,
+        service,
         timeout,
         concurrency,
         task_array,
         files,
         instances,
     })
+}
+
+/// Whether the host runtime can bind something over `path`: it must exist on this node (as a
+/// directory for a volume, as a file for a file), and binding needs root and `unshare`.
+fn can_bind(path: &Path, dir: bool) -> Result<(), String> {
+    let meta = std::fs::metadata(path);
+    match meta {
+        Ok(m) if m.is_dir() == dir => {}
+        Ok(_) if dir => {
+            return Err(format!(
+                "{} is not a directory on this node",
+                path.display()
+            ))
+        }
+        Ok(_) => return Err(format!("{} is a directory on this node", path.display())),
+        Err(_) => {
+            return Err(format!(
+                "{} does not exist on this node (the host runtime binds over existing paths only)",
+                path.display()
+            ))
+        }
+    }
+    if !nix::unistd::geteuid().is_root() {
+        return Err("binding it in a private mount namespace needs root".into());
+    }
+    if crate::which("unshare").is_none() {
+        return Err("binding it needs `unshare` (util-linux), which is not installed".into());
+    }
+    Ok(())
 }
