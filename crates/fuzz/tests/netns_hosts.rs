@@ -284,7 +284,19 @@ fn namespaces_of_ended_test_processes_are_swept() {
     // Process ids stay below pid_max, so this one belongs to no process.
     let pid_max = std::fs::read_to_string("/proc/sys/kernel/pid_max").expect("pid_max");
     let stale = format!("fuzztest-{}-0-0", pid_max.trim());
-    stdout_of(Command::new("ip").args(["netns", "add", &stale]));
+    // Another test creating its hosts at the same moment sweeps this stale name too, and may
+    // remove it while `ip` is still binding it: try again then.
+    let mut added = false;
+    for _ in 0..10 {
+        let out = output_within(Command::new("ip").args(["netns", "add", &stale]), LIMIT)
+            .unwrap_or_else(|e| panic!("{e}"));
+        if out.status.success() {
+            added = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(added, "cannot create the stale namespace {stale}");
     let hosts = Hosts::create(1).expect("create one host");
     assert!(
         !support::netns::namespaces().contains(&stale),

@@ -22,15 +22,18 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `fuzz run FILE --workdir DIR/run EXTRA...`, on the host runtime unless `extra` names one
+/// (the node may have podman or apptainer, which `--runtime auto` would pick).
 fn run(dir: &Path, file: &Path, extra: &[&str]) -> Output {
-    fuzz()
-        .arg("run")
+    let mut cmd = fuzz();
+    cmd.arg("run")
         .arg(file)
         .arg("--workdir")
-        .arg(dir.join("run"))
-        .args(extra)
-        .output()
-        .expect("run fuzz")
+        .arg(dir.join("run"));
+    if !extra.contains(&"--runtime") {
+        cmd.args(["--runtime", "host"]);
+    }
+    cmd.args(extra).output().expect("run fuzz")
 }
 
 fn text(b: &[u8]) -> String {
@@ -300,7 +303,7 @@ fn sigint_stops_every_job_and_exits_130() {
         .arg(&f)
         .arg("--workdir")
         .arg(d.join("run"))
-        .args(["--grace", "0.5"])
+        .args(["--runtime", "host", "--grace", "0.5"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -688,7 +691,14 @@ fn a_container_runtime_runs_the_plans_command_line() {
     assert_eq!(out.status.code(), Some(0), "{se}");
     let argv = std::fs::read_to_string(record.with_extension("argv")).expect("argv");
     let argv: Vec<&str> = argv.lines().collect();
-    assert_eq!(&argv[..3], ["run", "--rm", "--network"], "{argv:?}");
+    assert_eq!(&argv[..3], ["run", "--rm", "--name"], "{argv:?}");
+    // The container is named after the run (FB_WORKFLOW_ID) and the instance.
+    assert!(
+        argv[3].starts_with("fuzz-") && argv[3].ends_with("-hello"),
+        "{argv:?}"
+    );
+    let run_id = &argv[3]["fuzz-".len()..argv[3].len() - "-hello".len()];
+    assert!(!run_id.contains('{'), "placeholder left: {argv:?}");
     let vol = format!("{}/volumes/v:/data", d.join("run").display());
     assert!(argv.contains(&vol.as_str()), "{vol} not in {argv:?}");
     assert!(argv.contains(&"GREETING"), "{argv:?}");
@@ -704,5 +714,177 @@ fn a_container_runtime_runs_the_plans_command_line() {
         std::fs::read_to_string(record.with_extension("env")).expect("env"),
         "GREETING=hello world\n"
     );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Volume ingress (a top-level `files` entry, a file on the node, and an `http://` GET from a
+/// server on loopback) before the job starts, egress of what the job wrote after it finished.
+#[test]
+fn ingress_fills_the_volume_before_the_job_and_egress_exports_after_it() {
+    let d = scratch("transfers");
+    let served = d.join("served");
+    std::fs::create_dir_all(&served).expect("served dir");
+    std::fs::write(served.join("weights.bin"), "from http\n").expect("served file");
+    let node_input = d.join("node-input.txt");
+    std::fs::write(&node_input, "from the node\n").expect("node file");
+    let port = free_port();
+    let mut server = Command::new("python3")
+        .args(["-m", "http.server", "--bind", "127.0.0.1"])
+        .arg(port.to_string())
+        .arg("--directory")
+        .arg(&served)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start python3 -m http.server");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the http server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out_dir = d.join("exported");
+    let f = write(
+        &d,
+        "t.fz",
+        &format!(
+            "version: v4
+files:
+  greeting: |
+    from files
+volumes:
+  data:
+    use: ephemeral
+    ingress:
+      - source:
+          uri: file://greeting
+        destination:
+          uri: file://in/
+      - source:
+          uri: file://{node}
+        destination:
+          uri: file://in/node.txt
+      - source:
+          uri: http://127.0.0.1:{port}/weights.bin
+        destination:
+          uri: file://in/
+    egress:
+      - source:
+          uri: file://result.txt
+        destination:
+          uri: file://{out}/
+jobs:
+  work:
+    image:
+      uri: docker://alpine:3.20
+    cwd: /data
+    command: [/bin/sh, -c, 'cat in/greeting in/node.txt in/weights.bin > result.txt; wc -l < result.txt']
+    mounts:
+      /data: data
+",
+            node = node_input.display(),
+            out = out_dir.display()
+        ),
+    );
+    let events = d.join("events.jsonl");
+    let out = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--events",
+            events.to_str().expect("utf-8"),
+        ],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[work] 3"), "{so}\n{se}");
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("result.txt")).expect("exported"),
+        "from files\nfrom the node\nfrom http\n"
+    );
+    assert!(se.contains("[ingress data] http://127.0.0.1:"), "{se}");
+    assert!(se.contains("[egress data]"), "{se}");
+    let ev = std::fs::read_to_string(&events).expect("events");
+    let kinds: Vec<String> = ev
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .map(|e| {
+            format!(
+                "{}{}",
+                e["event"].as_str().unwrap_or(""),
+                e["direction"]
+                    .as_str()
+                    .map(|d| format!(":{d}"))
+                    .unwrap_or_default()
+            )
+        })
+        .filter(|k| k.starts_with("transfer") || k.starts_with("job_"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "transfer_done:ingress",
+            "transfer_done:ingress",
+            "transfer_done:ingress",
+            "job_started",
+            "job_finished",
+            "transfer_done:egress"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A failing ingress (a 404) starts no job and the run exits 1; an `s3://` source is refused
+/// with exit 2 before anything starts.
+#[test]
+fn a_failed_ingress_starts_nothing_and_s3_is_refused_up_front() {
+    let d = scratch("bad-transfers");
+    let port = free_port();
+    let mut server = Command::new("python3")
+        .args(["-m", "http.server", "--bind", "127.0.0.1"])
+        .arg(port.to_string())
+        .arg("--directory")
+        .arg(&d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start python3 -m http.server");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the http server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let marker = d.join("ran");
+    let body = |uri: &str| {
+        format!(
+            "version: v4\nvolumes:\n  data:\n    use: ephemeral\n    ingress:\n      - source:\n          uri: {uri}\n        destination:\n          uri: file://x\njobs:\n  work:\n    image:\n      uri: docker://alpine:3.20\n    cwd: /data\n    command: [touch, {}]\n    mounts:\n      /data: data\n",
+            marker.display()
+        )
+    };
+    let f = write(
+        &d,
+        "404.fz",
+        &body(&format!("http://127.0.0.1:{port}/missing.bin")),
+    );
+    let out = run(&d, &f, &["--runtime", "host"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(se.contains("404"), "{se}");
+    assert!(se.contains("work skipped: volume ingress failed"), "{se}");
+    assert!(!marker.exists(), "the job ran");
+
+    let f = write(&d, "s3.fz", &body("s3://bucket/data.tar.gz"));
+    let out = run(&d, &f, &["--runtime", "host"]);
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{se}");
+    assert!(se.contains("s3://"), "{se}");
+    assert!(!marker.exists(), "the job ran");
     let _ = std::fs::remove_dir_all(&d);
 }

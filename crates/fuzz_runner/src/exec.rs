@@ -62,6 +62,8 @@ pub struct Outcome {
     /// The signal that stopped the run (2 for SIGINT, 15 for SIGTERM).
     pub interrupted: Option<i32>,
     pub run_dir: PathBuf,
+    /// Volume ingress or egress that failed (the run then exits 1).
+    pub transfer_failures: Vec<String>,
 }
 
 impl Outcome {
@@ -69,7 +71,11 @@ impl Outcome {
     pub fn exit_code(&self) -> u8 {
         match self.interrupted {
             Some(s) => 128u8.saturating_add(s as u8),
-            None if self.jobs.iter().all(|j| j.status == Status::Finished) => 0,
+            None if self.transfer_failures.is_empty()
+                && self.jobs.iter().all(|j| j.status == Status::Finished) =>
+            {
+                0
+            }
             None => 1,
         }
     }
@@ -77,6 +83,9 @@ impl Outcome {
     /// One line per job that did not finish, then a count.
     pub fn summary(&self) -> String {
         let mut s = String::new();
+        for t in &self.transfer_failures {
+            s.push_str(&format!("  {t}\n"));
+        }
         for j in self.jobs.iter().filter(|j| j.status != Status::Finished) {
             s.push_str(&format!(
                 "  {} {}: {}\n",
@@ -190,8 +199,34 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         redactor,
         status: StatusLine::new(p.status_line, p.jobs.len()),
     });
-    let outcome = rt.block_on(run(p, ctx.clone()))?;
+    // Ingress before any job starts: a failed one leaves every job unstarted.
+    let mut transfer_failures = transfers(p, &ctx, "ingress", &p.ingress);
+    let mut outcome = if transfer_failures.is_empty() {
+        rt.block_on(run(p, ctx.clone()))?
+    } else {
+        Outcome {
+            jobs: p
+                .jobs
+                .iter()
+                .map(|j| {
+                    let detail = "volume ingress failed".to_owned();
+                    ctx.events
+                        .emit("job_skipped", json!({"job": j.name, "reason": detail}));
+                    skipped(&j.name, detail, Status::Skipped)
+                })
+                .collect(),
+            interrupted: None,
+            run_dir: p.run_dir.clone(),
+            transfer_failures: Vec::new(),
+        }
+    };
     ctx.status.clear();
+    // Egress once every job ended, whatever their status (what they left is worth having),
+    // but not after the run was stopped.
+    if outcome.interrupted.is_none() && transfer_failures.is_empty() {
+        transfer_failures = transfers(p, &ctx, "egress", &p.egress);
+    }
+    outcome.transfer_failures = transfer_failures;
     if !p.keep {
         for v in &p.volumes {
             let _ = std::fs::remove_dir_all(v);
@@ -199,6 +234,59 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         let _ = std::fs::remove_dir(p.run_dir.join("volumes"));
     }
     Ok(outcome)
+}
+
+/// Runs `list` (ingress or egress) in order, stopping at the first failure; the failures.
+fn transfers(
+    p: &Prepared,
+    ctx: &Ctx,
+    direction: &str,
+    list: &[(String, PathBuf, fuzzfile_plan::Transfer)],
+) -> Vec<String> {
+    use crate::transfer::{egress, ingress, TransferOptions};
+    for (volume, dir, t) in list {
+        let opts = TransferOptions::for_transfer(t, p.ca_file.as_deref());
+        let label = format!("{direction} {volume}");
+        let done = if direction == "ingress" {
+            ingress(dir, t, &p.files, &opts)
+        } else {
+            egress(dir, t, &opts)
+        };
+        match done {
+            Ok(r) => {
+                ctx.say(
+                    &label,
+                    &format!(
+                        "{} → {} ({} bytes, {:.1} s)",
+                        r.source,
+                        r.destination.display(),
+                        r.bytes,
+                        r.duration.as_secs_f64()
+                    ),
+                );
+                ctx.events.emit(
+                    "transfer_done",
+                    json!({
+                        "direction": direction,
+                        "volume": volume,
+                        "source": r.source,
+                        "destination": r.destination.display().to_string(),
+                        "bytes": r.bytes,
+                        "duration_ms": r.duration.as_millis() as u64,
+                    }),
+                );
+            }
+            Err(e) => {
+                ctx.say(&label, &format!("failed: {e}"));
+                ctx.events.emit(
+                    "transfer_failed",
+                    json!({"direction": direction, "volume": volume, "error": e}),
+                );
+                return vec![format!("volume `{volume}`: {e}")];
+            }
+        }
+    }
+    Vec::new()
 }
 
 fn skipped(name: &str, detail: String, status: Status) -> JobReport {
@@ -382,6 +470,7 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
         jobs,
         interrupted,
         run_dir: p.run_dir.clone(),
+        transfer_failures: Vec::new(),
     })
 }
 
@@ -672,7 +761,12 @@ async fn run_instance(
     };
     let exited = match exited {
         Some(s) => Some(s),
-        None => stop_group(&mut child, group, ctx.grace).await,
+        None => {
+            if !inst.stop.is_empty() {
+                stop_container(&inst.stop, ctx).await;
+            }
+            stop_group(&mut child, group, ctx.grace).await
+        }
     };
     // Whatever is left in the group (background children of a command that exited).
     let _ = killpg(group, Signal::SIGKILL);
@@ -719,6 +813,42 @@ async fn run_instance(
         }
         None if code == Some(0) => ended(Status::Finished, code, how),
         None => ended(Status::Failed, code, how),
+    }
+}
+
+/// Runs the plan's stop command of a container (`podman stop --time GRACE NAME`): the
+/// runtime's client is not the container, and signalling it would leave the container running
+/// under its monitor. The command gets the grace period and a margin; what it prints is
+/// dropped unless it fails.
+async fn stop_container(stop: &[String], ctx: &Ctx) {
+    let mut cmd = tokio::process::Command::new(&stop[0]);
+    cmd.args(&stop[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let limit = ctx.grace + Duration::from_secs(30);
+    match tokio::time::timeout(limit, async { cmd.output().await }).await {
+        Ok(Ok(out)) if out.status.success() => {}
+        Ok(Ok(out)) => ctx.say(
+            "runner",
+            &format!(
+                "`{}` failed ({}): {}",
+                stop.join(" "),
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        ),
+        Ok(Err(e)) => ctx.say("runner", &format!("cannot run `{}`: {e}", stop.join(" "))),
+        Err(_) => ctx.say(
+            "runner",
+            &format!(
+                "`{}` did not end within {} s",
+                stop.join(" "),
+                limit.as_secs()
+            ),
+        ),
     }
 }
 

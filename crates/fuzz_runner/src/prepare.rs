@@ -4,7 +4,7 @@
 use crate::{Options, RunError, RuntimeKind};
 use fuzzfile_plan::{
     DependencyStatus, EnvPassing, EnvValue, FileContent, Plan, Readiness, RuntimeLine, Task,
-    TaskKind, VolumeKind, PLAN_VERSION, SCRIPT_PATH, WORKDIR,
+    TaskKind, VolumeKind, GRACE, PLAN_VERSION, RUN_ID, SCRIPT_PATH, WORKDIR,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,6 +33,14 @@ pub struct Prepared {
     pub grace: Duration,
     pub keep: bool,
     pub events: Option<PathBuf>,
+    /// Volume transfers: `(volume key, its directory on this node, transfer)`, in the plan's
+    /// order. Ingress runs before any job starts, egress after every job ended.
+    pub ingress: Vec<(String, PathBuf, fuzzfile_plan::Transfer)>,
+    pub egress: Vec<(String, PathBuf, fuzzfile_plan::Transfer)>,
+    /// The top-level `files` (sources of `file://<name>` ingress).
+    pub files: Vec<fuzzfile_plan::TopFile>,
+    /// Extra CA certificates for `https://` ingress.
+    pub ca_file: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -70,6 +78,9 @@ pub struct Instance {
     pub env: Vec<(String, String)>,
     /// `None`: the runner's own working directory.
     pub cwd: Option<PathBuf>,
+    /// The command that stops the instance's container when it is ended early (the plan's
+    /// `stop` line, placeholders filled in); empty when signalling its process group is enough.
+    pub stop: Vec<String>,
 }
 
 fn fill(path: &str, run_dir: &Path) -> PathBuf {
@@ -137,6 +148,9 @@ pub fn prepare(
                     dir.display()
                 ));
             }
+            if let Err(problems) = crate::transfer::check(v) {
+                return refuse(problems);
+            }
             host_dirs.insert(&v.key, dir.clone());
             continue;
         }
@@ -154,19 +168,39 @@ pub fn prepare(
                 v.key, v.key
             ));
         }
-        if !v.ingress.is_empty() || !v.egress.is_empty() {
-            return refuse(format!(
-                "volume `{}` has ingress or egress transfers, which `fuzz run` does not support yet",
-                v.key
-            ));
+        if let Err(problems) = crate::transfer::check(v) {
+            return refuse(problems);
         }
         let dir = fill(&v.host_path, run_dir);
         host_dirs.insert(&v.key, dir.clone());
         volumes.push(dir);
     }
+    let has_transfers = plan
+        .volumes
+        .iter()
+        .any(|v| !v.ingress.is_empty() || !v.egress.is_empty());
+    if has_transfers {
+        if let Err(e) = crate::transfer::check_ca(options.ca_file.as_deref()) {
+            return refuse(e);
+        }
+    }
+    let mut ingress = Vec::new();
+    let mut egress = Vec::new();
+    for v in &plan.volumes {
+        let Some(dir) = host_dirs.get(v.key.as_str()) else {
+            continue;
+        };
+        for t in &v.ingress {
+            ingress.push((v.key.clone(), dir.clone(), t.clone()));
+        }
+        for t in &v.egress {
+            egress.push((v.key.clone(), dir.clone(), t.clone()));
+        }
+    }
     let env_ctx = EnvCtx {
         run_id,
         secrets: &options.secrets,
+        grace: options.grace,
     };
     let mut notes = Vec::new();
     let mut jobs_by_name: BTreeMap<&str, &Task> = BTreeMap::new();
@@ -184,6 +218,9 @@ pub fn prepare(
         if let Some(p) = &program {
             for i in &mut j.instances {
                 i.argv[0] = p.clone();
+                if let Some(w) = i.stop.first_mut() {
+                    *w = p.clone();
+                }
             }
         }
         jobs.push(j);
@@ -220,6 +257,10 @@ pub fn prepare(
         grace: options.grace,
         keep: options.keep,
         events: options.events.clone(),
+        ingress,
+        egress,
+        files: plan.files.clone(),
+        ca_file: options.ca_file.clone(),
     })
 }
 
@@ -244,6 +285,8 @@ fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
 struct EnvCtx<'a> {
     run_id: &'a str,
     secrets: &'a BTreeMap<String, String>,
+    /// `--grace`, for the `{grace}` placeholder.
+    grace: Duration,
 }
 
 /// The instance's environment with every value known: literals, secrets from `--secrets`,
@@ -458,6 +501,7 @@ fn job(
             Ok(e) => e,
             Err(m) => return refuse(m),
         };
+        let mut stop = Vec::new();
         let (argv, env) = if runtime == RuntimeKind::Host {
             let mut argv: Vec<String> = plan_argv
                 .iter()
@@ -514,6 +558,17 @@ fn job(
                         }
                     }
                     w.replace(WORKDIR, &run_dir.display().to_string())
+                        .replace(RUN_ID, env_ctx.run_id)
+                })
+                .collect();
+            // `podman stop --time` takes whole seconds; a fraction of one rounds up.
+            let grace = env_ctx.grace.as_secs() + u64::from(env_ctx.grace.subsec_nanos() > 0);
+            stop = line
+                .stop
+                .iter()
+                .map(|w| {
+                    w.replace(RUN_ID, env_ctx.run_id)
+                        .replace(GRACE, &grace.to_string())
                 })
                 .collect();
             let env = match line.env_passing {
@@ -535,6 +590,7 @@ fn job(
             argv,
             env,
             cwd: cwd.clone(),
+            stop,
         });
     }
     if instances.is_empty() {

@@ -72,10 +72,20 @@ pub(crate) fn lower(a: &Analysis, options: &PlanOptions) -> Result<Plan, Refusal
             mnnvl: p.mnnvl,
             imex: p.imex,
         }),
-        placeholders: vec![Placeholder {
-            token: WORKDIR.into(),
-            meaning: "the runner's work directory on the node (an absolute path); host paths of volumes, of files to write and of the runner's helpers are under it. It appears only in paths the plan made up, never in anything taken from the Fuzzfile".into(),
-        }],
+        placeholders: vec![
+            Placeholder {
+                token: WORKDIR.into(),
+                meaning: "the runner's work directory on the node (an absolute path); host paths of volumes, of files to write and of the runner's helpers are under it. It appears only in paths the plan made up, never in anything taken from the Fuzzfile".into(),
+            },
+            Placeholder {
+                token: RUN_ID.into(),
+                meaning: "the run's id (FB_WORKFLOW_ID), chosen when the run starts; it appears in container names, so that each run's containers can be found and stopped".into(),
+            },
+            Placeholder {
+                token: GRACE.into(),
+                meaning: "the seconds between the request to stop and the kill (`fuzz run --grace`), in the commands that stop containers".into(),
+            },
+        ],
         volumes,
         files,
         graph: graph(model),
@@ -752,6 +762,7 @@ impl Lowering<'_> {
                 }
                 let env: Vec<EnvVar> = env.into_values().collect();
                 let rt = runtimes(&crate::runtime::Inputs {
+                    hostname: &s.hostname,
                     image: &image,
                     cwd: t.cwd.as_ref().map(|c| c.value.as_str()),
                     mounts: &mounts,

@@ -4,7 +4,8 @@
 //!
 //! | what | apptainer | podman | docker | host |
 //! |---|---|---|---|---|
-//! | start | `apptainer exec --contain --cleanenv` | `podman run --rm --network host` | `docker run --rm --network host` | (nothing) |
+//! | start | `apptainer exec --contain --cleanenv` | `podman run --rm --name fuzz-{run-id}-HOSTNAME --network host` | `docker run --rm --name fuzz-{run-id}-HOSTNAME --network host` | (nothing) |
+//! | stop early | signal the process group | `podman stop --time {grace} NAME` | `docker stop --time {grace} NAME` | signal the process group |
 //! | environment | `APPTAINERENV_<NAME>` in apptainer's environment | `--env NAME` (value from podman's environment) | `--env NAME` (likewise) | inherited |
 //! | cwd | `--pwd DIR` | `--workdir DIR` | `--workdir DIR` | the process's cwd |
 //! | volumes | `--bind HOST:PATH` | `--volume HOST:PATH` | `--volume HOST:PATH` | not possible |
@@ -23,6 +24,8 @@
 use crate::types::*;
 
 pub(crate) struct Inputs<'a> {
+    /// The instance's hostname: with the run id, its container's name.
+    pub hostname: &'a str,
     pub image: &'a Image,
     pub cwd: Option<&'a str>,
     pub mounts: &'a [Mount],
@@ -96,6 +99,7 @@ fn apptainer(i: &Inputs) -> RuntimeLine {
         prefix_words,
         env_passing: EnvPassing::ApptainerPrefix,
         cwd: None,
+        stop: Vec::new(),
         notes,
     }
 }
@@ -108,14 +112,24 @@ fn oci(i: &Inputs, runtime: &str) -> RuntimeLine {
             prefix_words: 0,
             env_passing: EnvPassing::Names,
             cwd: None,
+            stop: Vec::new(),
             notes: vec![format!(
                 "`oras://` images are SIF files, which only apptainer runs, not {runtime}"
             )],
         };
     }
-    let mut w: Vec<String> = [runtime, "run", "--rm", "--network", "host"]
-        .map(String::from)
-        .to_vec();
+    // podman and docker run the container under a monitor or daemon: signalling the client
+    // does not stop it, so it gets a name the runner can stop it by.
+    let name = format!("fuzz-{RUN_ID}-{}", i.hostname);
+    let mut w: Vec<String> = vec![
+        runtime.into(),
+        "run".into(),
+        "--rm".into(),
+        "--name".into(),
+        name.clone(),
+        "--network".into(),
+        "host".into(),
+    ];
     for e in i.env {
         w.extend(["--env".into(), e.name.clone()]);
     }
@@ -162,6 +176,13 @@ fn oci(i: &Inputs, runtime: &str) -> RuntimeLine {
         prefix_words,
         env_passing: EnvPassing::Names,
         cwd: None,
+        stop: vec![
+            runtime.into(),
+            "stop".into(),
+            "--time".into(),
+            GRACE.into(),
+            name,
+        ],
         notes: member_note(i),
     }
 }
@@ -211,6 +232,7 @@ fn host(i: &Inputs) -> RuntimeLine {
         prefix_words: 0,
         env_passing: EnvPassing::Inherit,
         cwd: i.cwd.map(str::to_owned),
+        stop: Vec::new(),
         notes,
     }
 }

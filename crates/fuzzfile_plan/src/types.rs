@@ -17,6 +17,15 @@ pub const PLAN_VERSION: u32 = 1;
 /// directories, files to write), never in anything taken from the Fuzzfile.
 pub const WORKDIR: &str = "{workdir}";
 
+/// The token that stands for the run's id (chosen by the runner when the run starts; it is
+/// `FB_WORKFLOW_ID`). It names containers, so that each run's containers can be found and
+/// stopped.
+pub const RUN_ID: &str = "{run-id}";
+
+/// The token that stands for the grace period, in whole seconds, between the request to stop
+/// and the kill (`fuzz run --grace`).
+pub const GRACE: &str = "{grace}";
+
 /// Where a task's `script` is written inside the container; the command runs this file.
 pub const SCRIPT_PATH: &str = "/.fuzz/script";
 
@@ -633,5 +642,11 @@ pub struct RuntimeLine {
     /// The working directory of the process the runner starts (`host` only; the container
     /// runtimes get it as a flag).
     pub cwd: Option<String>,
+    /// The command that stops this instance's container when the runner ends it early (a
+    /// timeout, a stopped run, a failed node of a gang): signalling the runtime's client is not
+    /// enough when a daemon or monitor owns the container. It asks the container to stop, and
+    /// kills it after the grace period. Empty when signalling the process group is enough.
+    #[serde(default)]
+    pub stop: Vec<String>,
     pub notes: Vec<String>,
 }
