@@ -888,3 +888,57 @@ fn a_failed_ingress_starts_nothing_and_s3_is_refused_up_front() {
     assert!(!marker.exists(), "the job ran");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `fuzz run` killed outright (SIGKILL: no chance to clean up) still leaves no process behind:
+/// its guard ends every process group it had started, what ignores SIGTERM included.
+#[test]
+fn no_job_process_survives_a_sigkilled_runner() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let d = scratch("sigkill");
+    let script = format!(
+        "trap '' TERM; echo $$ > {d}/pgid; (trap '' TERM; sleep 300) & sleep 300",
+        d = d.display()
+    );
+    let f = write(
+        &d,
+        "k.fz",
+        &format!("version: v1\njobs:\n{}", job("stuck", &script, "")),
+    );
+    let mut child = fuzz()
+        .arg("run")
+        .arg(&f)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .args(["--runtime", "host", "--grace", "0.5"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn fuzz");
+    wait_for(&d.join("pgid"));
+    let pgid = read_pid(&d.join("pgid"));
+    // Both the job's shell and its background child are running.
+    let start = Instant::now();
+    while alive_in_group(pgid).len() < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the job never started its child"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGKILL).expect("SIGKILL fuzz run");
+    let _ = child.wait();
+    let start = Instant::now();
+    loop {
+        let alive = alive_in_group(pgid);
+        if alive.is_empty() {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "still alive after the runner was killed: {alive:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,6 +1,7 @@
 //! Running a prepared plan: the job graph, processes, timeouts, signals, logs and events.
 
 use crate::explain::Explainer;
+use crate::guard::Guard;
 use crate::prepare::{Instance, Job, Prepared};
 use crate::probe;
 use crate::redact::Redactor;
@@ -152,6 +153,7 @@ enum Msg {
 
 pub(crate) struct Ctx {
     logs: PathBuf,
+    guard: Guard,
     events: Events,
     grace: Duration,
     ready_timeout: Duration,
@@ -193,6 +195,7 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         .map_err(|e| RunError::Io(format!("cannot start the runtime: {e}")))?;
     let ctx = Arc::new(Ctx {
         logs,
+        guard: Guard::start(p.grace),
         events: Events(events, redactor.clone()),
         grace: p.grace,
         ready_timeout: p.ready_timeout,
@@ -221,6 +224,7 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         }
     };
     ctx.status.clear();
+    ctx.guard.finish();
     // Egress once every job ended, whatever their status (what they left is worth having),
     // but not after the run was stopped.
     if outcome.interrupted.is_none() && transfer_failures.is_empty() {
@@ -723,6 +727,7 @@ async fn run_instance(
         let _ = s.send(());
     }
     let group = Pid::from_raw(pid as i32);
+    ctx.guard.watch(pid as i32);
     let log =
         |ext: &str| std::fs::File::create(ctx.logs.join(format!("{}.{ext}", inst.log_name))).ok();
     let explainer = Arc::new(Mutex::new(Explainer::new()));
@@ -770,6 +775,7 @@ async fn run_instance(
     };
     // Whatever is left in the group (background children of a command that exited).
     let _ = killpg(group, Signal::SIGKILL);
+    ctx.guard.release(pid as i32);
     for p in pumps {
         let abort = p.abort_handle();
         if tokio::time::timeout(Duration::from_secs(2), p)
