@@ -4,7 +4,7 @@
 //! and the walk goes on with the next key, so one mistake does not hide the others.
 
 use crate::model::*;
-use crate::schema::{did_you_mean, kebab_case, Place, Status};
+use crate::schema::{self, did_you_mean, kebab_case, Place, Status};
 use crate::values::{self, DurationError};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity, TextRange};
 use fuzzfile_syntax::{CoreValue, NodeId, NodeKind, ScalarStyle, Tree};
@@ -1194,11 +1194,9 @@ impl<'a> Builder<'a> {
                         match k2.value {
                             "cores" => r.cores = self.uint(v2, "`cpu.cores`", 1),
                             "affinity" => {
-                                if let Some((s, o)) = self.enumeration(
-                                    v2,
-                                    "CPU affinity",
-                                    &["CORE", "SOCKET", "NUMA"],
-                                ) {
+                                if let Some((s, o)) =
+                                    self.enumeration(v2, "CPU affinity", schema::AFFINITIES)
+                                {
                                     let a = match o {
                                         "SOCKET" => Affinity::Socket,
                                         "NUMA" => Affinity::Numa,
@@ -1281,11 +1279,9 @@ impl<'a> Builder<'a> {
                 }
                 "implementation" => {
                     seen_impl = true;
-                    if let Some((s, o)) = self.enumeration(
-                        v,
-                        "multinode implementation",
-                        &["generic", "openmpi", "ompi", "mpich", "gasnet"],
-                    ) {
+                    if let Some((s, o)) =
+                        self.enumeration(v, "multinode implementation", schema::IMPLEMENTATIONS)
+                    {
                         let i = match o {
                             "openmpi" => Implementation::OpenMpi { alias: false },
                             "ompi" => Implementation::OpenMpi { alias: true },
@@ -1474,7 +1470,7 @@ impl<'a> Builder<'a> {
                                 let mut diag = Diagnostic::new(Rule::InvalidValue, s.range, format!("`{}` is not a dependency status; expected `FINISHED` or `RUNNING`", s.value));
                                 if let Some(m) = did_you_mean(
                                     &s.value.to_ascii_uppercase(),
-                                    ["FINISHED", "RUNNING"],
+                                    schema::DEPENDENCY_STATUSES.iter().copied(),
                                 ) {
                                     diag = diag.with_fix(Fix::replace(
                                         format!("Write `{m}`"),
@@ -1548,7 +1544,7 @@ impl<'a> Builder<'a> {
                                 "port" => p.port = self.port_number(v2),
                                 "protocol" => {
                                     p.protocol = self
-                                        .enumeration(v2, "port protocol", &["tcp", "udp"])
+                                        .enumeration(v2, "port protocol", schema::PORT_PROTOCOLS)
                                         .map(|x| x.0)
                                 }
                                 _ => {}
@@ -1587,22 +1583,18 @@ impl<'a> Builder<'a> {
                                         .enumeration(
                                             v2,
                                             "endpoint protocol",
-                                            &["http", "https", "grpc", "grpcs", "tcp", "tls"],
+                                            schema::ENDPOINT_PROTOCOLS,
                                         )
                                         .map(|x| x.0)
                                 }
                                 "type" => {
                                     e.kind = self
-                                        .enumeration(v2, "endpoint type", &["subdomain", "path"])
+                                        .enumeration(v2, "endpoint type", schema::ENDPOINT_TYPES)
                                         .map(|x| x.0)
                                 }
                                 "scope" => {
                                     e.scope = self
-                                        .enumeration(
-                                            v2,
-                                            "endpoint scope",
-                                            &["user", "group", "organization", "public"],
-                                        )
+                                        .enumeration(v2, "endpoint scope", schema::ENDPOINT_SCOPES)
                                         .map(|x| x.0)
                                 }
                                 _ => {}

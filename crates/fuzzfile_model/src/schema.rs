@@ -478,6 +478,42 @@ const MOUNT_V4: &[KeySpec] = &[k(
     "The key of the volume (under `volumes`) to mount here.",
 )];
 
+/// The values of the enumerated keys, shared by the model builder (which checks them) and
+/// the language server (which completes them).
+pub const AFFINITIES: &[&str] = &["CORE", "SOCKET", "NUMA"];
+pub const IMPLEMENTATIONS: &[&str] = &["generic", "openmpi", "ompi", "mpich", "gasnet"];
+pub const DEPENDENCY_STATUSES: &[&str] = &["FINISHED", "RUNNING"];
+pub const PORT_PROTOCOLS: &[&str] = &["tcp", "udp"];
+pub const ENDPOINT_PROTOCOLS: &[&str] = &["http", "https", "grpc", "grpcs", "tcp", "tls"];
+pub const ENDPOINT_TYPES: &[&str] = &["subdomain", "path"];
+pub const ENDPOINT_SCOPES: &[&str] = &["user", "group", "organization", "public"];
+/// Probe schemes; the builder accepts any case.
+pub const PROBE_SCHEMES: &[&str] = &["HTTP", "HTTPS"];
+pub const VERSIONS: &[&str] = &["v4", "v1"];
+const BOOLEANS: &[&str] = &["true", "false"];
+
+/// The values a key takes when they are a fixed set (enumerations and booleans).
+pub fn allowed_values(place: Place, key: &str) -> Option<&'static [&'static str]> {
+    Some(match (place, key) {
+        (Place::Root, "version") => VERSIONS,
+        (Place::Cpu, "affinity") => AFFINITIES,
+        (Place::Cpu, "threads")
+        | (Place::Memory, "by-core")
+        | (Place::Resource, "exclusive")
+        | (Place::JobNetwork, "isolated")
+        | (Place::ServiceNetwork, "host")
+        | (Place::Service, "persist") => BOOLEANS,
+        (Place::Multinode, "implementation") => IMPLEMENTATIONS,
+        (Place::Dependency, "status") => DEPENDENCY_STATUSES,
+        (Place::Port, "protocol") => PORT_PROTOCOLS,
+        (Place::Endpoint, "protocol") => ENDPOINT_PROTOCOLS,
+        (Place::Endpoint, "type") => ENDPOINT_TYPES,
+        (Place::Endpoint, "scope") => ENDPOINT_SCOPES,
+        (Place::ProbeHttpGet, "scheme") => PROBE_SCHEMES,
+        _ => return None,
+    })
+}
+
 /// All places, for tooling (schema export, completion tests).
 pub const ALL_PLACES: &[Place] = &[
     Place::Root,

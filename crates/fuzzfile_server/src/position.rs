@@ -51,7 +51,20 @@ impl<'a> Lines<'a> {
             return clamp(self.text.len());
         }
         match self.encoding {
-            Encoding::Utf16 => self.index.offset_utf16(self.text, pos.line, pos.character),
+            Encoding::Utf16 => {
+                // Walk the line's characters; a column inside a surrogate pair maps to the
+                // start of its character, not past it.
+                let r = self.index.line_range(self.text, line);
+                let mut units = 0u32;
+                for (i, c) in r.slice(self.text).char_indices() {
+                    let next = units.saturating_add(u32::try_from(c.len_utf16()).unwrap_or(2));
+                    if next > pos.character {
+                        return r.start + u32::try_from(i).unwrap_or(0);
+                    }
+                    units = next;
+                }
+                r.end
+            }
             Encoding::Utf8 => {
                 let r = self.index.line_range(self.text, line);
                 let mut at = r

@@ -36,6 +36,12 @@ enum Command {
     Rule { name: String },
     /// List every rule with its code, default severity and summary.
     Rules,
+    /// Run the language server on stdin/stdout (for editors).
+    Server {
+        /// Accepted for editors that pass it; stdio is the only transport.
+        #[arg(long, hide = true)]
+        stdio: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -141,6 +147,9 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Server { .. } => {
+            ExitCode::from(u8::try_from(fuzzfile_server::run_stdio()).unwrap_or(1))
+        }
         Command::Rules => {
             for r in Rule::ALL {
                 println!(

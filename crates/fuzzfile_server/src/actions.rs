@@ -1,0 +1,169 @@
+//! Code actions: each finding's fix as a quick fix, "suppress this rule here" (a
+//! `# fuzzlint: ignore[rule-name]` comment, the syntax of `fuzzfile_check::suppress`), and
+//! "fix all" (every fix that does not overlap an earlier one, as `fuzzlint check --fix`).
+//!
+//! Edits name the document version they were computed for, so a client applies none to a
+//! text that changed since.
+
+use crate::diagnostics::to_lsp;
+use crate::server::View;
+use fuzzfile_check::suppress::{self, DirectiveKind};
+use fuzzfile_check::{Diagnostic, Edit, Rule, TextRange};
+use fuzzfile_syntax::NodeKind;
+use lsp_types::{
+    CodeAction, CodeActionContext, CodeActionKind, CodeActionOrCommand, DocumentChanges, OneOf,
+    OptionalVersionedTextDocumentIdentifier, TextDocumentEdit, TextEdit, WorkspaceEdit,
+};
+
+pub const FIX_ALL_KIND: &str = "source.fixAll.fuzzlint";
+
+fn wanted(ctx: &CodeActionContext, kind: &CodeActionKind) -> bool {
+    match &ctx.only {
+        None => kind.as_str() != FIX_ALL_KIND,
+        Some(only) => only.iter().any(|o| {
+            kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str()))
+        }),
+    }
+}
+
+fn workspace_edit(v: &View<'_>, edits: &[&Edit]) -> WorkspaceEdit {
+    WorkspaceEdit {
+        changes: None,
+        document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {
+            text_document: OptionalVersionedTextDocumentIdentifier {
+                uri: v.uri.clone(),
+                version: Some(v.version),
+            },
+            edits: edits
+                .iter()
+                .map(|e| OneOf::Left(TextEdit::new(v.lines.range(e.range), e.replacement.clone())))
+                .collect(),
+        }])),
+        change_annotations: None,
+    }
+}
+
+pub fn code_actions(
+    v: &View<'_>,
+    range: lsp_types::Range,
+    ctx: &CodeActionContext,
+) -> Vec<CodeActionOrCommand> {
+    let a = v.analysis;
+    let r = v.lines.text_range(range);
+    let mut out = Vec::new();
+    let quickfix = CodeActionKind::QUICKFIX;
+    if wanted(ctx, &quickfix) {
+        for d in a
+            .diagnostics
+            .iter()
+            .filter(|d| d.range.start <= r.end && r.start <= d.range.end)
+        {
+            let lsp = to_lsp(d, &v.lines, v.uri);
+            if let Some(fix) = &d.fix {
+                let edits: Vec<&Edit> = fix.edits.iter().collect();
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: fix.message.clone(),
+                    kind: Some(quickfix.clone()),
+                    diagnostics: Some(vec![lsp.clone()]),
+                    edit: Some(workspace_edit(v, &edits)),
+                    is_preferred: Some(true),
+                    ..Default::default()
+                }));
+            }
+            if let Some(edit) = suppress_edit(v, d) {
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("Suppress `{}` on this line", d.rule.name()),
+                    kind: Some(quickfix.clone()),
+                    diagnostics: Some(vec![lsp]),
+                    edit: Some(workspace_edit(v, &[&edit])),
+                    is_preferred: Some(false),
+                    ..Default::default()
+                }));
+            }
+        }
+    }
+    let fix_all = CodeActionKind::new(FIX_ALL_KIND);
+    if wanted(ctx, &fix_all) {
+        let edits = non_overlapping(&a.diagnostics);
+        if !edits.is_empty() {
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: "Fix all fuzzlint findings".into(),
+                kind: Some(fix_all),
+                edit: Some(workspace_edit(v, &edits)),
+                ..Default::default()
+            }));
+        }
+    }
+    out
+}
+
+/// The edits `fuzzlint check --fix` applies: each fix in order, unless it overlaps an
+/// earlier one (`fuzzfile_diagnostics::apply_edits` skips the same ones).
+fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Edit> {
+    let mut all: Vec<&Edit> = diags
+        .iter()
+        .filter_map(|d| d.fix.as_ref())
+        .flat_map(|f| f.edits.iter())
+        .collect();
+    all.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out: Vec<&Edit> = Vec::new();
+    let mut pos = 0;
+    for e in all {
+        if e.range.start < pos {
+            continue;
+        }
+        pos = e.range.end;
+        out.push(e);
+    }
+    out
+}
+
+/// Whether `offset` lies strictly inside a scalar (a comment there would become text).
+fn inside_scalar(v: &View<'_>, offset: u32) -> bool {
+    v.analysis.tree.nodes().any(|(_, n)| {
+        matches!(n.kind, NodeKind::Scalar(_)) && n.range.start < offset && offset < n.range.end
+    })
+}
+
+/// The edit that suppresses `d`'s rule on the line where it starts: add the rule to a
+/// trailing `# fuzzlint: ignore[...]` already there, else append one, else (the line ends
+/// inside a multi-line scalar) put one on its own line above. `None` where no comment can
+/// reach the finding (inside a block scalar's body), and for `unused-suppression` itself.
+pub fn suppress_edit(v: &View<'_>, d: &Diagnostic) -> Option<Edit> {
+    if d.rule == Rule::UnusedSuppression {
+        return None;
+    }
+    let a = v.analysis;
+    let text = &a.text;
+    let index = &a.line_index;
+    let line = index.line_of(d.range.start);
+    let lr = index.line_range(text, line);
+    let name = d.rule.name();
+    for dir in suppress::directives(text, index, &a.tree) {
+        if dir.line != line || dir.own_line {
+            continue;
+        }
+        if let DirectiveKind::Ignore { entries, .. } = &dir.kind {
+            let last = entries.last()?;
+            return Some(Edit {
+                range: TextRange::empty(last.range.end),
+                replacement: format!(", {name}"),
+            });
+        }
+        return None;
+    }
+    if !inside_scalar(v, lr.end) {
+        return Some(Edit {
+            range: TextRange::empty(lr.end),
+            replacement: format!("  # fuzzlint: ignore[{name}]"),
+        });
+    }
+    if inside_scalar(v, lr.start) {
+        return None;
+    }
+    let indent: String = lr.slice(text).chars().take_while(|c| *c == ' ').collect();
+    Some(Edit {
+        range: TextRange::empty(lr.start),
+        replacement: format!("{indent}# fuzzlint: ignore[{name}]\n"),
+    })
+}

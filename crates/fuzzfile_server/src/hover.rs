@@ -1,0 +1,312 @@
+//! Hover: the rule behind a diagnostic, the documentation of a key (from the schema table),
+//! of an environment variable or torchrun flag, and a one-line summary of a job, service,
+//! volume or file where it is defined or referenced.
+
+use crate::diagnostics::rule_doc_url;
+use crate::knowledge;
+use crate::launch_info;
+use crate::locate::{self, Seg};
+use crate::navigation::{self, Symbol, SymbolKind};
+use crate::server::View;
+use fuzzfile_check::{Rule, TextRange};
+use fuzzfile_model::schema::{self, KeySpec, Status, Versions};
+use fuzzfile_model::{Fuzzfile, Task};
+use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
+
+pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
+    let a = v.analysis;
+    let mut sections: Vec<String> = Vec::new();
+    let mut range: Option<TextRange> = None;
+
+    // Rules of the findings under the cursor.
+    let mut seen = Vec::new();
+    for d in a.diagnostics.iter().filter(|d| d.range.touches(offset)) {
+        if !seen.contains(&d.rule) {
+            seen.push(d.rule);
+            sections.push(rule_markdown(d.rule));
+            range.get_or_insert(d.range);
+        }
+    }
+
+    let hit = locate::at(&a.tree, offset);
+    let version = a.model.version();
+    let mut on_name = false;
+    if let Some(sym) = navigation::symbol_at(a, offset) {
+        if let Some(md) = symbol_markdown(&a.model, a, &sym) {
+            sections.push(md);
+            range = Some(sym.range);
+            on_name = true;
+        }
+    }
+    if let Some((entry, on_key)) = hit.entry {
+        let key = a.tree.text(entry.key).unwrap_or_default();
+        let key_range = a.tree.node(entry.key).range;
+        // The mapping holding the entry: for a key, the path itself; for a value, one up.
+        let container: &[Seg] = if on_key {
+            &hit.segs
+        } else {
+            hit.segs.split_last().map_or(&[][..], |(_, rest)| rest)
+        };
+        if !on_name {
+            if let Some(place) = locate::place_of(container, version) {
+                if let Some(spec) = place.key(key) {
+                    if on_key || hit.scalar == Some(entry.value) {
+                        sections.push(key_markdown(place, spec, version));
+                        range.get_or_insert(if on_key {
+                            key_range
+                        } else {
+                            a.tree.node(entry.value).range
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // Words inside values: environment variables and launcher flags.
+    if let Some(id) = hit.scalar {
+        let node_range = a.tree.node(id).range;
+        if let Some((word_range, md)) = word_markdown(v, &hit.segs, node_range, offset) {
+            sections.push(md);
+            range = Some(word_range);
+        }
+    }
+    if sections.is_empty() {
+        return None;
+    }
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: sections.join("\n\n---\n\n"),
+        }),
+        range: range.map(|r| v.lines.range(r)),
+    })
+}
+
+/// The rule's code, name, summary, the first two sections of its documentation and a link.
+pub fn rule_markdown(rule: Rule) -> String {
+    let doc = fuzzfile_check::rules::documentation(rule);
+    // "What it does" and "Why is this bad?": the examples are behind the link.
+    let mut body = String::new();
+    let mut headings = 0;
+    for line in doc.lines() {
+        if line.starts_with("## ") {
+            headings += 1;
+            if headings > 2 {
+                break;
+            }
+        }
+        body.push_str(line);
+        body.push('\n');
+    }
+    format!(
+        "**{} `{}`** ({}): {}\n\n{}\n[Documentation of `{}`]({})",
+        rule.code(),
+        rule.name(),
+        rule.default_severity(),
+        rule.summary(),
+        body.trim_end(),
+        rule.name(),
+        rule_doc_url(rule)
+    )
+}
+
+pub fn key_markdown(
+    place: schema::Place,
+    spec: &KeySpec,
+    version: Option<fuzzfile_model::Version>,
+) -> String {
+    let mut s = format!("**`{}`** {}\n\n{}", spec.name, place.describe(), spec.doc);
+    if let Some(values) = schema::allowed_values(place, spec.name) {
+        let list: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+        s.push_str(&format!("\n\nValues: {}", list.join(", ")));
+    }
+    let versions = match spec.versions {
+        Versions::Both => "Fuzzfile `v1` and `v4`",
+        Versions::V1Only => "Fuzzfile `v1` only",
+        Versions::V4Only => "Fuzzfile `v4` only",
+    };
+    s.push_str(&format!("\n\nValid in: {versions}"));
+    if !spec.versions.allows(version) {
+        if let Some(v) = version {
+            s.push_str(&format!(" (this file is `{}`)", v.as_str()));
+        }
+    }
+    match spec.status {
+        Status::Current => {}
+        Status::Deprecated(why) => s.push_str(&format!("\n\n**Deprecated**: {why}.")),
+        Status::Removed(why) => s.push_str(&format!("\n\n**Removed**: {why}.")),
+    }
+    s
+}
+
+fn task_of<'m>(model: &'m Fuzzfile, name: &str) -> Option<&'m Task> {
+    model.task(name)
+}
+
+/// A summary of the job, service, volume or file a name defines or refers to.
+fn symbol_markdown(model: &Fuzzfile, a: &fuzzfile_check::Analysis, sym: &Symbol) -> Option<String> {
+    match sym.kind {
+        SymbolKind::Task => {
+            let t = task_of(model, &sym.name)?;
+            let mut s = launch_info::summary(a, t);
+            if let Some(uri) = t.image.as_ref().and_then(|i| i.uri.as_ref()) {
+                s.push_str(&format!(
+                    "\n\nimage `{}`",
+                    uri.range.slice(&a.text).trim_matches(['"', '\''])
+                ));
+            }
+            let deps: Vec<String> = t
+                .depends_on
+                .iter()
+                .filter_map(|d| d.name.as_ref().map(|n| format!("`{}`", n.value)))
+                .chain(t.requires.iter().map(|r| format!("`{}`", r.value)))
+                .collect();
+            if !deps.is_empty() {
+                s.push_str(&format!("\n\nwaits for {}", deps.join(", ")));
+            }
+            Some(s)
+        }
+        SymbolKind::Volume => {
+            let vol = model.volume(&sym.name)?;
+            let mut s = format!("volume `{}`", vol.key.value);
+            if let Some(r) = &vol.reference {
+                s.push_str(&format!(
+                    ": `{}`",
+                    r.range.slice(&a.text).trim_matches(['"', '\''])
+                ));
+            } else if let Some(u) = &vol.use_ {
+                s.push_str(&format!(": use `{}`", u.value));
+            }
+            let users: Vec<String> = model
+                .tasks()
+                .filter(|t| t.mounts.iter().any(|m| m.volume.value == vol.key.value))
+                .map(|t| {
+                    let path = t
+                        .mounts
+                        .iter()
+                        .find(|m| m.volume.value == vol.key.value)
+                        .map(|m| m.path.value.clone())
+                        .unwrap_or_default();
+                    format!("`{}` at `{path}`", t.name.value)
+                })
+                .collect();
+            if !users.is_empty() {
+                s.push_str(&format!("\n\nmounted by {}", users.join(", ")));
+            }
+            if !vol.ingress.is_empty() || !vol.egress.is_empty() {
+                s.push_str(&format!(
+                    "\n\n{} ingress, {} egress transfer(s)",
+                    vol.ingress.len(),
+                    vol.egress.len()
+                ));
+            }
+            Some(s)
+        }
+        SymbolKind::File => {
+            let f = model.file(&sym.name)?;
+            let lines = f.content.value.lines().count();
+            let first = f.content.value.lines().next().unwrap_or("");
+            let short: String = first.chars().take(60).collect();
+            Some(format!(
+                "file `{}`: {lines} line(s), starting `{}`",
+                f.name.value,
+                short.replace('`', "'")
+            ))
+        }
+    }
+}
+
+/// Documentation of the word at `offset` inside a value: `$VAR`, `NAME=` of an env entry, a
+/// torchrun flag.
+fn word_markdown(
+    v: &View<'_>,
+    segs: &[Seg],
+    node_range: TextRange,
+    offset: u32,
+) -> Option<(TextRange, String)> {
+    let text = v.text();
+    let (start, end) = word_bounds(text, node_range, offset)?;
+    let word = text.get(start..end)?;
+    let range = TextRange::from_usize(start, end);
+    // `NAME=VALUE` of an env list: the name.
+    if matches!(segs, [.., Seg::Key(k), Seg::Item] if k == "env") {
+        let name = word.split('=').next().unwrap_or(word);
+        let name_end = start + name.len();
+        if (offset as usize) <= name_end {
+            if let Some(md) = knowledge::variable_markdown(name) {
+                return Some((TextRange::from_usize(start, name_end), md));
+            }
+        }
+    }
+    // `$NAME`, `${NAME}` anywhere in a value.
+    let at = offset as usize - start;
+    for (i, _) in word.match_indices('$') {
+        let rest = &word[i + 1..];
+        let (name, skip) = match rest.strip_prefix('{') {
+            Some(r) => (r.split('}').next().unwrap_or(""), 1),
+            None => (
+                rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or(""),
+                0,
+            ),
+        };
+        let span = i..i + 1 + skip + name.len() + skip;
+        if span.contains(&at) || span.end == at {
+            if let Some(md) = knowledge::variable_markdown(name) {
+                return Some((
+                    TextRange::from_usize(start + span.start, start + span.end),
+                    md,
+                ));
+            }
+        }
+    }
+    // A torchrun flag of an invocation the launcher analysis found here.
+    if word.starts_with('-') {
+        let task = v.analysis.model.tasks().find(|t| t.range.touches(offset))?;
+        let torchruns = fuzzfile_check::launch::torchruns(text, &v.analysis.tree, task);
+        let is_flag = torchruns
+            .iter()
+            .any(|(_, args)| args.flags.iter().any(|f| f.flag_range.touches(offset)));
+        if is_flag {
+            if let Some(e) = knowledge::torchrun_flag(word) {
+                let name_end = word.find('=').map_or(end, |i| start + i);
+                return Some((
+                    TextRange::from_usize(start, name_end),
+                    format!(
+                        "**torchrun `--{}`**\n\n{}\n\nWhen absent, torchrun reads `PET_{}`.",
+                        e.name,
+                        e.doc,
+                        e.name.to_ascii_uppercase().replace('-', "_")
+                    ),
+                ));
+            }
+        }
+    }
+    let _ = range;
+    None
+}
+
+/// The shell-ish word around `offset` within `node` (letters, digits and `_-=${}.:/`).
+fn word_bounds(text: &str, node: TextRange, offset: u32) -> Option<(usize, usize)> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || "_-=${}.:/".contains(c);
+    let lo = node.start as usize;
+    let hi = (node.end as usize).min(text.len());
+    let at = (offset as usize).clamp(lo, hi);
+    let before = text.get(lo..at)?;
+    let after = text.get(at..hi)?;
+    let start = at
+        - before
+            .chars()
+            .rev()
+            .take_while(|&c| is_word(c))
+            .map(char::len_utf8)
+            .sum::<usize>();
+    let end = at
+        + after
+            .chars()
+            .take_while(|&c| is_word(c))
+            .map(char::len_utf8)
+            .sum::<usize>();
+    (start < end).then_some((start, end))
+}

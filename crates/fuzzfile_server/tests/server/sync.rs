@@ -1,0 +1,503 @@
+//! Text synchronisation, position encodings, document selection, push and pull
+//! diagnostics, settings.
+
+use crate::common::*;
+use crate::TRAIN;
+use fuzzfile_server::position::Encoding;
+use serde_json::{json, Value};
+
+const URI: &str = "file:///w/train.fz";
+
+#[test]
+fn encoding_is_utf8_when_offered_else_utf16() {
+    let c = Client::start(caps_utf8(), None);
+    assert_eq!(c.encoding, Encoding::Utf8);
+    assert_eq!(c.init_result["capabilities"]["positionEncoding"], "utf-8");
+    assert_eq!(c.shutdown(), 0);
+    let c = Client::start(caps_utf16(), None);
+    assert_eq!(c.encoding, Encoding::Utf16);
+    assert_eq!(c.init_result["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(
+        c.init_result["capabilities"]["textDocumentSync"]["change"], 2,
+        "incremental sync"
+    );
+    assert_eq!(c.shutdown(), 0);
+}
+
+/// The diagnostics a fresh `fuzzlint check` of the same text finds, as the server must
+/// publish them: same rules, same order, same ranges.
+fn expected(text: &str, c: &Client) -> Vec<(String, String, String)> {
+    let a = fuzzfile_check::analyze(text);
+    a.diagnostics
+        .iter()
+        .map(|d| {
+            let start = c.pos(text, d.range.start as usize);
+            let end = c.pos(text, d.range.end as usize);
+            (
+                d.rule.code().to_owned(),
+                format!("{start}-{end}"),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+fn actual(diags: &Value) -> Vec<(String, String, String)> {
+    diags
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                format!("{}-{}", d["range"]["start"], d["range"]["end"]),
+                d["message"]
+                    .as_str()
+                    .unwrap()
+                    .split("\nhelp: ")
+                    .next()
+                    .unwrap()
+                    .to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn diagnostics_on_open_match_the_cli_in_both_encodings() {
+    for caps in [caps_utf8(), caps_utf16()] {
+        let mut c = Client::start(caps, None);
+        c.open(URI, "fuzzfile", 1, TRAIN);
+        let p = c.diagnostics(URI, Some(1));
+        assert_eq!(actual(&p["diagnostics"]), expected(TRAIN, &c));
+        let shown = show_diagnostics(TRAIN, &p["diagnostics"], c.encoding);
+        // The same text in both encodings: the ranges cover the same bytes.
+        insta::assert_snapshot!("diagnostics_on_open", shown);
+        let first = &p["diagnostics"][0];
+        assert_eq!(first["source"], "fuzzlint");
+        assert!(first["codeDescription"]["href"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!(
+                "/blob/main/docs/rules/{}.md",
+                fuzzfile_check::Rule::from_name(first["code"].as_str().unwrap())
+                    .unwrap()
+                    .name()
+            )));
+        assert_eq!(c.shutdown(), 0);
+    }
+}
+
+/// Every rule's documentation link points at a file that exists in docs/rules.
+#[test]
+fn rule_links_name_existing_docs() {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules");
+    let mut c = Client::start(caps_utf8(), None);
+    // Every example with a problem: check the links of whatever is found.
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/specs/torchrun-nproc-mismatch/bad.fz"),
+    )
+    .unwrap();
+    c.open("file:///w/bad.fz", "fuzzfile", 1, &text);
+    let p = c.diagnostics("file:///w/bad.fz", Some(1));
+    let diags = p["diagnostics"].as_array().unwrap();
+    assert!(!diags.is_empty());
+    for d in diags {
+        let href = d["codeDescription"]["href"].as_str().unwrap();
+        let name = href.rsplit('/').next().unwrap();
+        assert!(docs.join(name).is_file(), "{href}");
+        assert!(
+            href.starts_with("https://example.invalid/fuzzfile-toolchain/blob/main/docs/rules/")
+        );
+    }
+    c.shutdown();
+}
+
+/// A sequence of incremental edits, several per notification and across non-ASCII text,
+/// ends with the same diagnostics as opening the final text.
+#[test]
+fn incremental_edits_end_like_a_fresh_open() {
+    for caps in [caps_utf8(), caps_utf16()] {
+        let mut c = Client::start(caps, None);
+        c.open(URI, "fuzzfile", 1, TRAIN);
+        let _ = c.diagnostics(URI, Some(1));
+        let mut text = TRAIN.to_owned();
+        let mut version = 1;
+        // (needle, delta, delete length, insert): each edit is applied to the text as the
+        // previous one left it, in the client's encoding.
+        let edits: &[&[(&str, usize, usize, &str)]] = &[
+            // Fix the typo `polcy` → `policy`, in two changes in one notification.
+            &[("polcy", 3, 0, "i"), ("policy:", 7, 0, "")],
+            // Replace the emoji and the accented words (width changes in both encodings).
+            &[
+                ("🚀", 0, "🚀".len(), "⚡🔥"),
+                ("nœuds", 0, "nœuds".len(), "noeuds"),
+            ],
+            // 8 → 4 processes: the nproc error goes away.
+            &[("nproc-per-node=8", 15, 1, "4")],
+            // A new unknown key after non-ASCII text on the same line.
+            &[
+                ("\"préparé ✓\"", "\"préparé ✓\"".len(), 0, ", ünïcode"),
+                ("ünïcode]", "ünïcode]".len(), 0, "\n    tïmeout: 3"),
+            ],
+            // Delete a whole line across a line break.
+            &[("      - NP=8\n", 0, "      - NP=8\n".len(), "")],
+        ];
+        for batch in edits {
+            version += 1;
+            let mut changes = Vec::new();
+            for (needle, delta, del, ins) in batch.iter() {
+                let at = text.find(needle).unwrap() + delta;
+                let range = json!({"start": c.pos(&text, at), "end": c.pos(&text, at + del)});
+                changes.push(json!({"range": range, "text": ins}));
+                text.replace_range(at..at + del, ins);
+            }
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": changes}),
+            );
+        }
+        let last = c.diagnostics(URI, Some(version));
+        assert_eq!(last["version"], version);
+        // The server's text is the client's: a fresh open of it gives the same findings.
+        assert_eq!(actual(&last["diagnostics"]), expected(&text, &c));
+        let fresh_uri = "file:///w/fresh.fz";
+        c.open(fresh_uri, "fuzzfile", 1, &text);
+        let fresh = c.diagnostics(fresh_uri, Some(1));
+        assert_eq!(last["diagnostics"], fresh["diagnostics"]);
+        insta::assert_snapshot!(
+            "incremental_edits_final",
+            format!(
+                "{text}\n---\n{}",
+                show_diagnostics(&text, &last["diagnostics"], c.encoding)
+            )
+        );
+        c.shutdown();
+    }
+}
+
+/// A burst of changes queued before the server looks is analysed once, at its last
+/// version: no diagnostics are published for an intermediate version. (Driven through
+/// `Server` directly, so that the whole burst is queued before the first flush.)
+#[test]
+fn a_burst_publishes_only_the_latest_version() {
+    use lsp_server::{Message, Notification};
+    let (mut server, _) = fuzzfile_server::Server::initialize(json!({"capabilities": {}}));
+    let mut out = Vec::new();
+    let note = |m: &str, p: Value| Message::from(Notification::new(m.into(), p));
+    server.handle(
+        note("textDocument/didOpen", json!({"textDocument": {"uri": URI, "languageId": "fuzzfile", "version": 1, "text": TRAIN}})),
+        &mut out,
+    );
+    for v in 2..=30 {
+        let text = TRAIN.replace("nproc-per-node=8", &format!("nproc-per-node={v}"));
+        server.handle(
+            note("textDocument/didChange", json!({"textDocument": {"uri": URI, "version": v}, "contentChanges": [{"text": text}]})),
+            &mut out,
+        );
+    }
+    assert!(
+        out.is_empty(),
+        "nothing is published before the flush: {out:?}"
+    );
+    assert!(server.has_pending());
+    server.flush(&mut out);
+    assert!(!server.has_pending());
+    let published: Vec<&Notification> = out
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => Some(n),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(published.len(), 1);
+    assert_eq!(published[0].params["version"], 30);
+    assert!(
+        published[0].params["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"]
+                .as_str()
+                .unwrap()
+                .contains("`--nproc-per-node` is 30")),
+        "{}",
+        published[0].params
+    );
+}
+
+/// Over a real connection, publications for one document come in version order and the
+/// last is the last version sent.
+#[test]
+fn publications_follow_version_order() {
+    let mut c = Client::start(caps_utf8(), None);
+    c.open(URI, "fuzzfile", 1, TRAIN);
+    for v in 2..=20 {
+        c.change_full(
+            URI,
+            v,
+            &TRAIN.replace("nproc-per-node=8", &format!("nproc-per-node={v}")),
+        );
+    }
+    c.wait_for(|n| n.method == "textDocument/publishDiagnostics" && n.params["version"] == 20);
+    let versions: Vec<i64> = c
+        .notifications
+        .iter()
+        .filter(|n| n.method == "textDocument/publishDiagnostics")
+        .filter_map(|n| n.params["version"].as_i64())
+        .collect();
+    assert!(versions.windows(2).all(|w| w[0] < w[1]), "{versions:?}");
+    assert_eq!(versions.last(), Some(&20));
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn only_fuzzfiles_are_analysed() {
+    let mut c = Client::start(caps_utf8(), None);
+    // YAML that is not a Fuzzfile, and a file of another kind with Fuzzfile text.
+    c.open(
+        "file:///w/ci.yaml",
+        "yaml",
+        1,
+        "name: build\non: push\njobs: {}\n",
+    );
+    c.open("file:///w/x.json", "json", 1, TRAIN);
+    assert!(c.no_diagnostics_for("file:///w/ci.yaml"));
+    assert!(c.no_diagnostics_for("file:///w/x.json"));
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": "file:///w/x.json"}, "position": {"line": 1, "character": 1}}))
+        .unwrap();
+    assert_eq!(hover, Value::Null);
+    // The YAML file gains a `version:`: now it is a Fuzzfile.
+    c.change_full(
+        "file:///w/ci.yaml",
+        2,
+        "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    comand: [x]\n",
+    );
+    let p = c.diagnostics("file:///w/ci.yaml", Some(2));
+    assert!(!p["diagnostics"].as_array().unwrap().is_empty());
+    // And loses it again: what was shown is cleared.
+    c.change_full("file:///w/ci.yaml", 3, "name: build\n");
+    let p = c.diagnostics("file:///w/ci.yaml", Some(3));
+    assert_eq!(p["diagnostics"], json!([]));
+    // A `.fz` file is analysed whatever its language id.
+    c.open("file:///w/plain.fz", "plaintext", 1, "version: v9\n");
+    let p = c.diagnostics("file:///w/plain.fz", Some(1));
+    assert!(codes(&p).contains(&"FZ002".to_owned()), "{:?}", codes(&p));
+    c.shutdown();
+}
+
+#[test]
+fn closing_a_document_clears_its_diagnostics() {
+    let mut c = Client::start(caps_utf8(), None);
+    c.open(URI, "fuzzfile", 1, TRAIN);
+    let _ = c.diagnostics(URI, Some(1));
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let p = c.diagnostics(URI, None);
+    assert_eq!(p["diagnostics"], json!([]));
+    // Requests about it now get empty answers.
+    let r = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .unwrap();
+    assert_eq!(r, Value::Null);
+    c.shutdown();
+}
+
+#[test]
+fn pull_diagnostics_when_the_client_asks() {
+    let caps = json!({"general": {"positionEncodings": ["utf-8"]}, "textDocument": {"diagnostic": {"dynamicRegistration": false}}});
+    let mut c = Client::start(caps, None);
+    assert_eq!(
+        c.init_result["capabilities"]["diagnosticProvider"]["identifier"],
+        "fuzzlint"
+    );
+    c.open(URI, "fuzzfile", 1, TRAIN);
+    // A client that pulls gets no pushes (they would show twice).
+    assert!(c.no_diagnostics_for(URI));
+    let full = c
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .unwrap();
+    assert_eq!(full["kind"], "full");
+    assert_eq!(actual(&full["items"]), expected(TRAIN, &c));
+    let id = full["resultId"].as_str().unwrap().to_owned();
+    let again = c
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": URI}, "previousResultId": id}),
+        )
+        .unwrap();
+    assert_eq!(again, json!({"kind": "unchanged", "resultId": id}));
+    c.change_full(URI, 2, "version: v4\n");
+    let changed = c
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": URI}, "previousResultId": id}),
+        )
+        .unwrap();
+    assert_eq!(changed["kind"], "full");
+    assert_ne!(changed["resultId"], json!(id));
+    // An unknown document: an empty report.
+    let none = c
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": "file:///nope.fz"}}),
+        )
+        .unwrap();
+    assert_eq!(none["items"], json!([]));
+    c.shutdown();
+}
+
+fn workspace(files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "fuzzlint-server-test-{}-{}",
+        std::process::id(),
+        files.len() + files.iter().map(|f| f.1.len()).sum::<usize>()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (p, t) in files {
+        let path = dir.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    }
+    dir
+}
+
+const MULTINODE: &str = "version: v4\njobs:\n  train:\n    image: {uri: docker://nvcr.io/nvidia/pytorch:25.01-py3}\n    env: [NCCL_DEBUG=WARN]\n    script: |\n      #!/bin/sh\n      exec_all torchrun --nnodes 2 --nproc-per-node 4 --node-rank '$RANK' --master-addr \"$MULTINODE_NODE_IP\" x.py\n    resource:\n      devices: {nvidia.com/gpu: 4}\n    multinode: {nodes: 2, implementation: generic}\n";
+
+fn codes(p: &Value) -> Vec<String> {
+    p["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn settings_come_from_fuzzlint_toml_and_the_editor() {
+    let dir = workspace(&[
+        ("fuzzlint.toml", "cluster = \"clusters/ib.toml\"\n"),
+        (
+            "clusters/ib.toml",
+            "name = \"ib\"\nfabric = \"infiniband\"\ngpus-per-node = 4\n",
+        ),
+        (
+            "other/fuzzlint.toml",
+            "ignore = [\"cluster-profile-missing\"]\n",
+        ),
+    ]);
+    let root = dir.to_str().unwrap().to_owned();
+    let uri = format!("file://{root}/train.fz");
+    let mut c = Client::start_in(caps_utf8(), None, Some(&root));
+    c.open(&uri, "fuzzfile", 1, MULTINODE);
+    // The profile says InfiniBand: NCCL_IB_HCA is missing.
+    let p = c.diagnostics(&uri, Some(1));
+    assert!(codes(&p).contains(&"FZ301".to_owned()), "{:?}", codes(&p));
+    // Another directory's fuzzlint.toml: no profile there, and its rule selection.
+    let other = format!("file://{root}/other/train.fz");
+    c.open(&other, "fuzzfile", 1, MULTINODE);
+    let p = c.diagnostics(&other, Some(1));
+    assert!(codes(&p).is_empty(), "{:?}", codes(&p));
+    // The editor turns the rule off: every document is analysed again.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"fuzzlint": {"ignore": ["nccl-ib-hca-missing"]}}}),
+    );
+    let p = c.diagnostics(&uri, Some(1));
+    assert!(!codes(&p).contains(&"FZ301".to_owned()), "{:?}", codes(&p));
+    // A bad selector is shown once, and the analysis goes on with defaults.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"select": ["no-such-rule"]}}),
+    );
+    let p = c.diagnostics(&uri, Some(1));
+    assert!(p["diagnostics"].is_array());
+    let shown: Vec<&serde_json::Value> = c
+        .notifications
+        .iter()
+        .filter(|n| n.method == "window/showMessage")
+        .map(|n| &n.params["message"])
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(shown[0].as_str().unwrap().contains("no-such-rule"));
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn initialization_options_and_a_changed_config_file() {
+    let dir = workspace(&[
+        ("fuzzlint.toml", "select = [\"FZ0\"]\n"),
+        ("p.toml", "fabric = \"infiniband\"\n"),
+    ]);
+    let root = dir.to_str().unwrap().to_owned();
+    let uri = format!("file://{root}/a.fz");
+    let text = MULTINODE.replace("--nproc-per-node 4", "--nproc-per-node 8");
+    // The editor's `cluster` applies over fuzzlint.toml's selection (only FZ0xx here).
+    let mut c = Client::start_in(caps_utf8(), Some(json!({"cluster": "p.toml"})), Some(&root));
+    c.open(&uri, "fuzzfile", 1, &text);
+    let p = c.diagnostics(&uri, Some(1));
+    assert!(
+        codes(&p).is_empty(),
+        "FZ201 and FZ301 are not selected: {:?}",
+        codes(&p)
+    );
+    // fuzzlint.toml changes on disk and the client says so.
+    std::fs::write(dir.join("fuzzlint.toml"), "select = [\"FZ2\", \"FZ3\"]\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": format!("file://{root}/fuzzlint.toml"), "type": 2}]}),
+    );
+    let p = c.diagnostics(&uri, Some(1));
+    let mut found = codes(&p);
+    found.sort();
+    assert_eq!(found, ["FZ201", "FZ301"]);
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client with `workspace/configuration` is asked for the `fuzzlint` section, and a
+/// `didChangeConfiguration` without settings makes the server ask again.
+#[test]
+fn configuration_is_pulled_where_the_client_supports_it() {
+    let caps = json!({"general": {"positionEncodings": ["utf-8"]}, "workspace": {"configuration": true, "didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let mut c = Client::start(caps, None);
+    c.configuration = json!({"ignore": ["FZ201"]});
+    c.open(URI, "fuzzfile", 1, TRAIN);
+    let p = c.diagnostics(URI, None);
+    let _ = p;
+    // The first request was answered with the FZ201 setting; republish shows it applied.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    );
+    let p = c.diagnostics(URI, None);
+    assert!(!codes(&p).contains(&"FZ201".to_owned()), "{:?}", codes(&p));
+    let methods: Vec<&str> = c
+        .server_requests
+        .iter()
+        .map(|r| r.method.as_str())
+        .collect();
+    assert!(
+        methods.contains(&"client/registerCapability"),
+        "{methods:?}"
+    );
+    assert!(
+        methods
+            .iter()
+            .filter(|m| **m == "workspace/configuration")
+            .count()
+            >= 2
+    );
+    c.shutdown();
+}
