@@ -84,6 +84,38 @@ struct RunArgs {
     /// The live status line: `auto` shows it when standard error is a terminal.
     #[arg(long, value_enum, default_value_t = WhenArg::Auto)]
     status: WhenArg,
+    /// The nodes of multinode jobs, head first: `h1,h2` (also `h1:4,h2:4`, slots ignored:
+    /// the plan's `procs-per-node` decides). Default: a hostfile, else the Slurm allocation
+    /// (`SLURM_JOB_NODELIST`), else the job's own node names.
+    #[arg(long, value_name = "HOSTS")]
+    hosts: Option<String>,
+    /// The nodes, from an Open MPI or MPICH hostfile.
+    #[arg(long, value_name = "FILE", conflicts_with = "hosts")]
+    hostfile: Option<PathBuf>,
+    /// How multinode jobs reach the other nodes: `local` (this machine), `ssh` (OpenSSH,
+    /// batch mode), `slurm` (`srun --overlap -w HOST`). Default: `slurm` inside a Slurm
+    /// allocation, else `ssh` when hosts are given, else `local`.
+    #[arg(long, value_enum)]
+    launcher: Option<LauncherArg>,
+    /// `ssh -F FILE` for the ssh launcher.
+    #[arg(long, value_name = "FILE")]
+    ssh_config: Option<PathBuf>,
+    /// With `--launcher local`: each host is a network namespace of that name.
+    #[arg(long)]
+    local_netns: bool,
+    /// Forward every node's output to the job's, as `MULTINODE_WRAPPER_FORWARD_STREAMS=1` does.
+    #[arg(long)]
+    forward_streams: bool,
+    /// Seconds every node of a multinode job has to start before the job fails.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    startup_timeout: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LauncherArg {
+    Local,
+    Ssh,
+    Slurm,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -113,6 +145,19 @@ enum Format {
 }
 
 fn main() -> ExitCode {
+    // The multinode helpers call this binary back (see fuzz_runner::multinode).
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("__exec-all") => {
+            let code = fuzz_runner::multinode::exec_all_main(&args[2..]);
+            return ExitCode::from(code.clamp(0, 255) as u8);
+        }
+        Some("__multinode-ssh") => {
+            let code = fuzz_runner::multinode::wrapper_main(&args[2..]);
+            return ExitCode::from(code.clamp(0, 255) as u8);
+        }
+        _ => {}
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -186,7 +231,59 @@ fn run(args: RunArgs) -> ExitCode {
         ca_file,
         ready_timeout,
         status,
+        hosts,
+        hostfile,
+        launcher,
+        ssh_config,
+        local_netns,
+        forward_streams,
+        startup_timeout,
     } = args;
+    let slurm_nodes = std::env::var("SLURM_JOB_NODELIST").ok();
+    let host_list: Option<Vec<String>> = if let Some(h) = &hosts {
+        match fuzz_runner::hosts::parse_hosts_arg(h) {
+            Ok(v) => Some(v.into_iter().map(|h| h.name).collect()),
+            Err(e) => {
+                eprintln!("error: --hosts: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else if let Some(f) = &hostfile {
+        match std::fs::read_to_string(f)
+            .map_err(|e| e.to_string())
+            .and_then(|t| fuzz_runner::hosts::read_hostfile(&t))
+        {
+            Ok(v) => Some(v.into_iter().map(|h| h.name).collect()),
+            Err(e) => {
+                eprintln!("error: --hostfile {}: {e}", f.display());
+                return ExitCode::from(2);
+            }
+        }
+    } else if let Some(list) = &slurm_nodes {
+        match fuzz_runner::hosts::expand_nodelist(list) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                eprintln!("error: SLURM_JOB_NODELIST={list}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
+    let launcher = match launcher {
+        Some(LauncherArg::Local) => fuzz_runner::multinode::Launcher::Local,
+        Some(LauncherArg::Ssh) => fuzz_runner::multinode::Launcher::Ssh,
+        Some(LauncherArg::Slurm) => fuzz_runner::multinode::Launcher::Slurm,
+        None if slurm_nodes.is_some() && hosts.is_none() && hostfile.is_none() => {
+            fuzz_runner::multinode::Launcher::Slurm
+        }
+        None if host_list.is_some() => fuzz_runner::multinode::Launcher::Ssh,
+        None => fuzz_runner::multinode::Launcher::Local,
+    };
+    if local_netns && launcher != fuzz_runner::multinode::Launcher::Local {
+        eprintln!("error: --local-netns goes with --launcher local");
+        return ExitCode::from(2);
+    }
     let file = file.as_path();
     if !grace.is_finite() || grace < 0.0 {
         eprintln!("error: --grace takes a number of seconds, 0 or more");
@@ -252,6 +349,7 @@ fn run(args: RunArgs) -> ExitCode {
             &a,
             &PlanOptions {
                 source,
+                hosts: host_list,
                 ..Default::default()
             },
         ) {
@@ -296,6 +394,14 @@ fn run(args: RunArgs) -> ExitCode {
             WhenArg::Always => true,
             WhenArg::Never => false,
             WhenArg::Auto => std::io::stderr().is_terminal(),
+        },
+        multinode: fuzz_runner::MultinodeOptions {
+            launcher,
+            ssh_config,
+            local_netns,
+            forward_always: forward_streams,
+            startup_timeout: std::time::Duration::from_secs(startup_timeout),
+            helper_exe: std::env::current_exe().ok(),
         },
     };
     let run_id = fuzz_runner::run_id();

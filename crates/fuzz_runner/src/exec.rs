@@ -399,7 +399,19 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                 stops.insert(&j.name, stop_tx.clone());
                 let (job, ctx, msg) = (j.clone(), ctx.clone(), msg_tx.clone());
                 tokio::spawn(async move {
-                    let r = run_job(job, ctx, stop_rx, stop_tx, msg.clone()).await;
+                    let gang_file = job.gang_file.clone();
+                    let mut r = run_job(job, ctx, stop_rx, stop_tx, msg.clone()).await;
+                    // A multinode job: name the node that failed first.
+                    if r.status != Status::Finished {
+                        if let Some(g) = gang_file
+                            .and_then(|f| std::fs::read_to_string(f).ok())
+                            .and_then(|t| {
+                                serde_json::from_str::<crate::multinode::GangFailure>(&t).ok()
+                            })
+                        {
+                            r.detail = format!("{}; {}", g.detail, r.detail);
+                        }
+                    }
                     let _ = msg.send(Msg::Done(r));
                 });
             }

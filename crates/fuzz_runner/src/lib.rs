@@ -12,6 +12,7 @@
 
 mod exec;
 mod guard;
+pub mod multinode;
 mod prepare;
 mod probe;
 mod status;
@@ -67,6 +68,37 @@ pub struct Options {
     pub status_line: bool,
     /// Extra CA certificates (PEM) for `https://` ingress.
     pub ca_file: Option<PathBuf>,
+    /// How multinode jobs reach their nodes.
+    pub multinode: MultinodeOptions,
+}
+
+/// How multinode jobs run (see [`multinode`]).
+#[derive(Clone, Debug)]
+pub struct MultinodeOptions {
+    pub launcher: multinode::Launcher,
+    /// `ssh -F FILE` for the `ssh` launcher.
+    pub ssh_config: Option<PathBuf>,
+    /// `local` launcher: each host is a network namespace of that name.
+    pub local_netns: bool,
+    /// Forward every node's output, whatever `MULTINODE_WRAPPER_FORWARD_STREAMS` says.
+    pub forward_always: bool,
+    /// `exec_all` fails when a node has not started within this.
+    pub startup_timeout: Duration,
+    /// The executable the helpers (`exec_all`, the SSH wrapper) call back: `fuzz`.
+    pub helper_exe: Option<PathBuf>,
+}
+
+impl Default for MultinodeOptions {
+    fn default() -> Self {
+        MultinodeOptions {
+            launcher: multinode::Launcher::Local,
+            ssh_config: None,
+            local_netns: false,
+            forward_always: false,
+            startup_timeout: Duration::from_secs(120),
+            helper_exe: None,
+        }
+    }
 }
 
 impl Default for Options {
@@ -81,6 +113,7 @@ impl Default for Options {
             ready_timeout: Duration::from_secs(300),
             status_line: false,
             ca_file: None,
+            multinode: MultinodeOptions::default(),
         }
     }
 }

@@ -45,6 +45,8 @@ pub struct Prepared {
 
 #[derive(Clone, Debug)]
 pub struct Job {
+    /// A multinode job's gang file: which node failed first (written by `exec_all`).
+    pub gang_file: Option<PathBuf>,
     pub name: String,
     pub kind: TaskKind,
     /// What must reach which status first (FINISHED, or RUNNING for services).
@@ -201,6 +203,7 @@ pub fn prepare(
         run_id,
         secrets: &options.secrets,
         grace: options.grace,
+        multinode: &options.multinode,
     };
     let mut notes = Vec::new();
     let mut jobs_by_name: BTreeMap<&str, &Task> = BTreeMap::new();
@@ -287,6 +290,7 @@ struct EnvCtx<'a> {
     secrets: &'a BTreeMap<String, String>,
     /// `--grace`, for the `{grace}` placeholder.
     grace: Duration,
+    multinode: &'a crate::MultinodeOptions,
 }
 
 /// The instance's environment with every value known: literals, secrets from `--secrets`,
@@ -323,7 +327,9 @@ fn env_values(
             EnvValue::Runtime(r) => match r.as_str() {
                 "workflow-id" => ctx.run_id.to_owned(),
                 "account-id" => "local".to_owned(),
-                r if r.starts_with("address-of:") => "127.0.0.1".to_owned(),
+                r if r.starts_with("address-of:") => {
+                    address_of(&r["address-of:".len()..], ctx.multinode)?
+                }
                 other => {
                     return Err(format!(
                         "{} needs the run-time value `{other}`, which `fuzz run` does not know",
@@ -366,11 +372,11 @@ fn job(
         TaskKind::Service => "service",
     };
     let refuse = |m: String| Err(RunError::Plan(format!("{what} `{}`: {m}", t.name)));
-    if t.multinode.is_some() {
-        return refuse(
-            "multinode jobs are not supported by `fuzz run` on one node; see `fuzz plan --hosts`"
-                .into(),
-        );
+    if t.multinode.is_some() && runtime != RuntimeKind::Host {
+        return refuse(format!(
+            "multinode jobs run with `--runtime host` only for now, not {}",
+            runtime.as_str()
+        ));
     }
     let volume_dir = |m: &fuzzfile_plan::Mount| {
         host_dirs
@@ -490,24 +496,64 @@ fn job(
         None => (1, false),
     };
     let mut instances = Vec::new();
+    let node = match &t.multinode {
+        Some(mn) => Some(
+            node_setup(t, mn, run_dir, env_ctx)
+                .map_err(|m| RunError::Plan(format!("{what} `{}`: {m}", t.name)))?,
+        ),
+        None => None,
+    };
+    if let Some(n) = &node {
+        files.extend(n.files.iter().cloned());
+    }
     for i in &t.instances {
+        if node.is_some() && i.argv.is_none() {
+            // A member node: it runs what the head starts there through the helpers.
+            continue;
+        }
         let Some(plan_argv) = &i.argv else {
             return refuse("an instance has no command".into());
         };
+        let plan_argv: Vec<String> = match &node {
+            Some(n) => plan_argv
+                .iter()
+                .map(|w| {
+                    n.host_paths
+                        .get(w.as_str())
+                        .cloned()
+                        .unwrap_or_else(|| w.clone())
+                })
+                .collect(),
+            None => plan_argv.clone(),
+        };
+        let plan_argv = &plan_argv;
         if plan_argv.is_empty() {
             return refuse("the command is empty".into());
         }
-        let env = match env_values(t, i, env_ctx) {
+        let mut env = match env_values(t, i, env_ctx) {
             Ok(e) => e,
             Err(m) => return refuse(m),
         };
+        if let Some(n) = &node {
+            for (k, v) in &mut env {
+                if let Some(h) = n.host_paths.get(v.as_str()) {
+                    if k.starts_with("MULTINODE_") {
+                        *v = h.clone();
+                    }
+                }
+            }
+            env.extend(n.head_env.iter().cloned());
+        }
         let mut stop = Vec::new();
         let (argv, env) = if runtime == RuntimeKind::Host {
             let mut argv: Vec<String> = plan_argv
                 .iter()
                 .enumerate()
                 .map(|(k, w)| match &script_host {
-                    Some(h) if k == 0 && w == SCRIPT_PATH => h.display().to_string(),
+                    // The script is the command, or what a launcher line in front of it runs.
+                    Some(h) if (k == 0 || k as u64 == i.wrapper_words) && w == SCRIPT_PATH => {
+                        h.display().to_string()
+                    }
                     _ => w.clone(),
                 })
                 .collect();
@@ -608,6 +654,7 @@ fn job(
         readiness: s.readiness_probe.clone(),
     });
     Ok(Job {
+        gang_file: node.map(|n| n.gang_file),
         name: t.name.clone(),
         kind: t.kind,
         depends_on,
@@ -647,4 +694,113 @@ fn can_bind(path: &Path, dir: bool) -> Result<(), String> {
         return Err("binding it needs `unshare` (util-linux), which is not installed".into());
     }
     Ok(())
+}
+
+/// The IPv4 address of `host` as this node resolves it. With the `local` launcher (and no
+/// network namespaces) every node is this machine, so a name that does not resolve is
+/// 127.0.0.1; elsewhere it is an error.
+fn address_of(host: &str, mn: &crate::MultinodeOptions) -> Result<String, String> {
+    use std::net::ToSocketAddrs;
+    let found = (host, 0u16).to_socket_addrs().ok().and_then(|mut a| {
+        let all: Vec<_> = a.by_ref().collect();
+        all.iter()
+            .find(|x| x.is_ipv4())
+            .or(all.first())
+            .map(|x| x.ip().to_string())
+    });
+    match found {
+        Some(ip) => Ok(ip),
+        None if mn.launcher == crate::multinode::Launcher::Local && !mn.local_netns => {
+            Ok("127.0.0.1".into())
+        }
+        None => Err(format!(
+            "cannot resolve the address of host `{host}` on this node (MULTINODE_NODE_IP needs it)"
+        )),
+    }
+}
+
+/// What a multinode job needs besides its head's command: the helper scripts and the node
+/// configuration (files to write), the host paths of the helpers, the head's extra
+/// environment, and the gang file.
+struct NodeSetup {
+    files: Vec<(PathBuf, String, u32)>,
+    /// Container path of a helper → its host path.
+    host_paths: BTreeMap<String, String>,
+    head_env: Vec<(String, String)>,
+    gang_file: PathBuf,
+}
+
+fn node_setup(
+    t: &Task,
+    mn: &fuzzfile_plan::Multinode,
+    run_dir: &Path,
+    ctx: &EnvCtx,
+) -> Result<NodeSetup, String> {
+    use crate::multinode::{helper_scripts, NodeConfig};
+    let opts = ctx.multinode;
+    let exe = opts.helper_exe.as_ref().ok_or(
+        "the runner was not told which executable its multinode helpers call (helper_exe)",
+    )?;
+    if mn.hosts.len() as u64 != mn.nodes {
+        return Err(format!(
+            "it needs {} nodes and the plan names {} hosts; give them with --hosts, --hostfile \
+             or a Slurm allocation",
+            mn.nodes,
+            mn.hosts.len()
+        ));
+    }
+    let helpers = run_dir.join("helpers");
+    let mut files: Vec<(PathBuf, String, u32)> = helper_scripts(exe, &helpers)
+        .into_iter()
+        .map(|(p, c)| (p, c, 0o755))
+        .collect();
+    let mut host_paths = BTreeMap::new();
+    for h in &t.helpers {
+        host_paths.insert(
+            h.path.clone(),
+            fill(&h.host_path, run_dir).display().to_string(),
+        );
+    }
+    let mut instances: Vec<&fuzzfile_plan::Instance> = t.instances.iter().collect();
+    instances.sort_by_key(|i| i.rank.unwrap_or(0));
+    let mut env = Vec::new();
+    let mut log_names = Vec::new();
+    for i in &instances {
+        env.push(env_values(t, i, ctx)?);
+        log_names.push(i.hostname.clone());
+    }
+    let logs = run_dir.join("logs");
+    let gang_file = logs.join(format!("{}.gang.json", t.name));
+    let config = NodeConfig {
+        job: t.name.clone(),
+        launcher: opts.launcher,
+        ssh_config: opts.ssh_config.clone(),
+        local_netns: opts.local_netns,
+        hosts: mn.hosts.clone(),
+        env,
+        log_names,
+        cwd: t.cwd.clone(),
+        grace_ms: ctx.grace.as_millis() as u64,
+        startup_timeout_ms: opts.startup_timeout.as_millis() as u64,
+        forward_always: opts.forward_always,
+        logs,
+        gang_file: gang_file.clone(),
+    };
+    let config_path = helpers.join(format!("{}.multinode.json", t.name));
+    let json = serde_json::to_string_pretty(&config).map_err(|e| e.to_string())?;
+    files.push((config_path.clone(), json, 0o600));
+    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
+    let head_env = vec![
+        ("PATH".to_owned(), format!("{}:{path}", helpers.display())),
+        (
+            "FUZZ_MULTINODE_CONFIG".to_owned(),
+            config_path.display().to_string(),
+        ),
+    ];
+    Ok(NodeSetup {
+        files,
+        host_paths,
+        head_env,
+        gang_file,
+    })
 }

@@ -1,0 +1,206 @@
+//! `fuzz run` of multinode jobs on three real hosts: network namespaces with their own
+//! addresses and host names (tests/support/netns.rs), an OpenSSH server on each, the runner
+//! started on host 0 (the head) with `--launcher ssh`. A generic job's `exec_all` reaches
+//! every node with its `RANK`; a failing rank stops the others on every node; Open MPI starts
+//! its daemons through the runner's SSH wrapper.
+//!
+//! These need root, iproute2, OpenSSH and Open MPI (scripts/ci-packages.txt); without them
+//! they print why and pass, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use support::{output_within, require, Hosts, Sshd};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fuzz-multinode-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch directory");
+    d
+}
+
+fn multinode_job(script: &str, implementation: &str) -> String {
+    let body: String = script.lines().map(|l| format!("      {l}\n")).collect();
+    format!(
+        "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n{body}    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n    multinode:\n      nodes: 3\n      implementation: {implementation}\n      procs-per-node: 1\n"
+    )
+}
+
+/// `fuzz run FILE` on host 0 with the three hosts and the test's ssh client configuration.
+fn run_on_head(hosts: &Hosts, sshd: &Sshd, file: &Path, dir: &Path) -> (i32, String, String) {
+    let names: Vec<String> = (0..hosts.len()).map(|i| hosts.host_name(i)).collect();
+    let fuzz = env!("CARGO_BIN_EXE_fuzz");
+    let cfg = sshd.client_config().display().to_string();
+    let workdir = dir.join("run").display().to_string();
+    let file = file.display().to_string();
+    let host_list = names.join(",");
+    let argv = [
+        fuzz,
+        "run",
+        &file,
+        "--runtime",
+        "host",
+        "--status",
+        "never",
+        "--grace",
+        "1",
+        "--workdir",
+        &workdir,
+        "--hosts",
+        &host_list,
+        "--launcher",
+        "ssh",
+        "--ssh-config",
+        &cfg,
+        "--forward-streams",
+    ];
+    let out = output_within(&mut hosts.exec(0, &argv), LIMIT).unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn lines_with(text: &str, needle: &str) -> Vec<String> {
+    let mut v: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains(needle))
+        .map(str::to_owned)
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn exec_all_runs_on_every_host_with_its_rank() {
+    if !require(Hosts::available().and_then(|()| Sshd::available())) {
+        return;
+    }
+    let hosts = Hosts::create(3).expect("create three hosts");
+    let sshd = Sshd::start(&hosts, 22).expect("start sshd on each host");
+    let d = scratch("exec-all");
+    let f = d.join("gen.fz");
+    std::fs::write(
+        &f,
+        multinode_job(
+            "echo \"head ip=$MULTINODE_NODE_IP list=$MULTINODE_HOSTLIST\"\nexec_all sh -c 'echo \"node-says rank=$RANK arg=$0 host=$(hostname) head=$1\"' '$RANK' \"$MULTINODE_NODE_IP\"",
+            "generic",
+        ),
+    )
+    .expect("write Fuzzfile");
+    let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
+    assert_eq!(code, 0, "{so}\n{se}");
+    let head = hosts.addr(0);
+    assert!(
+        so.contains(&format!("head ip={head} list=node0:1,node1:1,node2:1")),
+        "{so}"
+    );
+    // `$RANK` in a word becomes each node's rank; `$MULTINODE_NODE_IP` keeps the head's.
+    let mut said: Vec<String> = lines_with(&so, "node-says")
+        .iter()
+        .map(|l| l[l.find("node-says").unwrap_or(0)..].to_owned())
+        .collect();
+    said.sort();
+    assert_eq!(
+        said,
+        (0..3)
+            .map(|r| format!("node-says rank={r} arg={r} host=node{r} head={head}"))
+            .collect::<Vec<_>>(),
+        "{so}\n{se}"
+    );
+    // Each member node's output is also in its own log file.
+    let log = std::fs::read_to_string(d.join("run/logs/train-2.out")).expect("node 2's log");
+    assert!(log.contains("host=node2"), "{log}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_failing_rank_stops_every_other_node() {
+    if !require(Hosts::available().and_then(|()| Sshd::available())) {
+        return;
+    }
+    let hosts = Hosts::create(3).expect("create three hosts");
+    let sshd = Sshd::start(&hosts, 22).expect("start sshd on each host");
+    let d = scratch("gang");
+    let marker = format!("gang-{}", std::process::id());
+    let f = d.join("gang.fz");
+    std::fs::write(
+        &f,
+        multinode_job(
+            &format!(
+                "exec_all sh -c 'if [ \"$RANK\" = 2 ]; then sleep 1; exit 3; fi; trap \"\" TERM; exec sleep 300 # {marker}'"
+            ),
+            "generic",
+        ),
+    )
+    .expect("write Fuzzfile");
+    let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
+    assert_eq!(code, 1, "{so}\n{se}");
+    assert!(
+        se.contains("node node2 (rank 2) exited with code 3 first"),
+        "the summary must name the node, rank and code: {se}"
+    );
+    // Nothing of the job is left on any host (they share this machine's process table).
+    let left = Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .expect("pgrep");
+    let left = String::from_utf8_lossy(&left.stdout);
+    assert!(left.trim().is_empty(), "processes left: {left}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn open_mpi_reaches_every_node_through_the_ssh_wrapper() {
+    let has_mpirun = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join("mpirun.openmpi").is_file()))
+        .unwrap_or(false);
+    if !require(
+        Hosts::available()
+            .and_then(|()| Sshd::available())
+            .and_then(|()| {
+                if has_mpirun {
+                    Ok(())
+                } else {
+                    Err("mpirun.openmpi is not installed (openmpi-bin)".into())
+                }
+            }),
+    ) {
+        return;
+    }
+    let hosts = Hosts::create(3).expect("create three hosts");
+    let sshd = Sshd::start(&hosts, 22).expect("start sshd on each host");
+    let d = scratch("ompi");
+    let f = d.join("ompi.fz");
+    let subnet = hosts.subnet();
+    // Fuzzball wraps the command in mpirun with the host list and the SSH wrapper as the rsh
+    // agent; the environment carries what a root run and these hosts need.
+    let text = multinode_job("echo \"ompi-says $(hostname) $OMPI_COMM_WORLD_RANK\"", "openmpi")
+        .replace(
+            "    resource:",
+            &format!("    env:\n      - OMPI_ALLOW_RUN_AS_ROOT=1\n      - OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n      - OMPI_MCA_plm_rsh_no_tree_spawn=1\n      - OMPI_MCA_oob_tcp_if_include={subnet}\n      - OMPI_MCA_btl_tcp_if_include={subnet}\n    resource:"),
+        );
+    std::fs::write(&f, text).expect("write Fuzzfile");
+    let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
+    assert_eq!(code, 0, "{so}\n{se}");
+    let mut said: Vec<String> = lines_with(&so, "ompi-says")
+        .iter()
+        .map(|l| l[l.find("ompi-says").unwrap_or(0)..].to_owned())
+        .collect();
+    said.sort();
+    assert_eq!(
+        said,
+        [
+            "ompi-says node0 0",
+            "ompi-says node1 1",
+            "ompi-says node2 2"
+        ],
+        "{so}\n{se}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,601 @@
+//! Multinode jobs: reaching the other nodes, `exec_all`, and the SSH wrapper.
+//!
+//! A multinode job runs its command on the head node (rank 0, the first host). The runner
+//! gives it two helpers, as Fuzzball does: `MULTINODE_SSH_WRAPPER` (also
+//! `MULTINODE_RSH_WRAPPER`), an executable used like `ssh` (`WRAPPER [ssh options] HOST
+//! COMMAND...`, so Open MPI can take it as `plm_rsh_agent` and MPICH as its launcher), and
+//! `exec_all COMMAND...`, which runs the command on every node at once. Both are small scripts
+//! in `{workdir}/helpers/` that call this binary back (`fuzz __multinode-ssh`, `fuzz
+//! __exec-all`) with the job's [`NodeConfig`], written beside them.
+//!
+//! # Reaching a node
+//!
+//! The command given to the wrapper is a shell command line (the words are joined with spaces,
+//! as `ssh` does), run on the node by `sh` in [`NODE_SCRIPT`], under the job's environment for
+//! that node and in the job's `cwd`. The launcher decides how the node is reached:
+//!
+//! * `local`: this machine (development, or a single node); with `--local-netns`, each host is
+//!   a network namespace of that name (`ip netns exec HOST`), so each node has its own address.
+//! * `ssh`: OpenSSH in batch mode (`-o BatchMode=yes`: no prompt ever waits for a person),
+//!   with `--ssh-config FILE` as `ssh -F FILE`.
+//! * `slurm`: `srun --overlap --nodes=1 --ntasks=1 -w HOST` inside the job's allocation.
+//!
+//! The head node's own commands always run locally.
+//!
+//! # Nothing is left behind
+//!
+//! [`NODE_SCRIPT`] starts the command in a session of its own (`setsid`) and watches its own
+//! standard input, which is a pipe held by the process that reached the node (the wrapper or
+//! `exec_all`) through ssh or srun. When that process ends, however it ends, the pipe closes;
+//! the script then sends SIGTERM to the command's whole process group, and SIGKILL after the
+//! grace period. So a stopped job, a timed-out job or a killed runner stops what it started on
+//! every node.
+//!
+//! # Gang semantics (`exec_all`)
+//!
+//! The first node whose command fails (a non-zero exit, or a signal) stops the others; the
+//! exit code of `exec_all` is that node's, and `exec_all` writes which node, rank and code
+//! failed first to the gang file, which the runner's summary reads. A node that has not
+//! reported its start within the start-up timeout fails the whole command with a message
+//! naming every node that never reported.
+
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The line [`NODE_SCRIPT`] prints first when `exec_all` asks for it: the node has started.
+pub const STARTED_MARKER: &str = "\u{1e}fuzz-node-started";
+
+/// Run on every node: `sh -c NODE_SCRIPT fuzz-node GRACE COMMAND [marker]`.
+/// (A background list's standard input is /dev/null unless redirected, hence fd 3.)
+pub const NODE_SCRIPT: &str = r#"exec 3<&0
+[ "$3" = marker ] && printf '\036fuzz-node-started\n'
+setsid sh -c "$2" </dev/null 3<&- &
+p=$!
+( cat <&3 >/dev/null; kill -TERM -$p 2>/dev/null; sleep "$1"; kill -KILL -$p 2>/dev/null ) &
+exec 3<&-
+w=$!
+wait $p; rc=$?
+kill $w 2>/dev/null
+exit $rc
+"#;
+
+/// How other nodes are reached (`fuzz run --launcher`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Launcher {
+    Local,
+    Ssh,
+    Slurm,
+}
+
+impl Launcher {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Launcher::Local => "local",
+            Launcher::Ssh => "ssh",
+            Launcher::Slurm => "slurm",
+        }
+    }
+}
+
+/// What the helpers of one multinode job need: written by the runner as JSON beside them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct NodeConfig {
+    pub job: String,
+    pub launcher: Launcher,
+    pub ssh_config: Option<PathBuf>,
+    pub local_netns: bool,
+    /// Rank order; the first is the head.
+    pub hosts: Vec<String>,
+    /// Per rank: the job's environment on that node.
+    pub env: Vec<Vec<(String, String)>>,
+    /// Per rank: the log file stem (`<job>-<rank>`).
+    pub log_names: Vec<String>,
+    pub cwd: Option<String>,
+    pub grace_ms: u64,
+    pub startup_timeout_ms: u64,
+    /// Forward every node's output to `exec_all`'s own, whatever
+    /// `MULTINODE_WRAPPER_FORWARD_STREAMS` says.
+    pub forward_always: bool,
+    pub logs: PathBuf,
+    /// Where `exec_all` writes the first failure (JSON).
+    pub gang_file: PathBuf,
+}
+
+/// The first node that failed, as `exec_all` reports it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct GangFailure {
+    pub rank: usize,
+    pub host: String,
+    /// The exit code; `None` when it never started or was killed by a signal.
+    pub exit_code: Option<i32>,
+    pub detail: String,
+}
+
+/// `'word'` for `sh`, safe for any bytes.
+pub fn sh_quote(w: &str) -> String {
+    if !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b))
+    {
+        return w.to_owned();
+    }
+    format!("'{}'", w.replace('\'', "'\\''"))
+}
+
+impl NodeConfig {
+    fn grace(&self) -> Duration {
+        Duration::from_millis(self.grace_ms)
+    }
+
+    /// The command that runs the shell command line `cmdline` on node `rank`, its standard
+    /// input a pipe (see the module documentation), its output piped or inherited.
+    fn node_command(&self, rank: usize, cmdline: &str, marker: bool) -> Command {
+        let mut setup = String::new();
+        if let Some(cwd) = &self.cwd {
+            setup.push_str(&format!("cd {} || exit 126; ", sh_quote(cwd)));
+        }
+        let env = self.env.get(rank).map(Vec::as_slice).unwrap_or_default();
+        if !env.is_empty() {
+            setup.push_str("export");
+            for (k, v) in env {
+                setup.push_str(&format!(" {}={}", k, sh_quote(v)));
+            }
+            setup.push_str("; ");
+        }
+        let grace = format!("{:.3}", self.grace().as_secs_f64());
+        let mut words = vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            NODE_SCRIPT.to_owned(),
+            "fuzz-node".to_owned(),
+            grace,
+            cmdline.to_owned(),
+        ];
+        if marker {
+            words.push("marker".into());
+        }
+        let local = rank == 0 || self.launcher == Launcher::Local;
+        let host = self.hosts.get(rank).cloned().unwrap_or_default();
+        let mut cmd = if local && !(self.local_netns && rank > 0) {
+            let mut c = Command::new("sh");
+            c.arg("-c").arg(format!("{setup}exec \"$@\"")).arg("sh");
+            c.args(&words);
+            c
+        } else if local {
+            let mut c = Command::new("ip");
+            c.args(["netns", "exec", &host, "sh", "-c"])
+                .arg(format!("{setup}exec \"$@\""))
+                .arg("sh")
+                .args(&words);
+            c
+        } else if self.launcher == Launcher::Ssh {
+            let mut c = Command::new("ssh");
+            if let Some(f) = &self.ssh_config {
+                c.arg("-F").arg(f);
+            }
+            // One string: ssh hands it to the remote user's shell.
+            let remote = format!(
+                "{setup}exec {}",
+                words
+                    .iter()
+                    .map(|w| sh_quote(w))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            c.args(["-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-T", &host])
+                .arg(remote);
+            c
+        } else {
+            let mut c = Command::new("srun");
+            c.args([
+                "--overlap",
+                "--nodes=1",
+                "--ntasks=1",
+                "-w",
+                &host,
+                "sh",
+                "-c",
+            ])
+            .arg(format!("{setup}exec \"$@\""))
+            .arg("sh")
+            .args(&words);
+            c
+        };
+        cmd.stdin(Stdio::piped());
+        cmd
+    }
+
+    fn rank_of(&self, host: &str) -> Option<usize> {
+        self.hosts.iter().position(|h| h == host).or_else(|| {
+            // `host:slots`, or a name that resolves the same (short name of an FQDN).
+            let short = host.split('.').next().unwrap_or(host);
+            self.hosts
+                .iter()
+                .position(|h| h.split('.').next() == Some(short))
+        })
+    }
+}
+
+/// Reads the job's [`NodeConfig`] (`FUZZ_MULTINODE_CONFIG`).
+pub fn load_config() -> Result<NodeConfig, String> {
+    let path = std::env::var_os("FUZZ_MULTINODE_CONFIG").ok_or(
+        "FUZZ_MULTINODE_CONFIG is not set: this helper runs inside a multinode job of `fuzz run`",
+    )?;
+    let path = PathBuf::from(path);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `fuzz-multinode-ssh [ssh options] HOST COMMAND...`: runs COMMAND (a shell command line, its
+/// words joined with spaces as ssh does) on HOST. Returns the exit code.
+pub fn wrapper_main(args: &[String]) -> i32 {
+    let cfg = match load_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("fuzz-multinode-ssh: {e}");
+            return 255;
+        }
+    };
+    // ssh's own options come first: those that take a value skip it.
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') && args[i] != "--" {
+        let flag = &args[i];
+        let takes_value = flag.len() == 2 && "bcDEeFIiJLlmOopQRSWw".contains(&flag[1..]);
+        i += if takes_value { 2 } else { 1 };
+    }
+    if args.get(i).map(String::as_str) == Some("--") {
+        i += 1;
+    }
+    let Some(host) = args.get(i) else {
+        eprintln!("fuzz-multinode-ssh: usage: fuzz-multinode-ssh [ssh options] HOST COMMAND...");
+        return 255;
+    };
+    let Some(rank) = cfg.rank_of(host) else {
+        eprintln!(
+            "fuzz-multinode-ssh: {host} is not a node of job `{}` (its nodes: {})",
+            cfg.job,
+            cfg.hosts.join(", ")
+        );
+        return 255;
+    };
+    let cmdline = args[i + 1..].join(" ");
+    if cmdline.trim().is_empty() {
+        eprintln!(
+            "fuzz-multinode-ssh: no command for {host} (an interactive login is not supported)"
+        );
+        return 255;
+    }
+    let mut cmd = cfg.node_command(rank, &cmdline, false);
+    cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+    match cmd.spawn() {
+        Ok(mut child) => {
+            // The pipe to the node stays open while this process lives.
+            let _stdin = child.stdin.take();
+            match child.wait() {
+                Ok(s) => exit_code(s),
+                Err(e) => {
+                    eprintln!("fuzz-multinode-ssh: {e}");
+                    255
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!(
+                "fuzz-multinode-ssh: cannot reach {host} ({} launcher): {e}",
+                cfg.launcher.as_str()
+            );
+            255
+        }
+    }
+}
+
+fn exit_code(s: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0))
+}
+
+enum Event {
+    Started(usize),
+    Line(usize, bool, String),
+}
+
+struct Node {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    started: bool,
+    exit: Option<i32>,
+}
+
+/// `exec_all COMMAND...`: COMMAND on every node at once, `$RANK` in its words replaced by the
+/// node's rank and `RANK` set; the first failure stops the others. Returns the exit code.
+pub fn exec_all_main(args: &[String]) -> i32 {
+    let cfg = match load_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("exec_all: {e}");
+            return 255;
+        }
+    };
+    if args.is_empty() {
+        eprintln!("exec_all: usage: exec_all COMMAND [ARGS...]");
+        return 2;
+    }
+    let forward = cfg.forward_always
+        || std::env::var("MULTINODE_WRAPPER_FORWARD_STREAMS").is_ok_and(|v| v == "1");
+    let (tx, rx) = mpsc::channel::<Event>();
+    let mut nodes: Vec<Node> = Vec::new();
+    for rank in 0..cfg.hosts.len() {
+        let words: Vec<String> = args
+            .iter()
+            .map(|w| {
+                sh_quote(
+                    &w.replace("${RANK}", &rank.to_string())
+                        .replace("$RANK", &rank.to_string()),
+                )
+            })
+            .collect();
+        let cmdline = format!("RANK={rank}; export RANK; exec {}", words.join(" "));
+        let mut cmd = cfg.node_command(rank, &cmdline, true);
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!(
+                    "exec_all: cannot reach {} ({} launcher): {e}",
+                    cfg.hosts[rank],
+                    cfg.launcher.as_str()
+                );
+                stop_all(&mut nodes, cfg.grace());
+                return 255;
+            }
+        };
+        let stdin = child.stdin.take();
+        for (stream, is_err) in [
+            (
+                child
+                    .stdout
+                    .take()
+                    .map(|s| Box::new(s) as Box<dyn Read + Send>),
+                false,
+            ),
+            (
+                child
+                    .stderr
+                    .take()
+                    .map(|s| Box::new(s) as Box<dyn Read + Send>),
+                true,
+            ),
+        ] {
+            let Some(stream) = stream else { continue };
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).split(b'\n').map_while(Result::ok) {
+                    let line = String::from_utf8_lossy(&line).into_owned();
+                    let ev = if !is_err && line == STARTED_MARKER {
+                        Event::Started(rank)
+                    } else {
+                        Event::Line(rank, is_err, line)
+                    };
+                    if tx.send(ev).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        nodes.push(Node {
+            child,
+            stdin,
+            started: false,
+            exit: None,
+        });
+    }
+    drop(tx);
+    let open = |ext: &str, rank: usize| {
+        cfg.log_names
+            .get(rank)
+            .and_then(|n| std::fs::File::create(cfg.logs.join(format!("{n}.{ext}"))).ok())
+    };
+    // Rank 0's output is the job's own: the runner logs it already.
+    let mut logs: Logs = (0..nodes.len())
+        .map(|r| {
+            if r == 0 {
+                (None, None)
+            } else {
+                (open("out", r), open("err", r))
+            }
+        })
+        .collect();
+    let start = Instant::now();
+    let startup = Duration::from_millis(cfg.startup_timeout_ms);
+    let mut failure: Option<GangFailure> = None;
+    loop {
+        while let Ok(ev) = rx.try_recv() {
+            match ev {
+                Event::Started(r) => nodes[r].started = true,
+                Event::Line(r, is_err, line) => {
+                    emit(&cfg, &mut logs, forward, r, is_err, &line);
+                }
+            }
+        }
+        for (rank, n) in nodes.iter_mut().enumerate() {
+            if n.exit.is_some() {
+                continue;
+            }
+            if let Ok(Some(s)) = n.child.try_wait() {
+                let code = exit_code(s);
+                n.exit = Some(code);
+                if code != 0 && failure.is_none() {
+                    failure = Some(GangFailure {
+                        rank,
+                        host: cfg.hosts[rank].clone(),
+                        exit_code: Some(code),
+                        detail: format!(
+                            "node {} (rank {rank}) exited with code {code} first",
+                            cfg.hosts[rank]
+                        ),
+                    });
+                }
+            }
+        }
+        if failure.is_none() && start.elapsed() > startup {
+            let never: Vec<String> = nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| !n.started && n.exit.is_none())
+                .map(|(r, _)| format!("{} (rank {r})", cfg.hosts[r]))
+                .collect();
+            if !never.is_empty() {
+                failure = Some(GangFailure {
+                    rank: 0,
+                    host: String::new(),
+                    exit_code: None,
+                    detail: format!(
+                        "start-up timed out after {} s: never reported: {}",
+                        startup.as_secs(),
+                        never.join(", ")
+                    ),
+                });
+            }
+        }
+        if let Some(f) = &failure {
+            eprintln!("exec_all: {}; stopping every other node", f.detail);
+            if let Ok(json) = serde_json::to_string(f) {
+                let _ = std::fs::write(&cfg.gang_file, json);
+            }
+            stop_all(&mut nodes, cfg.grace());
+            // Drain what is left of the output.
+            while let Ok(ev) = rx.recv_timeout(Duration::from_millis(200)) {
+                if let Event::Line(r, is_err, line) = ev {
+                    emit(&cfg, &mut logs, forward, r, is_err, &line);
+                }
+            }
+            return f.exit_code.unwrap_or(124);
+        }
+        if nodes.iter().all(|n| n.exit.is_some()) {
+            // Output threads end with their pipes.
+            while let Ok(ev) = rx.recv_timeout(Duration::from_millis(500)) {
+                if let Event::Line(r, is_err, line) = ev {
+                    emit(&cfg, &mut logs, forward, r, is_err, &line);
+                }
+            }
+            return 0;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+type Logs = Vec<(Option<std::fs::File>, Option<std::fs::File>)>;
+
+/// One line of node `r`: into its log file, and forwarded (the head's always, as the job's own
+/// output; the others' prefixed with their host when forwarding is on).
+fn emit(cfg: &NodeConfig, logs: &mut Logs, forward: bool, r: usize, is_err: bool, line: &str) {
+    let (out, err) = &mut logs[r];
+    if let Some(f) = if is_err { err } else { out } {
+        let _ = writeln!(f, "{line}");
+    }
+    if r == 0 || forward {
+        let text = if r == 0 {
+            format!("{line}\n")
+        } else {
+            format!("[{}] {line}\n", cfg.hosts[r])
+        };
+        if is_err {
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        } else {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+        }
+    }
+}
+
+/// Closes every node's pipe (its script stops the command: SIGTERM, grace, SIGKILL), then
+/// waits for them, killing what is still there after the grace period and a margin.
+fn stop_all(nodes: &mut [Node], grace: Duration) {
+    for n in nodes.iter_mut() {
+        n.stdin.take();
+    }
+    let deadline = Instant::now() + grace + Duration::from_secs(5);
+    for n in nodes.iter_mut() {
+        if n.exit.is_some() {
+            continue;
+        }
+        loop {
+            match n.child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = n.child.kill();
+                    let _ = n.child.wait();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+}
+
+/// The helper scripts of a job: `(path, content)`, executables that call `exe` back.
+pub fn helper_scripts(exe: &Path, dir: &Path) -> Vec<(PathBuf, String)> {
+    let exe = sh_quote(&exe.display().to_string());
+    vec![
+        (
+            dir.join("exec_all"),
+            format!("#!/bin/sh\nexec {exe} __exec-all \"$@\"\n"),
+        ),
+        (
+            dir.join("fuzz-multinode-ssh"),
+            format!("#!/bin/sh\nexec {exe} __multinode-ssh \"$@\"\n"),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_round_trips_through_sh() {
+        for w in [
+            "plain",
+            "with space",
+            "it's",
+            "$RANK",
+            "a\"b",
+            "",
+            "--x=1,2",
+        ] {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf '%s' {}", sh_quote(w)))
+                .output()
+                .expect("sh");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), w);
+        }
+    }
+
+    #[test]
+    fn hosts_are_found_by_name_or_short_name() {
+        let cfg = NodeConfig {
+            job: "j".into(),
+            launcher: Launcher::Ssh,
+            ssh_config: None,
+            local_netns: false,
+            hosts: vec!["gpu-a.cluster".into(), "gpu-b".into()],
+            env: vec![],
+            log_names: vec![],
+            cwd: None,
+            grace_ms: 0,
+            startup_timeout_ms: 0,
+            forward_always: false,
+            logs: PathBuf::new(),
+            gang_file: PathBuf::new(),
+        };
+        assert_eq!(cfg.rank_of("gpu-b"), Some(1));
+        assert_eq!(cfg.rank_of("gpu-a"), Some(0));
+        assert_eq!(cfg.rank_of("gpu-c"), None);
+    }
+}
