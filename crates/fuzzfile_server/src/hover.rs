@@ -50,7 +50,13 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
         if !on_name {
             if let Some(place) = locate::place_of(container, version) {
                 if let Some(spec) = place.key(key) {
-                    if on_key || hit.scalar == Some(entry.value) {
+                    // On a value: the key's documentation for a one-line value (an enum, a
+                    // size); inside a script or a multi-line string only words say more.
+                    let one_line_value = hit.scalar == Some(entry.value) && {
+                        let r = a.tree.node(entry.value).range;
+                        !r.slice(&a.text).contains('\n')
+                    };
+                    if on_key || one_line_value {
                         sections.push(key_markdown(place, spec, version));
                         range.get_or_insert(if on_key {
                             key_range

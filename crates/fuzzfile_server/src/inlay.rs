@@ -1,7 +1,7 @@
 //! Inlay hints: the world size next to each torchrun (and mpirun with a known `-np`)
 //! invocation, and the value a `$VAR` launcher argument resolves to.
 
-use crate::launch_info::{self, Count};
+use crate::launch_info::{self, Count, Source};
 use crate::server::View;
 use fuzzfile_check::launch::{Launcher, Resolved};
 use lsp_types::{InlayHint, InlayHintKind, InlayHintLabel};
@@ -32,19 +32,23 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
                 let how = match (l.launcher, l.nnodes, l.nproc_per_node) {
                     (Launcher::Torchrun | Launcher::DistributedLaunch, Some(n), Some(p)) => {
                         format!(
-                            "--nnodes {}{} × --nproc-per-node {}{}",
-                            n.value,
-                            default_note(n),
-                            p.value,
-                            default_note(p)
+                            "{} × {}",
+                            describe(n, "node", "nodes", "--nnodes"),
+                            describe(
+                                p,
+                                "process per node",
+                                "processes per node",
+                                "--nproc-per-node"
+                            )
                         )
                     }
                     _ => "-np".to_owned(),
                 };
+                let processes = if w == 1 { "process" } else { "processes" };
                 out.push(hint(
                     l.at.end,
                     format!("world size {w}"),
-                    Some(format!("{} processes: {how}", w)),
+                    Some(format!("{w} {processes}: {how}")),
                 ));
             }
             for (word, text, value) in &l.resolved {
@@ -68,10 +72,13 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
     out
 }
 
-fn default_note(c: Count) -> &'static str {
-    if c.default {
-        " (default)"
-    } else {
-        ""
-    }
+/// `2 nodes (--nnodes)`, `1 node (torchrun default)`, `1 node (--standalone)`.
+fn describe(c: Count, one: &str, many: &str, flag: &str) -> String {
+    let unit = if c.value == 1 { one } else { many };
+    let from = match c.source {
+        Source::Given => flag,
+        Source::Default => "torchrun default",
+        Source::Standalone => "--standalone",
+    };
+    format!("{} {unit} ({from})", c.value)
 }

@@ -10,11 +10,22 @@ use fuzzfile_check::launch::{self, Launcher, Resolved};
 use fuzzfile_check::{Analysis, TextRange};
 use fuzzfile_model::Task;
 
-/// A number and whether it was given or is the launcher's default.
+/// Where a count came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The flag or its `PET_*` variable.
+    Given,
+    /// torchrun's default (1).
+    Default,
+    /// `--standalone`: one node.
+    Standalone,
+}
+
+/// A number and where it came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Count {
     pub value: u64,
-    pub default: bool,
+    pub source: Source,
 }
 
 #[derive(Debug)]
@@ -77,12 +88,16 @@ pub fn launches(a: &Analysis, task: &Task) -> Vec<Launch> {
                         .and_then(|n| n.trim().parse().ok())
                         .map(|value| Count {
                             value,
-                            default: false,
+                            source: Source::Given,
                         }),
                     Some(None) => None,
                     None => Some(Count {
                         value: 1,
-                        default: !args.has("standalone"),
+                        source: if args.has("standalone") {
+                            Source::Standalone
+                        } else {
+                            Source::Default
+                        },
                     }),
                 };
                 l.nproc_per_node = match literal("nproc-per-node") {
@@ -93,12 +108,12 @@ pub fn launches(a: &Analysis, task: &Task) -> Vec<Launch> {
                     }
                     .map(|value| Count {
                         value,
-                        default: false,
+                        source: Source::Given,
                     }),
                     Some(None) => None,
                     None => Some(Count {
                         value: 1,
-                        default: true,
+                        source: Source::Default,
                     }),
                 };
                 l.world_size = match (l.nnodes, l.nproc_per_node) {

@@ -231,8 +231,10 @@ pub fn folding(v: &View<'_>) -> Vec<FoldingRange> {
         }
     }
     flush(&mut run, &mut out);
+    // One range per start line (editors keep one): the longest, which folds the whole
+    // `- source: ...` item rather than its first entry.
     out.sort_by_key(|f| (f.start_line, std::cmp::Reverse(f.end_line)));
-    out.dedup_by_key(|f| (f.start_line, f.end_line));
+    out.dedup_by_key(|f| f.start_line);
     out
 }
 

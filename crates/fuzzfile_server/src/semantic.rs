@@ -16,6 +16,9 @@ const TYPES: [SemanticTokenType; 3] = [
     SemanticTokenType::VARIABLE,
 ];
 
+/// Commands that run the command after them.
+const WRAPPERS: &[&str] = &["exec_all", "exec", "nohup", "time", "srun", "mpirun"];
+
 pub fn capability() -> SemanticTokensServerCapabilities {
     SemanticTokensServerCapabilities::SemanticTokensOptions(SemanticTokensOptions {
         legend: SemanticTokensLegend {
@@ -42,9 +45,14 @@ pub fn tokens(v: &View<'_>) -> SemanticTokens {
         let parsed = fuzzfile_shell::parse(&scalar.value);
         let map = |r: std::ops::Range<usize>| scalar.map.range_to_source(r);
         for cmd in &parsed.commands {
+            // The command name, and the command a wrapper (`exec_all torchrun ...`) runs.
+            let mut name_at = 0;
             for (i, w) in cmd.words.iter().enumerate() {
-                if i == 0 && !w.dynamic {
+                if i == name_at && !w.dynamic {
                     found.push((map(w.range.clone()), 0));
+                    if WRAPPERS.contains(&w.text.as_str()) {
+                        name_at = i + 1;
+                    }
                 } else if w.text.starts_with('-') && !w.dynamic {
                     found.push((map(w.range.clone()), 1));
                 }

@@ -238,19 +238,21 @@ pub fn byte_range(text: &str, range: &Value, encoding: Encoding) -> std::ops::Ra
     s..e
 }
 
-/// `line:col-line:col` (1-based, as people read it) and the covered text.
+/// `line:col-line:col` (1-based, columns in characters as people read them, so the same in
+/// every encoding) and the covered text.
 pub fn show_range(text: &str, range: &Value, encoding: Encoding) -> String {
     let r = byte_range(text, range, encoding);
     let covered = &text[r.clone()];
-    let s = &range["start"];
-    let e = &range["end"];
+    let index = LineIndex::new(text);
+    let s = index.line_col(text, r.start as u32);
+    let e = index.line_col(text, r.end as u32);
     format!(
         "{}:{}-{}:{} {:?}",
-        s["line"].as_u64().unwrap() + 1,
-        s["character"].as_u64().unwrap() + 1,
-        e["line"].as_u64().unwrap() + 1,
-        e["character"].as_u64().unwrap() + 1,
-        if covered.len() > 60 {
+        s.line,
+        s.column,
+        e.line,
+        e.column,
+        if covered.chars().count() > 60 {
             format!("{}…", covered.chars().take(60).collect::<String>())
         } else {
             covered.to_owned()

@@ -4,6 +4,10 @@
 
 mod common;
 
+mod actions;
+mod features;
+mod navigation;
+mod robustness;
 mod sync;
 
 /// A Fuzzfile with non-ASCII text before the findings, so a position encoding mistake

@@ -501,3 +501,39 @@ fn configuration_is_pulled_where_the_client_supports_it() {
     );
     c.shutdown();
 }
+
+/// Every example, fuzz seed and (when present) file of the external corpus: the server
+/// publishes exactly the findings `fuzzlint check` reports, in both encodings.
+#[test]
+fn real_fuzzfiles_match_the_cli() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["examples", "fuzz/seeds", "../shared/corpus/plain"] {
+        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "fz") {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 9, "{files:?}");
+    for caps in [caps_utf8(), caps_utf16()] {
+        let mut c = Client::start(caps, None);
+        for (i, p) in files.iter().enumerate() {
+            let text = std::fs::read_to_string(p).unwrap();
+            let uri = format!("file:///corpus/{i}.fz");
+            c.open(&uri, "fuzzfile", 1, &text);
+            let got = c.diagnostics(&uri, Some(1));
+            assert_eq!(
+                actual(&got["diagnostics"]),
+                expected(&text, &c),
+                "{}",
+                p.display()
+            );
+        }
+        c.shutdown();
+    }
+}

@@ -1,0 +1,131 @@
+//! Code actions: quick fixes, suppressions and fix-all, each applied and checked by
+//! analysing the result again.
+
+use crate::common::*;
+use crate::TRAIN;
+use serde_json::{json, Value};
+
+const URI: &str = "file:///w/a.fz";
+
+fn actions_at(c: &mut Client, text: &str, needle: &str, only: Option<&[&str]>) -> Vec<Value> {
+    let start = c.at(text, needle, 0);
+    let end = c.at(text, needle, needle.len());
+    let mut ctx = json!({"diagnostics": []});
+    if let Some(o) = only {
+        ctx["only"] = json!(o);
+    }
+    c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": URI}, "range": {"start": start, "end": end}, "context": ctx}),
+    )
+    .unwrap()
+    .as_array()
+    .cloned()
+    .unwrap_or_default()
+}
+
+fn apply(c: &Client, text: &str, action: &Value) -> String {
+    let (edits, _) = document_edits(&action["edit"]);
+    apply_edits(text, &edits, c.encoding)
+}
+
+fn rules(text: &str) -> Vec<&'static str> {
+    fuzzfile_check::analyze(text)
+        .diagnostics
+        .iter()
+        .map(|d| d.rule.name())
+        .collect()
+}
+
+#[test]
+fn quick_fixes_and_suppressions_remove_their_finding() {
+    for caps in [caps_utf8(), caps_utf16()] {
+        let mut c = Client::start(caps, None);
+        c.open(URI, "fuzzfile", 1, TRAIN);
+        let _ = c.diagnostics(URI, Some(1));
+        let mut shown = String::new();
+        for (needle, rule) in [
+            ("nproc-per-node=8", "torchrun-nproc-mismatch"),
+            ("polcy", "unknown-key"),
+            ("requires", "deprecated-key"),
+        ] {
+            let actions = actions_at(&mut c, TRAIN, needle, None);
+            assert!(!actions.is_empty(), "{needle}");
+            for a in &actions {
+                assert_eq!(a["kind"], "quickfix");
+                assert_eq!(
+                    a["diagnostics"][0]["code"],
+                    fuzzfile_check::Rule::from_name(rule).unwrap().code()
+                );
+                let fixed = apply(&c, TRAIN, a);
+                let before = rules(TRAIN).iter().filter(|r| **r == rule).count();
+                let after = rules(&fixed).iter().filter(|r| **r == rule).count();
+                assert_eq!(after + 1, before, "{}: {fixed}", a["title"]);
+                assert!(!rules(&fixed).contains(&"unused-suppression"));
+                let changed: Vec<String> = TRAIN
+                    .lines()
+                    .zip(fixed.lines())
+                    .filter(|(x, y)| x != y)
+                    .map(|(x, y)| format!("  - {x}\n  + {y}"))
+                    .collect();
+                shown.push_str(&format!(
+                    "## {}\n{}\n",
+                    a["title"].as_str().unwrap(),
+                    changed.join("\n")
+                ));
+            }
+        }
+        insta::assert_snapshot!("quick_fixes", shown);
+        c.shutdown();
+    }
+}
+
+#[test]
+fn suppressions_extend_an_existing_comment_and_stay_out_of_scalars() {
+    let mut c = Client::start(caps_utf8(), None);
+    let text = "version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n    command: [torchrun, --standalone, --nproc-per-node=8, x.py]  # fuzzlint: ignore[gpu-request-missing]\n    script: |\n      #!/bin/sh\n      torchrun --nproc-per-node 8 x.py\n";
+    c.open(URI, "fuzzfile", 1, text);
+    let _ = c.diagnostics(URI, Some(1));
+    // On the `command:` line: `command-and-script` is added to the comment there.
+    let found: Vec<Value> = actions_at(&mut c, text, "command: [", None)
+        .into_iter()
+        .filter(|a| a["title"].as_str().unwrap().starts_with("Suppress"))
+        .collect();
+    assert!(!found.is_empty());
+    for a in &found {
+        let fixed = apply(&c, text, a);
+        let line = fixed.lines().nth(4).unwrap();
+        assert!(
+            line.contains("# fuzzlint: ignore[gpu-request-missing, "),
+            "{line}"
+        );
+        let names: Vec<&str> = rules(&fixed);
+        assert!(!names.contains(&"unused-suppression"), "{names:?}");
+    }
+    // A finding inside the script body: no comment can reach it there.
+    for a in actions_at(&mut c, text, "--nproc-per-node 8", None) {
+        assert!(!a["title"].as_str().unwrap().starts_with("Suppress"), "{a}");
+    }
+    c.shutdown();
+}
+
+#[test]
+fn fix_all_is_a_source_action() {
+    let mut c = Client::start(caps_utf8(), None);
+    c.open(URI, "fuzzfile", 1, TRAIN);
+    let _ = c.diagnostics(URI, Some(1));
+    // Not offered among quick fixes unless asked for.
+    let all = actions_at(&mut c, TRAIN, "version", None);
+    assert!(all.iter().all(|a| a["kind"] != "source.fixAll.fuzzlint"));
+    let fix_all = actions_at(&mut c, TRAIN, "version", Some(&["source.fixAll"]));
+    assert_eq!(fix_all.len(), 1);
+    let fixed = apply(&c, TRAIN, &fix_all[0]);
+    // The same result as `fuzzlint check --fix` (the CLI's function).
+    let cli = fuzzfile_check::apply_fixes(TRAIN, &fuzzfile_check::analyze(TRAIN).diagnostics);
+    assert_eq!(fixed, cli);
+    assert!(!rules(&fixed).contains(&"unknown-key"));
+    // Only quick fixes when only those are asked for.
+    let q = actions_at(&mut c, TRAIN, "polcy", Some(&["quickfix"]));
+    assert!(!q.is_empty() && q.iter().all(|a| a["kind"] == "quickfix"));
+    c.shutdown();
+}
