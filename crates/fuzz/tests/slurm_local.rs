@@ -58,3 +58,56 @@ fn srun_reaches_each_node_of_the_allocation() {
         "{stderr}"
     );
 }
+
+/// `fuzz run` inside an allocation, with no host given: the nodes come from
+/// `SLURM_JOB_NODELIST`, the launcher is slurm (`srun --overlap -w HOST`), and `exec_all`
+/// reaches every node with its rank.
+#[test]
+fn fuzz_run_in_an_allocation_reaches_every_node_through_srun() {
+    if !require(LocalSlurm::available()) {
+        return;
+    }
+    let slurm = LocalSlurm::start(3).expect("start a local Slurm cluster");
+    let d = std::env::temp_dir().join(format!("fuzz-slurm-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch");
+    let f = d.join("gen.fz");
+    std::fs::write(
+        &f,
+        "version: v4\njobs:\n  gen:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      exec_all sh -c 'echo \"rank $RANK on $SLURMD_NODENAME of $MULTINODE_HOSTLIST_NOSLOTS\"'\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n    multinode:\n      nodes: 3\n      implementation: generic\n      procs-per-node: 1\n",
+    )
+    .expect("write Fuzzfile");
+    let out = output_within(
+        slurm.command("salloc").args(["-N3", "--time=2"]).args([
+            env!("CARGO_BIN_EXE_fuzz"),
+            "run",
+            f.to_str().expect("utf-8"),
+            "--runtime",
+            "host",
+            "--status",
+            "never",
+            "--forward-streams",
+            "--workdir",
+            d.join("run").to_str().expect("utf-8"),
+        ]),
+        Duration::from_secs(120),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let mut said: Vec<String> = stdout
+        .lines()
+        .filter_map(|l| l.find("rank ").map(|k| l[k..].to_owned()))
+        .collect();
+    said.sort();
+    // The head runs on the node salloc runs on (outside a step: no SLURMD_NODENAME there).
+    assert_eq!(said.len(), 3, "{stdout}\n{stderr}");
+    assert!(said[0].starts_with("rank 0 on "), "{said:?}");
+    assert_eq!(
+        &said[1..],
+        ["rank 1 on n2 of n1,n2,n3", "rank 2 on n3 of n1,n2,n3"],
+        "{stdout}\n{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

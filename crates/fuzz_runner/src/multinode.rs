@@ -50,12 +50,13 @@ use std::time::{Duration, Instant};
 pub const STARTED_MARKER: &str = "\u{1e}fuzz-node-started";
 
 /// Run on every node: `sh -c NODE_SCRIPT fuzz-node GRACE COMMAND [marker]`.
-/// (A background list's standard input is /dev/null unless redirected, hence fd 3.)
+/// (A background list's standard input is /dev/null unless redirected, hence fd 3; the
+/// watcher holds none of the output pipes, so ssh or srun end when the command does.)
 pub const NODE_SCRIPT: &str = r#"exec 3<&0
 [ "$3" = marker ] && printf '\036fuzz-node-started\n'
 setsid sh -c "$2" </dev/null 3<&- &
 p=$!
-( cat <&3 >/dev/null; kill -TERM -$p 2>/dev/null; sleep "$1"; kill -KILL -$p 2>/dev/null ) &
+( cat <&3; kill -TERM -$p; sleep "$1"; kill -KILL -$p ) >/dev/null 2>&1 &
 exec 3<&-
 w=$!
 wait $p; rc=$?

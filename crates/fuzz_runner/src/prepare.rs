@@ -708,6 +708,25 @@ fn address_of(host: &str, mn: &crate::MultinodeOptions) -> Result<String, String
             .or(all.first())
             .map(|x| x.ip().to_string())
     });
+    // A Slurm node name need not be a DNS name: Slurm knows its address.
+    let found = found.or_else(|| {
+        if mn.launcher != crate::multinode::Launcher::Slurm {
+            return None;
+        }
+        let out = std::process::Command::new("scontrol")
+            .args(["show", "node", "-o", host])
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let addr = text
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("NodeAddr="))?;
+        (addr, 0u16)
+            .to_socket_addrs()
+            .ok()?
+            .map(|a| a.ip().to_string())
+            .next()
+    });
     match found {
         Some(ip) => Ok(ip),
         None if mn.launcher == crate::multinode::Launcher::Local && !mn.local_netns => {
