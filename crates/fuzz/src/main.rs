@@ -331,6 +331,12 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let is_json = file.extension().is_some_and(|x| x == "json")
         || text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if is_json && (hosts.is_some() || hostfile.is_some()) {
+        eprintln!(
+            "error: a launch plan names its hosts already; give --hosts to `fuzz plan` instead"
+        );
+        return ExitCode::from(2);
+    }
     let plan = if is_json {
         match fuzz_runner::read_plan(&String::from_utf8_lossy(&text)) {
             Ok(p) => p,

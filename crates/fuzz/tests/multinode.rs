@@ -204,3 +204,57 @@ fn open_mpi_reaches_every_node_through_the_ssh_wrapper() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A host whose address cannot be found is refused before anything starts (exit 2); a node
+/// that cannot be reached fails the job at once with ssh's own reason, never a prompt.
+#[test]
+fn unknown_and_unreachable_hosts_fail_with_the_reason() {
+    if !require(if support::netns::on_path("ssh") {
+        Ok(())
+    } else {
+        Err("ssh is not installed (openssh-client)".into())
+    }) {
+        return;
+    }
+    let d = scratch("unreachable");
+    let f = d.join("two.fz");
+    std::fs::write(
+        &f,
+        multinode_job("exec_all true", "generic").replace("nodes: 3", "nodes: 2"),
+    )
+    .expect("write Fuzzfile");
+    // Nothing listens on port 1: the connection is refused at once.
+    let ssh_config = d.join("ssh_config");
+    std::fs::write(&ssh_config, "Port 1\nConnectTimeout 5\n").expect("ssh config");
+    let run = |hosts: &str| {
+        let out = output_within(
+            Command::new(env!("CARGO_BIN_EXE_fuzz"))
+                .arg("run")
+                .arg(&f)
+                .args(["--runtime", "host", "--status", "never", "--workdir"])
+                .arg(d.join("run"))
+                .args(["--hosts", hosts, "--launcher", "ssh", "--ssh-config"])
+                .arg(&ssh_config),
+            LIMIT,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, se) = run("localhost,no-such-host.invalid");
+    assert_eq!(code, Some(2), "{se}");
+    assert!(
+        se.contains("cannot resolve the address of host `no-such-host.invalid`"),
+        "{se}"
+    );
+    let (code, se) = run("localhost,127.0.0.2");
+    assert_eq!(code, Some(1), "{se}");
+    assert!(
+        se.contains("node 127.0.0.2 (rank 1) exited with code 255 first"),
+        "{se}"
+    );
+    assert!(se.contains("Connection refused"), "ssh's reason: {se}");
+    let _ = std::fs::remove_dir_all(&d);
+}

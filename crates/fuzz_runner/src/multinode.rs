@@ -466,6 +466,13 @@ pub fn exec_all_main(args: &[String]) -> i32 {
         }
         if let Some(f) = &failure {
             eprintln!("exec_all: {}; stopping every other node", f.detail);
+            if f.rank > 0 && !forward {
+                if let Some(tail) = TAILS.lock().ok().and_then(|t| t.get(&f.rank).cloned()) {
+                    for l in tail {
+                        eprintln!("exec_all: [{}] {l}", f.host);
+                    }
+                }
+            }
             if let Ok(json) = serde_json::to_string(f) {
                 let _ = std::fs::write(&cfg.gang_file, json);
             }
@@ -493,9 +500,24 @@ pub fn exec_all_main(args: &[String]) -> i32 {
 
 type Logs = Vec<(Option<std::fs::File>, Option<std::fs::File>)>;
 
+/// The last lines of standard error of each node, shown when it fails first (ssh's "Could not
+/// resolve hostname", a missing program) even when its output is not forwarded.
+static TAILS: std::sync::Mutex<std::collections::BTreeMap<usize, Vec<String>>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+const TAIL_LINES: usize = 5;
+
 /// One line of node `r`: into its log file, and forwarded (the head's always, as the job's own
 /// output; the others' prefixed with their host when forwarding is on).
 fn emit(cfg: &NodeConfig, logs: &mut Logs, forward: bool, r: usize, is_err: bool, line: &str) {
+    if is_err {
+        if let Some(t) = TAILS.lock().ok().as_mut() {
+            let tail = t.entry(r).or_default();
+            if tail.len() == TAIL_LINES {
+                tail.remove(0);
+            }
+            tail.push(line.to_owned());
+        }
+    }
     let (out, err) = &mut logs[r];
     if let Some(f) = if is_err { err } else { out } {
         let _ = writeln!(f, "{line}");
