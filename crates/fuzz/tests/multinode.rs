@@ -32,6 +32,16 @@ fn multinode_job(script: &str, implementation: &str) -> String {
 
 /// `fuzz run FILE` on host 0 with the three hosts and the test's ssh client configuration.
 fn run_on_head(hosts: &Hosts, sshd: &Sshd, file: &Path, dir: &Path) -> (i32, String, String) {
+    run_on_head_with(hosts, sshd, file, dir, &[])
+}
+
+fn run_on_head_with(
+    hosts: &Hosts,
+    sshd: &Sshd,
+    file: &Path,
+    dir: &Path,
+    env: &[(&str, &str)],
+) -> (i32, String, String) {
     let names: Vec<String> = (0..hosts.len()).map(|i| hosts.host_name(i)).collect();
     let fuzz = env!("CARGO_BIN_EXE_fuzz");
     let cfg = sshd.client_config().display().to_string();
@@ -58,7 +68,9 @@ fn run_on_head(hosts: &Hosts, sshd: &Sshd, file: &Path, dir: &Path) -> (i32, Str
         &cfg,
         "--forward-streams",
     ];
-    let out = output_within(&mut hosts.exec(0, &argv), LIMIT).unwrap_or_else(|e| panic!("{e}"));
+    let mut cmd = hosts.exec(0, &argv);
+    cmd.envs(env.iter().copied());
+    let out = output_within(&mut cmd, LIMIT).unwrap_or_else(|e| panic!("{e}"));
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -256,5 +268,120 @@ fn unknown_and_unreachable_hosts_fail_with_the_reason() {
         "{se}"
     );
     assert!(se.contains("Connection refused"), "ssh's reason: {se}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// MPICH's Hydra starts its proxies through the runner's SSH wrapper (`-launcher-exec`), as
+/// the `mpich` implementation's launcher line says. `mpiexec` is MPICH's here (Debian may
+/// point it at Open MPI's when both are installed).
+#[test]
+fn mpich_reaches_every_node_through_the_ssh_wrapper() {
+    let hydra = PathBuf::from("/usr/bin/mpiexec.hydra");
+    if !require(
+        Hosts::available()
+            .and_then(|()| Sshd::available())
+            .and_then(|()| {
+                if hydra.exists() {
+                    Ok(())
+                } else {
+                    Err("mpiexec.hydra is not installed (mpich)".into())
+                }
+            }),
+    ) {
+        return;
+    }
+    let hosts = Hosts::create(3).expect("create three hosts");
+    let sshd = Sshd::start(&hosts, 22).expect("start sshd on each host");
+    let d = scratch("mpich");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    // A script, not a link: Hydra finds its proxy beside the path it was started by.
+    let mpiexec = bin.join("mpiexec");
+    std::fs::write(
+        &mpiexec,
+        format!("#!/bin/sh\nexec {} \"$@\"\n", hydra.display()),
+    )
+    .expect("mpiexec script");
+    let mut perm = std::fs::metadata(&mpiexec).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&mpiexec, perm).expect("chmod");
+    let f = d.join("mpich.fz");
+    let text = multinode_job("echo \"mpich-says $(hostname) $PMI_RANK\"", "mpich").replace(
+        "    resource:",
+        "    env:\n      - HYDRA_IFACE=eth0\n    resource:",
+    );
+    std::fs::write(&f, text).expect("write Fuzzfile");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (code, so, se) = run_on_head_with(&hosts, &sshd, &f, &d, &[("PATH", &path)]);
+    assert_eq!(code, 0, "{so}\n{se}");
+    let mut said: Vec<String> = lines_with(&so, "mpich-says")
+        .iter()
+        .map(|l| l[l.find("mpich-says").unwrap_or(0)..].to_owned())
+        .collect();
+    said.sort();
+    assert_eq!(
+        said,
+        [
+            "mpich-says node0 0",
+            "mpich-says node1 1",
+            "mpich-says node2 2"
+        ],
+        "{so}\n{se}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A node that never starts (here a stand-in `ssh` that hangs for one host) fails the job after
+/// the start-up timeout, with a message naming it; the other node is stopped.
+#[test]
+fn a_hung_start_up_fails_naming_the_nodes_that_never_reported() {
+    let d = scratch("hung");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let ssh = bin.join("ssh");
+    std::fs::write(&ssh, "#!/bin/sh\nexec sleep 301\n").expect("stand-in ssh");
+    let mut perm = std::fs::metadata(&ssh).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&ssh, perm).expect("chmod");
+    let f = d.join("two.fz");
+    std::fs::write(
+        &f,
+        multinode_job("exec_all sleep 37", "generic").replace("nodes: 3", "nodes: 2"),
+    )
+    .expect("write Fuzzfile");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .arg("run")
+            .arg(&f)
+            .args(["--runtime", "host", "--status", "never", "--grace", "1"])
+            .args(["--startup-timeout", "1", "--workdir"])
+            .arg(d.join("run"))
+            .args(["--hosts", "localhost,127.0.0.2", "--launcher", "ssh"])
+            .env("PATH", path),
+        LIMIT,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(
+        se.contains("start-up timed out after 1 s: never reported: 127.0.0.2 (rank 1)"),
+        "{se}"
+    );
+    // Neither the head's command nor the hung connection is left.
+    let left = Command::new("pgrep")
+        .args(["-f", "^sleep (37|301)$"])
+        .output()
+        .expect("pgrep");
+    let left = String::from_utf8_lossy(&left.stdout);
+    assert!(left.trim().is_empty(), "left: {left}");
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -535,11 +535,11 @@ fn job(
             Err(m) => return refuse(m),
         };
         if let Some(n) = &node {
-            for (k, v) in &mut env {
+            // MULTINODE_SSH_WRAPPER, GASNET_SSH_CMD: the helpers' container paths become
+            // their host paths.
+            for (_, v) in &mut env {
                 if let Some(h) = n.host_paths.get(v.as_str()) {
-                    if k.starts_with("MULTINODE_") {
-                        *v = h.clone();
-                    }
+                    *v = h.clone();
                 }
             }
             env.extend(n.head_env.iter().cloned());

@@ -669,6 +669,20 @@ impl Lowering<'_> {
                         mvars.push((name.to_owned(), known, value));
                     }
                 }
+                if mn.implementation == "gasnet" {
+                    // GASNet's own ssh spawner, documented by GASNet (ssh-spawner/README):
+                    // the hosts, and the SSH wrapper as the ssh command. `env` wins.
+                    for (name, value) in [
+                        ("GASNET_SPAWNFN", "S".to_owned()),
+                        ("GASNET_IBV_SPAWNER", "ssh".to_owned()),
+                        ("GASNET_SSH_SERVERS", mn.hosts.join(" ")),
+                        ("GASNET_SSH_CMD", SSH_WRAPPER_PATH.to_owned()),
+                    ] {
+                        if !user_env.iter().any(|e| e.name == name) {
+                            mvars.push((name.to_owned(), None, EnvValue::Literal(value)));
+                        }
+                    }
+                }
                 for (n, _, v) in &mvars {
                     provided.push((n.clone(), v.clone()));
                 }
@@ -990,7 +1004,7 @@ impl Lowering<'_> {
                 note,
             }),
             "gasnet" => {
-                notes.push("how Fuzzball wraps a `gasnet` command is not documented; the command runs on the head node as written".into());
+                notes.push("how Fuzzball wraps a `gasnet` command is not documented; the command runs on the head node as written, with GASNet's documented ssh-spawner settings (GASNET_SPAWNFN=S, GASNET_IBV_SPAWNER=ssh, GASNET_SSH_SERVERS, GASNET_SSH_CMD = the SSH wrapper) unless `env` sets them".into());
                 None
             }
             _ => None,

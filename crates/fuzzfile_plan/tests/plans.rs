@@ -279,3 +279,54 @@ fn huge_task_arrays_are_refused_not_expanded() {
         }
     }
 }
+
+/// `gasnet`: the command runs as written on the head, with GASNet's ssh-spawner settings
+/// pointing at the hosts and the SSH wrapper; a value the job sets itself wins.
+#[test]
+fn gasnet_gets_the_ssh_spawner_settings_unless_env_sets_them() {
+    let src = r#"version: v1
+jobs:
+  hello:
+    image:
+      uri: docker://chapel/chapel:latest
+    command: [/bin/sh, -c, hello-chapel --numLocales 2]
+    env:
+      - GASNET_SSH_SERVERS=custom-a custom-b
+    resource: {cpu: {cores: 8}, memory: {size: 1GB}}
+    multinode: {nodes: 2, implementation: gasnet}
+"#;
+    let plan = plan_text(src, Some(vec!["n1".into(), "n2".into()])).expect("a plan");
+    let head = &plan.jobs[0].instances[0];
+    assert_eq!(
+        head.argv.as_deref(),
+        Some(
+            &[
+                "/bin/sh".to_owned(),
+                "-c".into(),
+                "hello-chapel --numLocales 2".into()
+            ][..]
+        )
+    );
+    let env = |n: &str| {
+        head.env
+            .iter()
+            .find(|e| e.name == n)
+            .map(|e| e.value.clone())
+    };
+    use fuzzfile_plan::EnvValue::Literal;
+    assert_eq!(env("GASNET_SPAWNFN"), Some(Literal("S".into())));
+    assert_eq!(env("GASNET_IBV_SPAWNER"), Some(Literal("ssh".into())));
+    assert_eq!(
+        env("GASNET_SSH_CMD"),
+        Some(Literal("/usr/local/bin/fuzz-multinode-ssh".into()))
+    );
+    assert_eq!(
+        env("GASNET_SSH_SERVERS"),
+        Some(Literal("custom-a custom-b".into())),
+        "the job's own value wins"
+    );
+    assert!(plan.jobs[0]
+        .notes
+        .iter()
+        .any(|n| n.contains("GASNet's documented ssh-spawner settings")));
+}
