@@ -385,3 +385,64 @@ fn a_hung_start_up_fails_naming_the_nodes_that_never_reported() {
     assert!(left.trim().is_empty(), "left: {left}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--launcher local --local-netns`: every node on this machine, each in the network namespace
+/// named by its host, so each has its own address; MULTINODE_NODE_IP is the head's.
+#[test]
+fn local_nodes_in_network_namespaces_have_their_own_addresses() {
+    if !require(Hosts::available()) {
+        return;
+    }
+    let hosts = Hosts::create(2).expect("create two hosts");
+    let d = scratch("local-netns");
+    let f = d.join("local.fz");
+    std::fs::write(
+        &f,
+        multinode_job(
+            "exec_all sh -c 'echo \"netns-says rank=$RANK head=$0 own=$(ip -4 -o addr show scope global | awk \"{print \\$4}\" | cut -d/ -f1)\"' \"$MULTINODE_NODE_IP\"",
+            "generic",
+        )
+        .replace("nodes: 3", "nodes: 2"),
+    )
+    .expect("write Fuzzfile");
+    let host_list = format!("{},{}", hosts.namespace(0), hosts.namespace(1));
+    let workdir = d.join("run");
+    let argv = [
+        env!("CARGO_BIN_EXE_fuzz"),
+        "run",
+        f.to_str().expect("utf-8"),
+        "--runtime",
+        "host",
+        "--status",
+        "never",
+        "--workdir",
+        workdir.to_str().expect("utf-8"),
+        "--hosts",
+        &host_list,
+        "--launcher",
+        "local",
+        "--local-netns",
+        "--forward-streams",
+    ];
+    let out = output_within(&mut hosts.exec(0, &argv), LIMIT).unwrap_or_else(|e| panic!("{e}"));
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    let mut said: Vec<String> = lines_with(&so, "netns-says")
+        .iter()
+        .map(|l| l[l.find("netns-says").unwrap_or(0)..].to_owned())
+        .collect();
+    said.sort();
+    let (a0, a1) = (hosts.addr(0), hosts.addr(1));
+    assert_eq!(
+        said,
+        [
+            format!("netns-says rank=0 head={a0} own={a0}"),
+            format!("netns-says rank=1 head={a0} own={a1}"),
+        ],
+        "{so}\n{se}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

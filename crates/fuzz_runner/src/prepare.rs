@@ -701,6 +701,28 @@ fn can_bind(path: &Path, dir: bool) -> Result<(), String> {
 /// 127.0.0.1; elsewhere it is an error.
 fn address_of(host: &str, mn: &crate::MultinodeOptions) -> Result<String, String> {
     use std::net::ToSocketAddrs;
+    if mn.local_netns {
+        // The host is a network namespace: its first global IPv4 address.
+        let out = std::process::Command::new("ip")
+            .args(["-n", host, "-4", "-o", "addr", "show", "scope", "global"])
+            .output()
+            .map_err(|e| {
+                format!("cannot run `ip` to find the address of namespace `{host}`: {e}")
+            })?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        return text
+            .split_whitespace()
+            .skip_while(|w| *w != "inet")
+            .nth(1)
+            .and_then(|a| a.split('/').next())
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                format!(
+                    "network namespace `{host}` has no IPv4 address ({})",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )
+            });
+    }
     let found = (host, 0u16).to_socket_addrs().ok().and_then(|mut a| {
         let all: Vec<_> = a.by_ref().collect();
         all.iter()
