@@ -214,6 +214,18 @@ fn open_mpi_reaches_every_node_through_the_ssh_wrapper() {
         ],
         "{so}\n{se}"
     );
+    // A failing rank: mpirun stops the others, and the summary names the rank and its node.
+    let failing = std::fs::read_to_string(&f).expect("read").replace(
+        "echo \"ompi-says $(hostname) $OMPI_COMM_WORLD_RANK\"",
+        "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exit 4; fi; sleep 300",
+    );
+    std::fs::write(&f, failing).expect("write Fuzzfile");
+    let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
+    assert_eq!(code, 1, "{so}\n{se}");
+    assert!(
+        se.contains("MPI rank 1 on node node1 exited with code 4 first"),
+        "{so}\n{se}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

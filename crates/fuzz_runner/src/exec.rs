@@ -400,6 +400,7 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                 let (job, ctx, msg) = (j.clone(), ctx.clone(), msg_tx.clone());
                 tokio::spawn(async move {
                     let gang_file = job.gang_file.clone();
+                    let mpi_report = job.mpi_report.clone();
                     let mut r = run_job(job, ctx, stop_rx, stop_tx, msg.clone()).await;
                     // A multinode job: name the node that failed first.
                     if r.status != Status::Finished {
@@ -410,6 +411,17 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                             })
                         {
                             r.detail = format!("{}; {}", g.detail, r.detail);
+                        } else if let Some((hosts, slots, logs)) = mpi_report {
+                            let text: String = logs
+                                .iter()
+                                .filter_map(|l| std::fs::read_to_string(l).ok())
+                                .collect::<Vec<_>>()
+                                .join("\n");
+                            if let Some(g) =
+                                crate::multinode::mpi_first_failure(&text, &hosts, slots)
+                            {
+                                r.detail = format!("{}; {}", g.detail, r.detail);
+                            }
                         }
                     }
                     let _ = msg.send(Msg::Done(r));

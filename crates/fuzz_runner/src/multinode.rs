@@ -561,6 +561,57 @@ fn stop_all(nodes: &mut [Node], grace: Duration) {
     }
 }
 
+/// The first failed process as the MPI launcher reports it, in the head's output: Open MPI's
+/// "The first process to do so was: Process name: [[J,S],RANK] Exit code: C" (the rank's node
+/// follows from the by-slot mapping of `--host h:slots`), or Hydra's "BAD TERMINATION ...
+/// RUNNING AT HOST ... EXIT CODE: C".
+pub fn mpi_first_failure(text: &str, hosts: &[String], slots: u64) -> Option<GangFailure> {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    if let Some(k) = lines
+        .iter()
+        .position(|l| l.contains("The first process to do so was"))
+    {
+        let rest = &lines[k..lines.len().min(k + 8)];
+        let rank: usize = rest.iter().find_map(|l| {
+            let name = l.strip_prefix("Process name:")?.trim();
+            let inner = name.trim_start_matches('[').trim_end_matches(']');
+            inner.rsplit(',').next()?.trim().parse().ok()
+        })?;
+        let code: i32 = rest
+            .iter()
+            .find_map(|l| l.strip_prefix("Exit code:")?.trim().parse().ok())?;
+        let host = hosts
+            .get(rank / slots.max(1) as usize)
+            .cloned()
+            .unwrap_or_default();
+        return Some(GangFailure {
+            rank,
+            host: host.clone(),
+            exit_code: Some(code),
+            detail: format!("MPI rank {rank} on node {host} exited with code {code} first"),
+        });
+    }
+    if let Some(k) = lines.iter().position(|l| l.contains("BAD TERMINATION")) {
+        let rest = &lines[k..lines.len().min(k + 6)];
+        let host = rest.iter().find_map(|l| {
+            let at = l.find("RUNNING AT ")?;
+            Some(l[at + "RUNNING AT ".len()..].trim().to_owned())
+        })?;
+        let code: i32 = rest.iter().find_map(|l| {
+            let at = l.find("EXIT CODE:")?;
+            l[at + "EXIT CODE:".len()..].trim().parse().ok()
+        })?;
+        let rank = hosts.iter().position(|h| *h == host).unwrap_or(0);
+        return Some(GangFailure {
+            rank,
+            host: host.clone(),
+            exit_code: Some(code),
+            detail: format!("an MPI process on node {host} ended with code {code} first"),
+        });
+    }
+    None
+}
+
 /// The helper scripts of a job: `(path, content)`, executables that call `exe` back.
 pub fn helper_scripts(exe: &Path, dir: &Path) -> Vec<(PathBuf, String)> {
     let exe = sh_quote(&exe.display().to_string());
@@ -598,6 +649,25 @@ mod tests {
                 .expect("sh");
             assert_eq!(String::from_utf8_lossy(&out.stdout), w);
         }
+    }
+
+    /// What Open MPI 4.1 (Debian openmpi-bin) printed when rank 2 of `-np 3` exited with 3,
+    /// and what MPICH 4.0 Hydra printed when a process was killed.
+    #[test]
+    fn the_mpi_launchers_first_failure_is_found() {
+        let hosts = ["n1".to_owned(), "n2".into()];
+        let ompi = "--------------------------------------------------------------------------\n\
+            mpirun.openmpi detected that one or more processes exited with non-zero status, thus causing\n\
+            the job to be terminated. The first process to do so was:\n\n  Process name: [[9788,1],2]\n  Exit code:    3\n\
+            --------------------------------------------------------------------------\n";
+        let f = mpi_first_failure(ompi, &hosts, 2).expect("found");
+        assert_eq!((f.rank, f.host.as_str(), f.exit_code), (2, "n2", Some(3)));
+        let hydra = "\n===================================================================================\n\
+            =   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 19164 RUNNING AT n2\n\
+            =   EXIT CODE: 9\n=   CLEANING UP REMAINING PROCESSES\n";
+        let f = mpi_first_failure(hydra, &hosts, 1).expect("found");
+        assert_eq!((f.rank, f.host.as_str(), f.exit_code), (1, "n2", Some(9)));
+        assert!(mpi_first_failure("all good\n", &hosts, 1).is_none());
     }
 
     #[test]

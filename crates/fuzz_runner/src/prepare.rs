@@ -47,6 +47,9 @@ pub struct Prepared {
 pub struct Job {
     /// A multinode job's gang file: which node failed first (written by `exec_all`).
     pub gang_file: Option<PathBuf>,
+    /// An `openmpi`/`mpich` job: its hosts, slots per node, and the head's log files, where
+    /// the MPI launcher reports the first process that failed.
+    pub mpi_report: Option<(Vec<String>, u64, Vec<PathBuf>)>,
     pub name: String,
     pub kind: TaskKind,
     /// What must reach which status first (FINISHED, or RUNNING for services).
@@ -653,7 +656,25 @@ fn job(
         persist: s.persist,
         readiness: s.readiness_probe.clone(),
     });
+    let mpi_report = match (&t.multinode, &node) {
+        (Some(mn), Some(_)) if mn.wrapper.is_some() => {
+            let head = t.instances.iter().find(|i| i.argv.is_some());
+            head.map(|h| {
+                let logs = run_dir.join("logs");
+                (
+                    mn.hosts.clone(),
+                    mn.slots.value.unwrap_or(1),
+                    vec![
+                        logs.join(format!("{}.out", h.hostname)),
+                        logs.join(format!("{}.err", h.hostname)),
+                    ],
+                )
+            })
+        }
+        _ => None,
+    };
     Ok(Job {
+        mpi_report,
         gang_file: node.map(|n| n.gang_file),
         name: t.name.clone(),
         kind: t.kind,
