@@ -87,6 +87,7 @@ rules! {
     GpuProductAmbiguous => ("FZ307", "gpu-product-ambiguous", Warning, Gpu, "A GPU product annotation that matches several products (`B200` also matches `GB200`)"),
     ImageTooOldForGpu => ("FZ308", "image-too-old-for-gpu", Error, Gpu, "An image whose CUDA is older than the GPU needs"),
     ClusterProfileMissing => ("FZ309", "cluster-profile-missing", Info, Gpu, "GPU jobs checked without a cluster profile: rules that need cluster facts are off"),
+    GpuRequestExceedsNode => ("FZ310", "gpu-request-exceeds-node", Error, Gpu, "A job that requests more GPUs per node than the cluster's nodes have"),
 }
 
 impl Rule {

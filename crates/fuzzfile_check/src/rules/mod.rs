@@ -15,6 +15,7 @@ pub mod deprecated_key;
 pub mod duplicate_key;
 pub mod duplicate_name;
 pub mod gpu_product_ambiguous;
+pub mod gpu_request_exceeds_node;
 pub mod gpu_request_missing;
 pub mod image_too_old_for_gpu;
 pub mod imex_no_product_pin;
@@ -126,6 +127,7 @@ pub fn run_all(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     nccl_invalid_value::check(ctx, out);
     nccl_net_unavailable::check(ctx, out);
     gpu_product_ambiguous::check(ctx, out);
+    gpu_request_exceeds_node::check(ctx, out);
     image_too_old_for_gpu::check(ctx, out);
     cluster_profile_missing::check(ctx, out);
 }
@@ -173,6 +175,7 @@ docs! {
     GpuProductAmbiguous => "gpu_product_ambiguous.rs",
     ImageTooOldForGpu => "image_too_old_for_gpu.rs",
     ClusterProfileMissing => "cluster_profile_missing.rs",
+    GpuRequestExceedsNode => "gpu_request_exceeds_node.rs",
 }
 
 /// The Markdown documentation of `rule`, taken from the `//!` comment of its file.
