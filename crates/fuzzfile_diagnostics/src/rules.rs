@@ -88,6 +88,7 @@ rules! {
     ImageTooOldForGpu => ("FZ308", "image-too-old-for-gpu", Error, Gpu, "An image whose CUDA is older than the GPU needs"),
     ClusterProfileMissing => ("FZ309", "cluster-profile-missing", Info, Gpu, "GPU jobs checked without a cluster profile: rules that need cluster facts are off"),
     GpuRequestExceedsNode => ("FZ310", "gpu-request-exceeds-node", Error, Gpu, "A job that requests more GPUs per node than the cluster's nodes have"),
+    NcclIbHcaUnknown => ("FZ311", "nccl-ib-hca-unknown", Warning, Gpu, "`NCCL_IB_HCA` naming adapters the cluster's nodes do not have"),
 }
 
 impl Rule {

@@ -26,6 +26,7 @@ pub mod legacy_version;
 pub mod missing_field;
 pub mod mpi_slots_not_gpus;
 pub mod nccl_ib_hca_missing;
+pub mod nccl_ib_hca_unknown;
 pub mod nccl_invalid_value;
 pub mod nccl_mnnvl_no_imex;
 pub mod nccl_net_unavailable;
@@ -121,6 +122,7 @@ pub fn run_all(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     mpi_slots_not_gpus::check(ctx, out);
     gpu_request_missing::check(ctx, out);
     nccl_ib_hca_missing::check(ctx, out);
+    nccl_ib_hca_unknown::check(ctx, out);
     nccl_mnnvl_no_imex::check(ctx, out);
     imex_no_product_pin::check(ctx, out);
     imex_shared_trust_domain::check(ctx, out);
@@ -176,6 +178,7 @@ docs! {
     ImageTooOldForGpu => "image_too_old_for_gpu.rs",
     ClusterProfileMissing => "cluster_profile_missing.rs",
     GpuRequestExceedsNode => "gpu_request_exceeds_node.rs",
+    NcclIbHcaUnknown => "nccl_ib_hca_unknown.rs",
 }
 
 /// The Markdown documentation of `rule`, taken from the `//!` comment of its file.
