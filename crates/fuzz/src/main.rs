@@ -373,9 +373,21 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let runtime = match runtime {
         RuntimeArg::Auto => {
+            let multinode = plan
+                .jobs
+                .iter()
+                .chain(&plan.services)
+                .any(|t| t.multinode.is_some());
             let (kind, why) = fuzz_runner::detect_runtime();
-            eprintln!("fuzz run: runtime {why}");
-            kind
+            if multinode && kind != RuntimeKind::Host {
+                eprintln!(
+                    "fuzz run: runtime host: the plan has multinode jobs, which run on the host runtime only for now ({why} is not used)"
+                );
+                RuntimeKind::Host
+            } else {
+                eprintln!("fuzz run: runtime {why}");
+                kind
+            }
         }
         RuntimeArg::Host => RuntimeKind::Host,
         RuntimeArg::Apptainer => RuntimeKind::Apptainer,

@@ -458,3 +458,58 @@ fn local_nodes_in_network_namespaces_have_their_own_addresses() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// With `--runtime auto` on a node that has a container runtime, a plan with multinode jobs
+/// runs on the host runtime and says so; with no hosts given, every node is this machine.
+#[test]
+fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
+    let d = scratch("auto");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let podman = bin.join("podman");
+    std::fs::write(
+        &podman,
+        "#!/bin/sh\necho podman must not run >&2\nexit 99\n",
+    )
+    .expect("stand-in podman");
+    let mut perm = std::fs::metadata(&podman).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&podman, perm).expect("chmod");
+    let f = d.join("local.fz");
+    std::fs::write(
+        &f,
+        multinode_job("exec_all sh -c 'echo \"auto-says $RANK\"'", "generic"),
+    )
+    .expect("write Fuzzfile");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .arg("run")
+            .arg(&f)
+            .args(["--status", "never", "--forward-streams", "--workdir"])
+            .arg(d.join("run"))
+            .env("PATH", path),
+        LIMIT,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(
+        se.contains("runtime host: the plan has multinode jobs"),
+        "{se}"
+    );
+    let mut said: Vec<String> = lines_with(&so, "auto-says")
+        .iter()
+        .map(|l| l[l.find("auto-says").unwrap_or(0)..].to_owned())
+        .collect();
+    said.sort();
+    assert_eq!(said, ["auto-says 0", "auto-says 1", "auto-says 2"], "{so}");
+    let _ = std::fs::remove_dir_all(&d);
+}
