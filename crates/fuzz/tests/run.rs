@@ -436,6 +436,27 @@ fn plans_and_flags_it_cannot_run_exit_2() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// `python3 -m http.server` serving `dir` on a free loopback port, once it accepts connections.
+fn http_server(dir: &Path) -> (std::process::Child, u16) {
+    let port = free_port();
+    let server = Command::new("python3")
+        .args(["-m", "http.server", "--bind", "127.0.0.1"])
+        .arg(port.to_string())
+        .arg("--directory")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start python3 -m http.server");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the http server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (server, port)
+}
+
 /// A TCP port nothing listens on right now.
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
@@ -727,22 +748,7 @@ fn ingress_fills_the_volume_before_the_job_and_egress_exports_after_it() {
     std::fs::write(served.join("weights.bin"), "from http\n").expect("served file");
     let node_input = d.join("node-input.txt");
     std::fs::write(&node_input, "from the node\n").expect("node file");
-    let port = free_port();
-    let mut server = Command::new("python3")
-        .args(["-m", "http.server", "--bind", "127.0.0.1"])
-        .arg(port.to_string())
-        .arg("--directory")
-        .arg(&served)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start python3 -m http.server");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the http server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (mut server, port) = http_server(&served);
     let out_dir = d.join("exported");
     let f = write(
         &d,
@@ -843,22 +849,7 @@ jobs:
 #[test]
 fn a_failed_ingress_starts_nothing_and_s3_is_refused_up_front() {
     let d = scratch("bad-transfers");
-    let port = free_port();
-    let mut server = Command::new("python3")
-        .args(["-m", "http.server", "--bind", "127.0.0.1"])
-        .arg(port.to_string())
-        .arg("--directory")
-        .arg(&d)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start python3 -m http.server");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the http server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (mut server, port) = http_server(&d);
     let marker = d.join("ran");
     let body = |uri: &str| {
         format!(
