@@ -327,6 +327,56 @@ fn sigint_stops_every_job_and_exits_130() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A second SIGINT does not wait out the grace period: what ignores SIGTERM is killed at once.
+#[test]
+fn a_second_sigint_kills_at_once() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let d = scratch("sigint2");
+    let script = format!(
+        "trap '' TERM INT; echo $$ > {d}/pgid; sleep 300",
+        d = d.display()
+    );
+    let f = write(
+        &d,
+        "s.fz",
+        &format!("version: v1\njobs:\n{}", job("stubborn", &script, "")),
+    );
+    let child = fuzz()
+        .arg("run")
+        .arg(&f)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .args(["--runtime", "host", "--grace", "60", "--status", "never"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn fuzz");
+    wait_for(&d.join("pgid"));
+    let started = Instant::now();
+    let pid = Pid::from_raw(child.id() as i32);
+    kill(pid, Signal::SIGINT).expect("first SIGINT");
+    std::thread::sleep(Duration::from_millis(500));
+    kill(pid, Signal::SIGINT).expect("second SIGINT");
+    let out = child.wait_with_output().expect("wait");
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{se}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the grace period was waited out: {:?}",
+        started.elapsed()
+    );
+    assert!(se.contains("press Ctrl-C again"), "{se}");
+    assert!(se.contains("stopping now"), "{se}");
+    let pgid = read_pid(&d.join("pgid"));
+    assert!(
+        alive_in_group(pgid).is_empty(),
+        "{:?}",
+        alive_in_group(pgid)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn a_failing_job_skips_its_dependents() {
     let d = scratch("fail");

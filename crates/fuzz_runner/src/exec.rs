@@ -153,6 +153,9 @@ enum Msg {
 
 pub(crate) struct Ctx {
     logs: PathBuf,
+    /// Set by a second SIGINT/SIGTERM: groups being stopped get SIGKILL without waiting out
+    /// the grace period.
+    kill_now: std::sync::atomic::AtomicBool,
     guard: Guard,
     events: Events,
     grace: Duration,
@@ -195,6 +198,7 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         .map_err(|e| RunError::Io(format!("cannot start the runtime: {e}")))?;
     let ctx = Arc::new(Ctx {
         logs,
+        kill_now: std::sync::atomic::AtomicBool::new(false),
         guard: Guard::start(p.grace),
         events: Events(events, redactor.clone()),
         grace: p.grace,
@@ -465,16 +469,35 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                     reports.insert(r.name.clone(), r);
                 }
             },
-            _ = sigint.recv(), if interrupted.is_none() => {
-                interrupted = Some(2);
-                for s in stops.values() {
-                    let _ = s.send(Stop::Cancel);
+            _ = sigint.recv() => {
+                if interrupted.is_some() {
+                    // A second Ctrl-C: no more grace.
+                    ctx.kill_now.store(true, std::sync::atomic::Ordering::SeqCst);
+                    ctx.say("runner", "stopping now: SIGKILL to every job");
+                } else {
+                    interrupted = Some(2);
+                    if !stops.is_empty() {
+                        ctx.say(
+                            "runner",
+                            &format!(
+                                "stopping every job (SIGTERM, SIGKILL after {:.1} s); press Ctrl-C again to kill them now",
+                                ctx.grace.as_secs_f64()
+                            ),
+                        );
+                    }
+                    for s in stops.values() {
+                        let _ = s.send(Stop::Cancel);
+                    }
                 }
             }
-            _ = sigterm.recv(), if interrupted.is_none() => {
-                interrupted = Some(15);
-                for s in stops.values() {
-                    let _ = s.send(Stop::Cancel);
+            _ = sigterm.recv() => {
+                if interrupted.is_some() {
+                    ctx.kill_now.store(true, std::sync::atomic::Ordering::SeqCst);
+                } else {
+                    interrupted = Some(15);
+                    for s in stops.values() {
+                        let _ = s.send(Stop::Cancel);
+                    }
                 }
             }
         }
@@ -794,7 +817,7 @@ async fn run_instance(
             if !inst.stop.is_empty() {
                 stop_container(&inst.stop, ctx).await;
             }
-            stop_group(&mut child, group, ctx.grace).await
+            stop_group(&mut child, group, ctx.grace, &ctx.kill_now).await
         }
     };
     // Whatever is left in the group (background children of a command that exited).
@@ -887,6 +910,7 @@ async fn stop_group(
     child: &mut tokio::process::Child,
     group: Pid,
     grace: Duration,
+    kill_now: &std::sync::atomic::AtomicBool,
 ) -> Option<std::process::ExitStatus> {
     let _ = killpg(group, Signal::SIGTERM);
     let end = Instant::now() + grace;
@@ -900,7 +924,7 @@ async fn stop_group(
         if exit.is_some() && killpg(group, None).is_err() {
             break;
         }
-        if Instant::now() >= end {
+        if Instant::now() >= end || kill_now.load(std::sync::atomic::Ordering::SeqCst) {
             let _ = killpg(group, Signal::SIGKILL);
             break;
         }
