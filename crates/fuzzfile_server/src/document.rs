@@ -30,8 +30,11 @@ pub struct Document {
     pub analysed: bool,
     pub version: i32,
     pub text: String,
-    /// The analysis of `text` with the settings of `generation`, computed on demand.
+    /// The analysis of `text` with the settings of `generation`, computed on demand (and
+    /// dropped again when other documents were used more recently: see the server).
     pub analysis: Option<(u64, Arc<Analysis>)>,
+    /// When the analysis was last used (the server's clock), for keeping the recent ones.
+    pub last_used: u64,
     /// The version whose diagnostics were last published (pushed), if any.
     pub published: Option<i32>,
     /// Whether the last publication was a non-empty set (so leaving the Fuzzfile state must
@@ -51,6 +54,7 @@ impl Document {
             version,
             text,
             analysis: None,
+            last_used: 0,
             published: None,
             published_any: false,
         };

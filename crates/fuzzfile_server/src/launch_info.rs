@@ -44,11 +44,33 @@ pub struct Launch {
 pub fn launches(a: &Analysis, task: &Task) -> Vec<Launch> {
     let env = launch::effective_env(&a.model, task);
     let gpus = launch::gpus_per_node(&a.model, task).map(|(g, _)| g);
+    // The job's own cores, else those of `defaults.job` (jobs only), as for the GPUs.
     let cores = task
         .resource
         .as_ref()
         .and_then(|r| r.cores.as_ref())
+        .or_else(|| {
+            (task.kind == fuzzfile_model::TaskKind::Job)
+                .then(|| a.model.defaults.as_ref()?.resource.as_ref()?.cores.as_ref())
+                .flatten()
+        })
         .map(|c| c.value);
+    // `MULTINODE_TOTAL_SLOTS` of a generic multinode job: nodes × slots, a slot count that
+    // is `procs-per-node`, else the CPU cores, else 1.
+    let generic_slots = task.multinode.as_ref().and_then(|m| {
+        let generic = m
+            .implementation
+            .as_ref()
+            .is_none_or(|i| i.value == fuzzfile_model::Implementation::Generic);
+        let nodes = m.nodes.as_ref().map(|n| n.value).filter(|n| *n >= 1)?;
+        let per = m
+            .procs_per_node
+            .as_ref()
+            .map(|p| p.value)
+            .or(cores)
+            .unwrap_or(1);
+        generic.then(|| nodes.saturating_mul(per))
+    });
     let mut out = Vec::new();
     for inv in launch::invocations(&a.text, &a.tree, task) {
         let resolved = inv
@@ -123,11 +145,15 @@ pub fn launches(a: &Analysis, task: &Task) -> Vec<Launch> {
             }
             Launcher::Mpirun => {
                 let args = launch::mpirun_args(&inv);
-                if let Some(v) = args.get(&["np", "n", "c"]).and_then(|f| f.value.as_ref()) {
-                    if let Resolved::Literal(s) = launch::resolve(&v.text, &inv, &env) {
-                        l.world_size = s.trim().parse().ok();
-                    }
-                }
+                l.world_size = match args.get(&["np", "n", "c"]).and_then(|f| f.value.as_ref()) {
+                    Some(v) => match launch::resolve(&v.text, &inv, &env) {
+                        Resolved::Literal(s) => s.trim().parse().ok(),
+                        Resolved::Runtime(name) if name == "MULTINODE_TOTAL_SLOTS" => generic_slots,
+                        _ => None,
+                    },
+                    // Without -np, mpirun starts one process per slot of the host list.
+                    None => generic_slots,
+                };
             }
             Launcher::ExecAll | Launcher::Srun | Launcher::Deepspeed => {}
         }

@@ -22,6 +22,8 @@ mod actions;
 mod completion;
 mod diagnostics;
 mod document;
+#[doc(hidden)]
+pub mod fuzzing;
 mod hover;
 mod inlay;
 mod knowledge;
@@ -34,7 +36,7 @@ mod semantic;
 mod server;
 mod settings;
 
-pub use server::{Control, Server};
+pub use server::{Control, Server, CACHED_ANALYSES};
 
 use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, Message};

@@ -6,6 +6,7 @@ mod common;
 
 mod actions;
 mod features;
+mod launches;
 mod navigation;
 mod robustness;
 mod sync;

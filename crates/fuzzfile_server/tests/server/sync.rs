@@ -537,3 +537,41 @@ fn real_fuzzfiles_match_the_cli() {
         c.shutdown();
     }
 }
+
+/// More open documents than the server keeps analyses for: each is analysed again when
+/// asked about, with the same findings.
+#[test]
+fn documents_beyond_the_analysis_cache_are_analysed_again() {
+    let n = fuzzfile_server::CACHED_ANALYSES * 2 + 3;
+    let mut c = Client::start(caps_utf8(), None);
+    let texts: Vec<String> = (0..n)
+        .map(|i| TRAIN.replace("nproc-per-node=8", &format!("nproc-per-node={}", i + 5)))
+        .collect();
+    for (i, t) in texts.iter().enumerate() {
+        let uri = format!("file:///w/many-{i}.fz");
+        c.open(&uri, "fuzzfile", 1, t);
+        let _ = c.diagnostics(&uri, Some(1));
+    }
+    for (i, t) in texts.iter().enumerate() {
+        let uri = format!("file:///w/many-{i}.fz");
+        let r = c
+            .request(
+                "textDocument/diagnostic",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .unwrap();
+        assert_eq!(actual(&r["items"]), expected(t, &c), "{uri}");
+        let h = c
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": c.at(t, "train:", 1)}),
+            )
+            .unwrap();
+        let shown = h["contents"]["value"].as_str().unwrap();
+        assert!(
+            shown.contains(&format!("world size {0} (1 × {0})", i + 5)),
+            "{shown}"
+        );
+    }
+    c.shutdown();
+}

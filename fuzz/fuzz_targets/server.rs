@@ -1,0 +1,10 @@
+//! Drive the language server in process with arbitrary edit sequences and requests decoded
+//! from the input bytes; `fuzzfile_server::fuzzing::run` says what is checked (the stable
+//! test suite runs the same driver on pseudo-random inputs).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    fuzzfile_server::fuzzing::run(data);
+});
