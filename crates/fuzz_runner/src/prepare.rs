@@ -381,6 +381,16 @@ fn job(
             runtime.as_str()
         ));
     }
+    if let Some(mn) = &t.multinode {
+        if mn.hosts.len() as u64 != mn.nodes {
+            return refuse(format!(
+                "it needs {} nodes and the plan names {} hosts; give them with --hosts, \
+                 --hostfile or a Slurm allocation",
+                mn.nodes,
+                mn.hosts.len()
+            ));
+        }
+    }
     let volume_dir = |m: &fuzzfile_plan::Mount| {
         host_dirs
             .get(m.volume.as_str())
@@ -803,14 +813,6 @@ fn node_setup(
     let exe = opts.helper_exe.as_ref().ok_or(
         "the runner was not told which executable its multinode helpers call (helper_exe)",
     )?;
-    if mn.hosts.len() as u64 != mn.nodes {
-        return Err(format!(
-            "it needs {} nodes and the plan names {} hosts; give them with --hosts, --hostfile \
-             or a Slurm allocation",
-            mn.nodes,
-            mn.hosts.len()
-        ));
-    }
     let helpers = run_dir.join("helpers");
     let mut files: Vec<(PathBuf, String, u32)> = helper_scripts(exe, &helpers)
         .into_iter()

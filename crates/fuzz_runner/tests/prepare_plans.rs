@@ -1,0 +1,139 @@
+//! Every plan the lowering makes from the examples, the rule specs and the corpus (with and
+//! without hosts) survives its JSON round trip and gets an answer from `prepare`, never a
+//! panic; and plans broken on purpose are refused with a message that names what is wrong.
+
+use fuzz_runner::{prepare, read_plan, Options, RunError, RuntimeKind};
+use fuzzfile_plan::{lower, to_json, Plan, PlanOptions};
+use std::path::{Path, PathBuf};
+
+fn fuzzfiles(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            fuzzfiles(&p, out);
+        } else if p.extension().is_some_and(|x| x == "fz") {
+            out.push(p);
+        }
+    }
+}
+
+fn host_options() -> Options {
+    Options {
+        runtime: RuntimeKind::Host,
+        ..Default::default()
+    }
+}
+
+fn run_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("fuzz-prepare-plans-{}", std::process::id()))
+}
+
+#[test]
+fn every_lowered_plan_round_trips_and_is_answered() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for d in ["examples", "tests/specs", "../shared/corpus"] {
+        fuzzfiles(&root.join(d), &mut files);
+    }
+    assert!(files.len() > 50, "only {} Fuzzfiles found", files.len());
+    let (mut lowered, mut prepared) = (0, 0);
+    for f in &files {
+        let bytes = std::fs::read(f).expect("read");
+        let a = fuzzfile_check::analyze_bytes(&bytes);
+        for hosts in [
+            None,
+            Some(vec!["n1".to_owned(), "n2".to_owned(), "n3".to_owned()]),
+        ] {
+            let Ok(plan) = lower(
+                &a,
+                &PlanOptions {
+                    source: "f.fz".into(),
+                    hosts,
+                    profile: None,
+                },
+            ) else {
+                continue;
+            };
+            lowered += 1;
+            let json = to_json(&plan);
+            let back = read_plan(&json).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            assert_eq!(to_json(&back), json, "{}: round trip", f.display());
+            match prepare(&back, &host_options(), &run_dir(), "local-0-0") {
+                Ok(_) => prepared += 1,
+                Err(RunError::Plan(m)) => assert!(!m.trim().is_empty(), "{}", f.display()),
+                Err(e) => panic!("{}: {e}", f.display()),
+            }
+        }
+    }
+    // Most plans run on the host runtime; what is refused says why (checked above).
+    assert!(lowered > 40, "{lowered} plans");
+    assert!(prepared > 10, "{prepared} of {lowered} plans prepared");
+}
+
+fn example_plan(name: &str, hosts: Option<Vec<String>>) -> Plan {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let text = std::fs::read_to_string(root.join(name)).expect("example");
+    lower(
+        &fuzzfile_check::analyze(&text),
+        &PlanOptions {
+            source: name.into(),
+            hosts,
+            profile: None,
+        },
+    )
+    .expect("a plan")
+}
+
+fn refusal(plan: &Plan, options: &Options) -> String {
+    match prepare(plan, options, &run_dir(), "local-0-0") {
+        Err(RunError::Plan(m)) => m,
+        Err(e) => panic!("not a plan refusal: {e}"),
+        Ok(_) => panic!("prepared a broken plan"),
+    }
+}
+
+#[test]
+fn broken_plans_are_refused_with_what_is_wrong() {
+    let base = example_plan("hello-world.fz", None);
+    prepare(&base, &host_options(), &run_dir(), "local-0-0").expect("the example prepares");
+
+    let mut p = base.clone();
+    p.plan_version = 99;
+    assert!(refusal(&p, &host_options()).contains("plan_version 99"));
+
+    let mut p = base.clone();
+    p.graph.order.push("ghost".into());
+    let m = refusal(&p, &host_options());
+    assert!(m.contains("`ghost`"), "{m}");
+
+    let mut p = base.clone();
+    if let Some(i) = p.jobs[0].instances.first_mut() {
+        i.argv = Some(Vec::new());
+    }
+    let m = refusal(&p, &host_options());
+    assert!(m.contains(&p.jobs[0].name) && m.contains("empty"), "{m}");
+
+    let mut options = host_options();
+    options.volumes.insert("nope".into(), std::env::temp_dir());
+    assert!(refusal(&base, &options).contains("no volume `nope`"));
+
+    // A multinode plan with fewer hosts than nodes, as a hand-edited plan might have.
+    let mut p = example_plan(
+        "nccl-torchrun-generic.fz",
+        Some(vec!["n1".into(), "n2".into()]),
+    );
+    if let Some(mn) = p.jobs[0].multinode.as_mut() {
+        mn.hosts.pop();
+    }
+    let mut options = host_options();
+    options.multinode.helper_exe = Some("/usr/bin/true".into());
+    let m = refusal(&p, &options);
+    assert!(
+        m.contains("needs 2 nodes and the plan names 1 hosts"),
+        "{m}"
+    );
+}
