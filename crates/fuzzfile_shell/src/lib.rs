@@ -45,7 +45,7 @@ pub struct Command {
 
 /// The commands of a shell text, in source order, and the variable assignments that stand as
 /// statements of their own (`NPROC=4`, `export NCCL_IB_HCA=mlx5`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Script {
     pub commands: Vec<Command>,
     pub assignments: Vec<Assignment>,
@@ -69,8 +69,42 @@ thread_local! {
     static PARSER: std::cell::RefCell<Option<tree_sitter::Parser>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Parse shell text.
+thread_local! {
+    /// Scripts parsed recently on this thread, by their text. The language server analyses
+    /// the whole file again on every keystroke, and all its scripts but the one being typed
+    /// are unchanged: a 5,000-line file with 1,250 launcher scripts spends most of its
+    /// analysis in the parser without this. Bounded by [`MEMO_BYTES`] of script text.
+    static MEMO: std::cell::RefCell<(std::collections::HashMap<String, Script>, usize)> =
+        std::cell::RefCell::new((std::collections::HashMap::new(), 0));
+}
+
+/// Script text kept in one thread's memo before it is cleared (its parsed form takes a few
+/// times that).
+pub const MEMO_BYTES: usize = 1 << 20;
+
+/// Parse shell text. The result depends on the text alone; a text parsed recently on the
+/// same thread is answered from a memo.
 pub fn parse(text: &str) -> Script {
+    if let Some(s) = MEMO.with(|m| m.borrow().0.get(text).cloned()) {
+        return s;
+    }
+    let script = parse_uncached(text);
+    if text.len() <= MEMO_BYTES / 16 {
+        MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.1 + text.len() > MEMO_BYTES {
+                m.0.clear();
+                m.1 = 0;
+            }
+            m.1 += text.len();
+            m.0.insert(text.to_owned(), script.clone());
+        });
+    }
+    script
+}
+
+/// Parse shell text with the tree-sitter grammar.
+pub fn parse_uncached(text: &str) -> Script {
     let tree = PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -295,6 +329,29 @@ fn unescape_double(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn memoised_parses_equal_fresh_ones() {
+        let texts = [
+            "NP=4\ntorchrun --nproc-per-node $NP x.py\n",
+            "exec_all torchrun --nnodes 2 \\\n  --node-rank '$RANK' x.py",
+            "if true; then mpirun -np 8 a.out; fi",
+            "",
+        ];
+        for t in texts {
+            let first = parse(t);
+            let again = parse(t);
+            assert_eq!(first, again);
+            assert_eq!(first, parse_uncached(t));
+        }
+        // The memo is bounded: far more text than it holds still parses correctly.
+        for i in 0..3000 {
+            let t = format!("echo {i} {}\n", "x".repeat(500));
+            assert_eq!(parse(&t).commands[0].words[1].text, i.to_string());
+        }
+        assert!(MEMO.with(|m| m.borrow().1) <= MEMO_BYTES);
+    }
+
     use super::*;
 
     fn words(c: &Command) -> Vec<&str> {
