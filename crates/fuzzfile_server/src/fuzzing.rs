@@ -315,6 +315,13 @@ mod tests {
     /// towards operation bytes and small numbers like the fuzzer's early corpus.
     const ALPHABET: &[u8] = b"version: v4\njobs:\n  a:\n    - : {}[]#&*\"'$\xc3\xa9";
 
+    /// Inputs the fuzzer found failures with, kept as regression tests.
+    #[test]
+    fn fuzzer_findings() {
+        // Hover on a document that is one scalar, before the scalar (subtraction overflow).
+        super::run(&[223, 1, 133, 158, 0, 0, 0, 4]);
+    }
+
     #[test]
     fn random_inputs_hold_the_invariants() {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;

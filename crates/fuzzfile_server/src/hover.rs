@@ -245,7 +245,7 @@ fn word_markdown(
         }
     }
     // `$NAME`, `${NAME}` anywhere in a value.
-    let at = offset as usize - start;
+    let at = (offset as usize).saturating_sub(start);
     for (i, _) in word.match_indices('$') {
         let rest = &word[i + 1..];
         let (name, skip) = match rest.strip_prefix('{') {

@@ -85,7 +85,11 @@ pub fn at(tree: &Tree, offset: u32) -> Hit {
                 chain.push(tree.node(item).range);
             }
             NodeKind::Scalar(_) => {
-                hit.scalar = Some(id);
+                // The root is entered without a range check: a document that is one scalar
+                // after blank lines does not contain an offset before it.
+                if node.range.touches(offset) {
+                    hit.scalar = Some(id);
+                }
                 break;
             }
             NodeKind::Alias { .. } => break,
