@@ -432,11 +432,35 @@ fn in_shell(v: &View<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
         .count();
     let head = &before[..before.len() - name_len];
     let braced = head.ends_with("${");
-    if !(head.ends_with('$') || braced) {
-        return Some(Vec::new());
-    }
     let typed = &before[before.len() - name_len..];
     let replace = TextRange::from_usize(at - name_len, at);
+    if !(head.ends_with('$') || braced) {
+        // Not an expansion: a variable being set (`export NCCL_IB_HCA=...`, `NCCL_DEBUG=INFO
+        // torchrun ...`) when the word is upper case and starts like a known name.
+        let upper = typed.len() >= 3
+            && typed
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        let mut items = Vec::new();
+        if upper && head.ends_with([' ', '\t', '\n', ';', '(']) {
+            for e in knowledge::VARIABLES
+                .iter()
+                .filter(|e| settable(e.name) && e.name.starts_with(typed))
+            {
+                let mut it = item(
+                    v,
+                    e.name,
+                    CompletionItemKind::VARIABLE,
+                    Some(e.doc.to_owned()),
+                    replace,
+                    Some(format!("{}=", e.name)),
+                );
+                it.detail = Some("environment variable".into());
+                items.push(it);
+            }
+        }
+        return Some(items);
+    }
     let task = a.model.tasks().find(|t| t.range.touches(offset));
     let mut names: Vec<(String, String)> = Vec::new();
     if let Some(t) = task {

@@ -259,6 +259,36 @@ fn word_markdown(
         };
         let span = i..i + 1 + skip + name.len() + skip;
         if span.contains(&at) || span.end == at {
+            let range = TextRange::from_usize(start + span.start, start + span.end);
+            // A variable of the job's environment: its value, then what it is.
+            let own = v
+                .analysis
+                .model
+                .tasks()
+                .find(|t| t.range.touches(offset))
+                .and_then(|t| {
+                    fuzzfile_check::launch::effective_env(&v.analysis.model, t)
+                        .into_iter()
+                        .rev()
+                        .find(|e| e.name == name)
+                        .map(|e| {
+                            let from = if e.from_defaults {
+                                "`defaults.job.env`"
+                            } else {
+                                "the job's `env`"
+                            };
+                            format!(
+                                "**`{name}`** = `{}` (from {from})",
+                                e.value.replace('`', "'")
+                            )
+                        })
+                });
+            let doc = knowledge::variable_markdown(name);
+            match (own, doc) {
+                (Some(own), Some(doc)) => return Some((range, format!("{own}\n\n{doc}"))),
+                (Some(own), None) => return Some((range, own)),
+                _ => {}
+            }
             if let Some(md) = knowledge::variable_markdown(name) {
                 return Some((
                     TextRange::from_usize(start + span.start, start + span.end),

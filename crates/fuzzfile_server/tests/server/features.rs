@@ -75,6 +75,24 @@ fn hover_on_a_finding_explains_its_rule() {
     c.shutdown();
 }
 
+#[test]
+fn hover_on_a_variable_shows_its_value_from_env() {
+    let text = "version: v4\ndefaults:\n  job:\n    env: [NCCL_DEBUG=INFO]\njobs:\n  a:\n    image: {uri: docker://x:1}\n    env: [NP=4]\n    script: |\n      #!/bin/sh\n      echo $NCCL_DEBUG\n      torchrun --standalone --nproc-per-node ${NP} x.py\n";
+    let (mut c, uri) = open(text);
+    let h = hover_at(&mut c, uri, text, "${NP}", 2);
+    assert!(
+        h.starts_with("range: 12:46-12:51 \"${NP}\"\n**`NP`** = `4` (from the job's `env`)"),
+        "{h}"
+    );
+    let h = hover_at(&mut c, uri, text, "$NCCL_DEBUG", 3);
+    assert!(
+        h.contains("**`NCCL_DEBUG`** = `INFO` (from `defaults.job.env`)"),
+        "{h}"
+    );
+    assert!(h.contains("NCCL log level"), "then what it is: {h}");
+    c.shutdown();
+}
+
 fn labels(items: &Value) -> Vec<String> {
     items
         .as_array()
@@ -214,6 +232,12 @@ fn completion_of_variables_and_snippets() {
         "version: v4\njobs:\n  a:\n    script: |\n      #!/bin/sh\n      echo ${MULTINODE_H|\n",
     );
     assert_eq!(l, ["MULTINODE_HOSTLIST", "MULTINODE_HOSTLIST_NOSLOTS"]);
+    // A variable being set in a script: the names a user sets, with `=`.
+    let (l, items, _) = complete_src(
+        "version: v4\njobs:\n  a:\n    script: |\n      #!/bin/sh\n      export NCCL_SOCK|\n",
+    );
+    assert_eq!(l, ["NCCL_SOCKET_IFNAME"]);
+    assert_eq!(items[0]["textEdit"]["newText"], "NCCL_SOCKET_IFNAME=");
     // No key completion inside a script, without `$`.
     let (l, _, _) =
         complete_src("version: v4\njobs:\n  a:\n    script: |\n      #!/bin/sh\n      ech|\n");
