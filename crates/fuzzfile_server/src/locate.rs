@@ -444,6 +444,61 @@ mod tests {
         assert_eq!(place_of(&k(&["jobs", "[]"]), None), None);
     }
 
+    /// Every place of the schema is reached by some path, so hover and completion know the
+    /// keys of every place.
+    #[test]
+    fn every_schema_place_has_a_path() {
+        let paths: &[(&str, Option<Version>)] = &[
+            ("", None),
+            ("defaults", None),
+            ("defaults job", None),
+            ("jobs a", None),
+            ("services s", None),
+            ("jobs a image", None),
+            ("jobs a resource", None),
+            ("jobs a resource cpu", None),
+            ("jobs a resource memory", None),
+            ("jobs a multinode", None),
+            ("jobs a task-array", None),
+            ("jobs a policy", None),
+            ("jobs a policy timeout", None),
+            ("jobs a policy retry", None),
+            ("jobs a depends-on []", None),
+            ("jobs a network", None),
+            ("services s network", None),
+            ("services s network ports []", None),
+            ("services s network endpoints []", None),
+            ("services s readiness-probe", None),
+            ("services s readiness-probe exec", None),
+            ("services s readiness-probe http-get", None),
+            ("services s readiness-probe tcp-socket", None),
+            ("services s readiness-probe grpc", None),
+            ("services s readiness-probe http-get http-headers []", None),
+            ("volumes v", None),
+            ("volumes v ingress []", None),
+            ("volumes v egress [] destination", None),
+            ("jobs a mounts data", Some(Version::V1)),
+            ("jobs a mounts /data", Some(Version::V4)),
+        ];
+        let mut reached = Vec::new();
+        for (p, v) in paths {
+            let segs: Vec<Seg> = p
+                .split_whitespace()
+                .map(|s| {
+                    if s == "[]" {
+                        Seg::Item
+                    } else {
+                        Seg::Key(s.into())
+                    }
+                })
+                .collect();
+            reached.push(place_of(&segs, *v).unwrap_or_else(|| panic!("{p}")));
+        }
+        for place in fuzzfile_model::schema::ALL_PLACES {
+            assert!(reached.contains(place), "{place:?} is reached by no path");
+        }
+    }
+
     #[test]
     fn tree_walk_finds_keys_values_and_items() {
         let text = "jobs:\n  a:\n    requires: [b]\n    env:\n      - X=1\n";
