@@ -49,8 +49,9 @@ pub struct Server {
     caps: ClientCapabilities,
     docs: HashMap<String, Document>,
     settings: Settings,
-    /// Documents whose diagnostics are to be (re)published, by URI.
-    pending: BTreeSet<String>,
+    /// Documents whose diagnostics are to be (re)published, by URI, in the order they first
+    /// changed since the last publication.
+    pending: Vec<String>,
     /// Messages produced outside a reply (notifications, requests to the client).
     outbox: Vec<Message>,
     shutdown: bool,
@@ -106,7 +107,7 @@ impl Server {
             caps,
             docs: HashMap::new(),
             settings: Settings::new(root),
-            pending: BTreeSet::new(),
+            pending: Vec::new(),
             outbox: Vec::new(),
             shutdown: false,
             shown_errors: BTreeSet::new(),
@@ -245,6 +246,13 @@ impl Server {
             .push(Request::new(id, "workspace/configuration".into(), params).into());
     }
 
+    /// Queue a document's diagnostics for the next publication.
+    fn mark(&mut self, key: String) {
+        if !self.pending.contains(&key) {
+            self.pending.push(key);
+        }
+    }
+
     pub fn has_pending(&self) -> bool {
         !self.pending.is_empty()
     }
@@ -341,8 +349,11 @@ impl Server {
     fn settings_changed(&mut self) {
         self.settings.invalidate();
         self.shown_errors.clear();
-        let keys: Vec<String> = self.docs.keys().cloned().collect();
-        self.pending.extend(keys);
+        let mut keys: Vec<String> = self.docs.keys().cloned().collect();
+        keys.sort();
+        for k in keys {
+            self.mark(k);
+        }
         let refresh = self
             .caps
             .workspace
@@ -366,7 +377,7 @@ impl Server {
                     let key = d.uri.as_str().to_owned();
                     let doc = Document::new(d.uri, &d.language_id, d.version, d.text);
                     self.docs.insert(key.clone(), doc);
-                    self.pending.insert(key);
+                    self.mark(key);
                 }
             }
             "textDocument/didChange" => {
@@ -391,7 +402,7 @@ impl Server {
                             }
                             doc.version = p.text_document.version;
                             doc.refresh_kind();
-                            self.pending.insert(key);
+                            self.mark(key);
                         }
                     }
                 }
@@ -402,14 +413,14 @@ impl Server {
                     if is_settings_file(&key) {
                         self.settings_changed();
                     } else if self.docs.contains_key(&key) {
-                        self.pending.insert(key);
+                        self.mark(key);
                     }
                 }
             }
             "textDocument/didClose" => {
                 if let Ok(p) = parse::<lsp_types::DidCloseTextDocumentParams>(n.params) {
                     let key = p.text_document.uri.as_str().to_owned();
-                    self.pending.remove(&key);
+                    self.pending.retain(|k| *k != key);
                     if let Some(doc) = self.docs.remove(&key) {
                         if doc.published_any && self.pushes() {
                             self.publish(doc.uri, None, Vec::new());

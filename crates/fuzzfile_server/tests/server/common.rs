@@ -23,6 +23,7 @@ pub struct Client {
     pub configuration: Value,
     pub encoding: Encoding,
     pub init_result: Value,
+    sentinel: u32,
 }
 
 /// Client capabilities of an editor that offers UTF-8 and pushes nothing else special.
@@ -55,6 +56,7 @@ impl Client {
             configuration: Value::Null,
             encoding: Encoding::Utf16,
             init_result: Value::Null,
+            sentinel: 0,
         };
         let mut params = json!({"capabilities": capabilities, "processId": null});
         if let Some(o) = init_options {
@@ -179,14 +181,40 @@ impl Client {
         }
     }
 
-    /// Whether a publication for `uri` arrives within a short time (it should not).
+    /// Whether no publication for `uri` arrived: a Fuzzfile opened after it is published, and
+    /// the server publishes in the order documents changed, so anything for `uri` would have
+    /// come first. (For a client that pulls, see [`Client::finish`].)
     pub fn no_diagnostics_for(&mut self, uri: &str) -> bool {
-        // A request round trip flushes whatever the server had queued before it.
-        let _ = self.request("textDocument/hover", json!({"textDocument": {"uri": "file:///nothing.fz"}, "position": {"line": 0, "character": 0}}));
+        self.sentinel += 1;
+        let sentinel = format!("file:///sentinel/{}.fz", self.sentinel);
+        self.open(&sentinel, "fuzzfile", 1, "version: v4\n");
+        self.wait_for(|n| {
+            n.method == "textDocument/publishDiagnostics" && n.params["uri"] == sentinel.as_str()
+        });
         !self
             .notifications
             .iter()
             .any(|n| n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri)
+    }
+
+    /// Shut the server down and return every notification it sent, none left in flight.
+    pub fn finish(mut self) -> Vec<Notification> {
+        let r = self.request("shutdown", Value::Null);
+        assert!(r.is_ok(), "{r:?}");
+        self.notify("exit", Value::Null);
+        let code = self
+            .thread
+            .take()
+            .expect("thread")
+            .join()
+            .expect("server thread");
+        assert_eq!(code, 0);
+        while let Ok(m) = self.conn.receiver.try_recv() {
+            if let Message::Notification(n) = m {
+                self.notifications.push(n);
+            }
+        }
+        std::mem::take(&mut self.notifications)
     }
 
     pub fn shutdown(mut self) -> i32 {
