@@ -151,6 +151,42 @@ fn rename_updates_every_use() {
     c.shutdown();
 }
 
+/// Volumes are used by key in v1 mounts and by value in both v4 forms.
+#[test]
+fn rename_a_volume_in_every_mount_form() {
+    let mut c = Client::start(caps_utf16(), None);
+    for (text, expect) in [
+        (
+            "version: v1\nvolumes:\n  data:\n    reference: volume://user/ephemeral\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n    mounts:\n      data:\n        location: /d\n",
+            "      scratch:\n        location: /d\n",
+        ),
+        (
+            "version: v4\nvolumes:\n  data:\n    reference: volume://user/ephemeral\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n    mounts:\n      /d: data\n      /e: {volume: data}\n",
+            "      /d: scratch\n      /e: {volume: scratch}\n",
+        ),
+    ] {
+        c.open(URI, "fuzzfile", 1, text);
+        let p = c.diagnostics(URI, Some(1));
+        let clean = |t: &str| {
+            fuzzfile_check::analyze(t)
+                .diagnostics
+                .iter()
+                .all(|d| d.rule == fuzzfile_check::Rule::LegacyVersion)
+        };
+        assert!(clean(text), "{p}");
+        let pos = c.at(text, "  data:", 3);
+        let edit = c
+            .request("textDocument/rename", json!({"textDocument": {"uri": URI}, "position": pos, "newName": "scratch"}))
+            .unwrap();
+        let (edits, _) = document_edits(&edit);
+        let renamed = apply_edits(text, &edits, c.encoding);
+        assert!(renamed.ends_with(expect) && renamed.contains("  scratch:\n    reference"), "{renamed}");
+        assert!(clean(&renamed), "{renamed}");
+        c.notify("textDocument/didClose", json!({"textDocument": {"uri": URI}}));
+    }
+    c.shutdown();
+}
+
 #[test]
 fn rename_refuses_invalid_and_taken_names() {
     let mut c = start();
