@@ -361,11 +361,11 @@ fn pull_diagnostics_when_the_client_asks() {
     );
 }
 
-fn workspace(files: &[(&str, &str)]) -> std::path::PathBuf {
+/// A workspace folder with these files, named after the test (tests run in parallel).
+fn workspace(test: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
-        "fuzzlint-server-test-{}-{}",
-        std::process::id(),
-        files.len() + files.iter().map(|f| f.1.len()).sum::<usize>()
+        "fuzzlint-server-test-{}-{test}",
+        std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
     for (p, t) in files {
@@ -389,17 +389,20 @@ fn codes(p: &Value) -> Vec<String> {
 
 #[test]
 fn settings_come_from_fuzzlint_toml_and_the_editor() {
-    let dir = workspace(&[
-        ("fuzzlint.toml", "cluster = \"clusters/ib.toml\"\n"),
-        (
-            "clusters/ib.toml",
-            "name = \"ib\"\nfabric = \"infiniband\"\ngpus-per-node = 4\n",
-        ),
-        (
-            "other/fuzzlint.toml",
-            "ignore = [\"cluster-profile-missing\"]\n",
-        ),
-    ]);
+    let dir = workspace(
+        "settings",
+        &[
+            ("fuzzlint.toml", "cluster = \"clusters/ib.toml\"\n"),
+            (
+                "clusters/ib.toml",
+                "name = \"ib\"\nfabric = \"infiniband\"\ngpus-per-node = 4\n",
+            ),
+            (
+                "other/fuzzlint.toml",
+                "ignore = [\"cluster-profile-missing\"]\n",
+            ),
+        ],
+    );
     let root = dir.to_str().unwrap().to_owned();
     let uri = format!("file://{root}/train.fz");
     let mut c = Client::start_in(caps_utf8(), None, Some(&root));
@@ -440,10 +443,13 @@ fn settings_come_from_fuzzlint_toml_and_the_editor() {
 
 #[test]
 fn initialization_options_and_a_changed_config_file() {
-    let dir = workspace(&[
-        ("fuzzlint.toml", "select = [\"FZ0\"]\n"),
-        ("p.toml", "fabric = \"infiniband\"\n"),
-    ]);
+    let dir = workspace(
+        "init-options",
+        &[
+            ("fuzzlint.toml", "select = [\"FZ0\"]\n"),
+            ("p.toml", "fabric = \"infiniband\"\n"),
+        ],
+    );
     let root = dir.to_str().unwrap().to_owned();
     let uri = format!("file://{root}/a.fz");
     let text = MULTINODE.replace("--nproc-per-node 4", "--nproc-per-node 8");
@@ -578,4 +584,36 @@ fn documents_beyond_the_analysis_cache_are_analysed_again() {
         );
     }
     c.shutdown();
+}
+
+/// Saving publishes again (a config file may have changed in between); saving a
+/// `fuzzlint.toml` re-reads settings for every document.
+#[test]
+fn save_republishes() {
+    let dir = workspace("save", &[("fuzzlint.toml", "ignore = [\"FZ201\"]\n")]);
+    let root = dir.to_str().unwrap().to_owned();
+    let uri = format!("file://{root}/s.fz");
+    let mut c = Client::start_in(caps_utf8(), None, Some(&root));
+    c.open(&uri, "fuzzfile", 1, TRAIN);
+    let p = c.diagnostics(&uri, Some(1));
+    assert!(!codes(&p).contains(&"FZ201".to_owned()));
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let again = c.diagnostics(&uri, Some(1));
+    assert_eq!(again["diagnostics"], p["diagnostics"]);
+    std::fs::write(dir.join("fuzzlint.toml"), "ignore = [\"FZ010\"]\n").unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": format!("file://{root}/fuzzlint.toml")}}),
+    );
+    let p = c.diagnostics(&uri, Some(1));
+    assert!(
+        codes(&p).contains(&"FZ201".to_owned()) && !codes(&p).contains(&"FZ010".to_owned()),
+        "{:?}",
+        codes(&p)
+    );
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
 }
