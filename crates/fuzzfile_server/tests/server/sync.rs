@@ -617,3 +617,24 @@ fn save_republishes() {
     c.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `debounceMs`, diagnostics wait for that much quiet after the last change.
+#[test]
+fn debounce_waits_for_quiet() {
+    let mut c = Client::start(caps_utf8(), Some(json!({"debounceMs": 300})));
+    c.open(URI, "fuzzfile", 1, TRAIN);
+    let start = std::time::Instant::now();
+    // Keep typing for a while: nothing is published in between.
+    for v in 2..=4 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        c.change_full(URI, v, TRAIN);
+    }
+    let p = c.diagnostics(URI, None);
+    let elapsed = start.elapsed();
+    assert_eq!(p["version"], 4, "only the last version is published");
+    assert!(
+        elapsed >= std::time::Duration::from_millis(300 + 300),
+        "{elapsed:?}"
+    );
+    c.shutdown();
+}
