@@ -32,9 +32,13 @@ enum Command {
         /// Cluster profile (TOML) to check and lower with.
         #[arg(long, value_name = "PROFILE")]
         cluster: Option<PathBuf>,
-        /// Hosts multinode jobs run on, in rank order (default: `<job>-0`, `<job>-1`, …).
-        #[arg(long, value_name = "H1,H2,...", value_delimiter = ',')]
-        hosts: Option<Vec<String>>,
+        /// Hosts multinode jobs run on, in rank order: `h1,h2`, Slurm's `gpu[01-04]`
+        /// (default: `<job>-0`, `<job>-1`, …).
+        #[arg(long, value_name = "H1,H2,...")]
+        hosts: Option<String>,
+        /// The hosts, from an Open MPI or MPICH hostfile.
+        #[arg(long, value_name = "FILE", conflicts_with = "hosts")]
+        hostfile: Option<PathBuf>,
         /// Write to this file instead of standard output.
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
@@ -171,9 +175,16 @@ fn main() -> ExitCode {
             file,
             cluster,
             hosts,
+            hostfile,
             output,
             format,
-        } => plan(&file, cluster.as_deref(), hosts, output.as_deref(), format),
+        } => match host_names(hosts.as_deref(), hostfile.as_deref(), None) {
+            Ok(hosts) => plan(&file, cluster.as_deref(), hosts, output.as_deref(), format),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Run(args) => run(args),
         Command::Check { files } => {
             if files.is_empty() {
@@ -240,35 +251,16 @@ fn run(args: RunArgs) -> ExitCode {
         startup_timeout,
     } = args;
     let slurm_nodes = std::env::var("SLURM_JOB_NODELIST").ok();
-    let host_list: Option<Vec<String>> = if let Some(h) = &hosts {
-        match fuzz_runner::hosts::parse_hosts_arg(h) {
-            Ok(v) => Some(v.into_iter().map(|h| h.name).collect()),
-            Err(e) => {
-                eprintln!("error: --hosts: {e}");
-                return ExitCode::from(2);
-            }
+    let host_list = match host_names(
+        hosts.as_deref(),
+        hostfile.as_deref(),
+        slurm_nodes.as_deref(),
+    ) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
         }
-    } else if let Some(f) = &hostfile {
-        match std::fs::read_to_string(f)
-            .map_err(|e| e.to_string())
-            .and_then(|t| fuzz_runner::hosts::read_hostfile(&t))
-        {
-            Ok(v) => Some(v.into_iter().map(|h| h.name).collect()),
-            Err(e) => {
-                eprintln!("error: --hostfile {}: {e}", f.display());
-                return ExitCode::from(2);
-            }
-        }
-    } else if let Some(list) = &slurm_nodes {
-        match fuzz_runner::hosts::expand_nodelist(list) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                eprintln!("error: SLURM_JOB_NODELIST={list}: {e}");
-                return ExitCode::from(2);
-            }
-        }
-    } else {
-        None
     };
     let launcher = match launcher {
         Some(LauncherArg::Local) => fuzz_runner::multinode::Launcher::Local,
@@ -465,6 +457,36 @@ fn run(args: RunArgs) -> ExitCode {
     }
 }
 
+/// The nodes of multinode jobs, head first: `--hosts` (`h1,h2`, `gpu[01-04]:8`; slots are the
+/// plan's business and dropped here), else a hostfile, else a Slurm node list.
+fn host_names(
+    hosts: Option<&str>,
+    hostfile: Option<&Path>,
+    slurm_nodes: Option<&str>,
+) -> Result<Option<Vec<String>>, String> {
+    use fuzz_runner::hosts::{expand_nodelist, parse_hosts_arg, read_hostfile};
+    let names =
+        |v: Vec<fuzz_runner::hosts::HostSpec>| Some(v.into_iter().map(|h| h.name).collect());
+    if let Some(h) = hosts {
+        return parse_hosts_arg(h)
+            .map(names)
+            .map_err(|e| format!("--hosts: {e}"));
+    }
+    if let Some(f) = hostfile {
+        return std::fs::read_to_string(f)
+            .map_err(|e| e.to_string())
+            .and_then(|t| read_hostfile(&t))
+            .map(names)
+            .map_err(|e| format!("--hostfile {}: {e}", f.display()));
+    }
+    match slurm_nodes {
+        Some(list) => expand_nodelist(list)
+            .map(Some)
+            .map_err(|e| format!("SLURM_JOB_NODELIST={list}: {e}")),
+        None => Ok(None),
+    }
+}
+
 fn plan(
     file: &Path,
     cluster: Option<&Path>,
@@ -472,17 +494,6 @@ fn plan(
     output: Option<&Path>,
     format: Format,
 ) -> ExitCode {
-    if let Some(h) = &hosts {
-        if h.is_empty()
-            || h.iter()
-                .any(|h| h.trim().is_empty() || h.contains(char::is_whitespace))
-        {
-            eprintln!(
-                "error: --hosts takes host names separated by commas, as in --hosts node1,node2"
-            );
-            return ExitCode::from(2);
-        }
-    }
     let profile = match cluster {
         Some(p) => {
             let text = match std::fs::read_to_string(p) {

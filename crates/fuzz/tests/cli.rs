@@ -84,6 +84,48 @@ fn plan_with_a_cluster_and_hosts() {
     assert_eq!(v["jobs"][0]["launchers"][0]["world_size"], 8);
 }
 
+/// Hosts in Slurm's bracket syntax and from an MPICH hostfile give the same plan as a list.
+#[test]
+fn plan_hosts_from_a_node_list_or_a_hostfile() {
+    let listed = fuzz(&[
+        "plan",
+        "examples/nccl-torchrun-generic.fz",
+        "--hosts",
+        "gpu01,gpu02",
+    ]);
+    assert_eq!(code(&listed), 0, "{}", text(&listed.stderr));
+    let bracket = fuzz(&[
+        "plan",
+        "examples/nccl-torchrun-generic.fz",
+        "--hosts",
+        "gpu[01-02]:4",
+    ]);
+    assert_eq!(code(&bracket), 0, "{}", text(&bracket.stderr));
+    assert_eq!(listed.stdout, bracket.stdout);
+    let hostfile = tmp("hostfile");
+    std::fs::write(&hostfile, "# two nodes\ngpu01:4\ngpu02:4\n").expect("hostfile");
+    let from_file = fuzz(&[
+        "plan",
+        "examples/nccl-torchrun-generic.fz",
+        "--hostfile",
+        hostfile.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&from_file), 0, "{}", text(&from_file.stderr));
+    assert_eq!(listed.stdout, from_file.stdout);
+    let bad = fuzz(&[
+        "plan",
+        "examples/nccl-torchrun-generic.fz",
+        "--hosts",
+        "gpu[02-01]",
+    ]);
+    assert_eq!(code(&bad), 2);
+    assert!(
+        text(&bad.stderr).contains("--hosts"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
 #[test]
 fn graph_formats() {
     let o = fuzz(&["plan", "examples/pipeline.fz", "--format", "dot"]);
