@@ -88,6 +88,18 @@ pub struct Instance {
     pub stop: Vec<String>,
 }
 
+/// Whether a host path of the plan lies under `{workdir}`: it starts with `{workdir}/` and
+/// no component of the rest is `..`.
+fn under_workdir(path: &str) -> Result<(), &'static str> {
+    let Some(rest) = path.strip_prefix(WORKDIR).and_then(|r| r.strip_prefix('/')) else {
+        return Err("is not under the run directory ({workdir})");
+    };
+    if rest.split('/').any(|c| c == "..") {
+        return Err("leads out of the run directory (`..`)");
+    }
+    Ok(())
+}
+
 fn fill(path: &str, run_dir: &Path) -> PathBuf {
     PathBuf::from(path.replace(WORKDIR, &run_dir.display().to_string()))
 }
@@ -105,6 +117,28 @@ pub fn prepare(
             "plan_version {} is not supported (this runner reads version {PLAN_VERSION})",
             plan.plan_version
         ));
+    }
+    // Host paths are the plan's own, under the run directory: a plan edited to write elsewhere
+    // is refused before anything is created.
+    let mut planned: Vec<(&str, &str)> = Vec::new();
+    for v in &plan.volumes {
+        planned.push((&v.key, &v.host_path));
+    }
+    for t in plan.jobs.iter().chain(&plan.services) {
+        for m in &t.mounts {
+            planned.push((&t.name, &m.host_path));
+        }
+        for f in &t.files {
+            planned.push((&t.name, &f.host_path));
+        }
+        for h in &t.helpers {
+            planned.push((&t.name, &h.host_path));
+        }
+    }
+    for (owner, path) in planned {
+        if let Err(why) = under_workdir(path) {
+            return refuse(format!("`{owner}`: the host path {path:?} {why}"));
+        }
     }
     let runtime = match options.runtime {
         RuntimeKind::Auto => {

@@ -117,6 +117,18 @@ fn broken_plans_are_refused_with_what_is_wrong() {
     let m = refusal(&p, &host_options());
     assert!(m.contains(&p.jobs[0].name) && m.contains("empty"), "{m}");
 
+    // Host paths outside the run directory, as an edited plan might have.
+    let mut p = example_plan("pipeline.fz", None);
+    p.volumes[0].host_path = "/etc".into();
+    let m = refusal(&p, &host_options());
+    assert!(m.contains("\"/etc\" is not under the run directory"), "{m}");
+    let mut p = example_plan("pipeline.fz", None);
+    if let Some(f) = p.jobs[0].files.first_mut() {
+        f.host_path = "{workdir}/files/../../../etc/cron.d/x".into();
+    }
+    let m = refusal(&p, &host_options());
+    assert!(m.contains("leads out of the run directory"), "{m}");
+
     let mut options = host_options();
     options.volumes.insert("nope".into(), std::env::temp_dir());
     assert!(refusal(&base, &options).contains("no volume `nope`"));
