@@ -17,6 +17,22 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The settings the server reads (see the module documentation). Editor extensions declare
+/// these (editors/vscode/extension.js lists them; a test keeps the two equal).
+pub const SETTINGS: &[&str] = &[
+    "config",
+    "cluster",
+    "select",
+    "ignore",
+    "debounceMs",
+    "pushDiagnostics",
+    "inlayHints",
+];
+
+/// Keys of a `fuzzlint` settings section that belong to the editor's client, not the server
+/// (the executable's path, message tracing): accepted without a warning, not used.
+const CLIENT_ONLY: &[&str] = &["path", "trace"];
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientSettings {
     pub config: Option<String>,
@@ -73,6 +89,7 @@ impl ClientSettings {
                     .is_some(),
                 "pushDiagnostics" => v.as_bool().map(|x| s.push_diagnostics = Some(x)).is_some(),
                 "inlayHints" => v.as_bool().map(|x| s.inlay_hints = Some(x)).is_some(),
+                other if CLIENT_ONLY.contains(&other) => true,
                 _ => {
                     warnings.push(format!("unknown setting `{k}`"));
                     true
@@ -215,5 +232,29 @@ mod tests {
         let (o, err) = s.options_for(None);
         assert!(err.is_some_and(|e| e.contains("select")));
         assert!(o.profile.is_none());
+    }
+
+    /// editors/vscode declares exactly the settings the server reads, and the server reads each
+    /// of them without a warning (the extension's own keys included).
+    #[test]
+    fn the_vscode_extension_declares_the_server_settings() {
+        let js = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode/extension.js"),
+        )
+        .expect("editors/vscode/extension.js");
+        let start = js.find("const SERVER_SETTINGS = [").expect("the list");
+        let end = start + js[start..].find("];").expect("its end");
+        let listed: Vec<&str> = js[start..end].split('"').skip(1).step_by(2).collect();
+        assert_eq!(listed, SETTINGS);
+        let all = serde_json::json!({"fuzzlint": {
+            "config": "f.toml", "cluster": "c.toml", "select": ["FZ2"], "ignore": [],
+            "debounceMs": 10, "pushDiagnostics": true, "inlayHints": false,
+            "path": "/usr/bin/fuzzlint", "trace": {"server": "off"}
+        }});
+        let (s, warnings) = ClientSettings::from_json(&all);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(s.debounce_ms, Some(10));
+        let (_, warnings) = ClientSettings::from_json(&serde_json::json!({"clustr": "x"}));
+        assert_eq!(warnings, ["unknown setting `clustr`"]);
     }
 }
