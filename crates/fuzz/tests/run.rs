@@ -566,6 +566,81 @@ fn a_service_with_a_tcp_probe_serves_its_dependent_and_is_stopped_after_it() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// An `http-get` and an `exec` readiness probe both gate a dependent; the plain service stops
+/// once its dependent ended, the `persist: true` one only when every job has ended.
+#[test]
+fn http_and_exec_probes_gate_and_a_persistent_service_outlives_its_dependents() {
+    let d = scratch("persist");
+    let port = free_port();
+    let flag = d.join("ready.flag");
+    let f = write(
+        &d,
+        "persist.fz",
+        &format!(
+            "version: v1
+services:
+  web:
+    image:
+      uri: docker://python:3.12
+    command: [sh, -c, 'sleep 1; exec python3 -m http.server {port} --bind 127.0.0.1 --directory {dir}']
+    persist: true
+    readiness-probe:
+      http-get:
+        path: /
+        port: {port}
+      period-seconds: 1
+  marker:
+    image:
+      uri: docker://alpine:3.20
+    command: [sh, -c, 'sleep 1; touch {flag}; exec sleep 300']
+    readiness-probe:
+      exec:
+        command: [test, -e, {flag}]
+      period-seconds: 1
+jobs:
+  quick:
+    image:
+      uri: docker://python:3.12
+    command: [python3, -c, 'import urllib.request; print(\"status\", urllib.request.urlopen(\"http://127.0.0.1:{port}/\").status)']
+    depends-on:
+      - name: web
+        status: RUNNING
+      - name: marker
+        status: RUNNING
+  slow:
+    image:
+      uri: docker://alpine:3.20
+    command: [sh, -c, 'sleep 4; echo slow done']
+",
+            dir = d.display(),
+            flag = flag.display()
+        ),
+    );
+    let ev = d.join("events.jsonl");
+    let out = run(&d, &f, &["--events", ev.to_str().expect("utf-8")]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[quick] status 200"), "{so}\n{se}");
+    assert!(so.contains("[slow] slow done"), "{so}");
+    let events: Vec<serde_json::Value> = std::fs::read_to_string(&ev)
+        .expect("events")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let finished = |name: &str| {
+        events
+            .iter()
+            .position(|e| e["event"] == "job_finished" && e["job"] == name)
+            .unwrap_or_else(|| panic!("{name} never finished: {events:?}"))
+    };
+    // `marker` is stopped once `quick` needs it no more, while `slow` still runs; `web`
+    // persists until `slow`, the last job, has ended.
+    assert!(finished("quick") < finished("marker"), "{events:?}");
+    assert!(finished("marker") < finished("slow"), "{events:?}");
+    assert!(finished("slow") < finished("web"), "{events:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A service whose probe never passes fails after the ready timeout; its dependent is skipped.
 #[test]
 fn a_service_that_never_gets_ready_fails_and_skips_its_dependent() {
