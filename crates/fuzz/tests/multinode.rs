@@ -523,3 +523,102 @@ fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
     assert_eq!(said, ["auto-says 0", "auto-says 1", "auto-says 2"], "{so}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A secret in a multinode job's environment reaches every node, and no process's command
+/// line shows it (the nodes source their environment from files of the run directory), with
+/// node 1 reached over ssh (an sshd on loopback) for as long as it runs.
+#[test]
+fn secrets_reach_every_node_and_no_command_line() {
+    if !require(Sshd::available()) {
+        return;
+    }
+    let sshd = Sshd::start_loopback(0).expect("sshd on loopback");
+    let d = scratch("secret");
+    let secrets = d.join("secrets.toml");
+    let value = format!("s3cr3t-{}", std::process::id());
+    std::fs::write(&secrets, format!("[user]\ntok = \"{value}\"\n")).expect("secrets");
+    let mut perm = std::fs::metadata(&secrets).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o600);
+    std::fs::set_permissions(&secrets, perm).expect("chmod");
+    let started = d.join("started");
+    let f = d.join("secret.fz");
+    std::fs::write(
+        &f,
+        multinode_job(
+            &format!(
+                "exec_all sh -c 'touch {s}.$RANK; sleep 2; echo \"secret-says $RANK ${{#TOKEN}}\"'",
+                s = started.display()
+            ),
+            "generic",
+        )
+        .replace("nodes: 3", "nodes: 2")
+        .replace(
+            "    resource:",
+            "    env:\n      - TOKEN=secret://user/tok\n    resource:",
+        ),
+    )
+    .expect("write Fuzzfile");
+    let child = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        .arg("run")
+        .arg(&f)
+        .args([
+            "--runtime",
+            "host",
+            "--status",
+            "never",
+            "--forward-streams",
+            "--hosts",
+            "localhost,127.0.0.1",
+            "--launcher",
+            "ssh",
+            "--ssh-config",
+        ])
+        .arg(sshd.client_config())
+        .arg("--secrets")
+        .arg(&secrets)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn fuzz");
+    // While both nodes run, look at every command line on the machine.
+    let deadline = std::time::Instant::now() + LIMIT;
+    while !(0..2).all(|r| started.with_extension(r.to_string()).exists()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the nodes never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut shown = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        if let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmdline).contains(&value) {
+                shown.push(String::from_utf8_lossy(&cmdline).replace('\0', " "));
+            }
+        }
+    }
+    let out = child.wait_with_output().expect("wait");
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        shown.is_empty(),
+        "the secret is on a command line: {shown:?}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    let mut said: Vec<String> = lines_with(&so, "secret-says")
+        .iter()
+        .map(|l| l[l.find("secret-says").unwrap_or(0)..].to_owned())
+        .collect();
+    said.sort();
+    let n = value.len();
+    assert_eq!(
+        said,
+        [format!("secret-says 0 {n}"), format!("secret-says 1 {n}")],
+        "{so}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -94,6 +94,10 @@ pub struct NodeConfig {
     pub hosts: Vec<String>,
     /// Per rank: the job's environment on that node.
     pub env: Vec<Vec<(String, String)>>,
+    /// Per rank: a file of `export NAME='value'` lines the node sources (the run directory is
+    /// shared by the nodes); without one, the values are exported inline.
+    #[serde(default)]
+    pub env_files: Vec<PathBuf>,
     /// Per rank: the log file stem (`<job>-<rank>`).
     pub log_names: Vec<String>,
     pub cwd: Option<String>,
@@ -141,7 +145,13 @@ impl NodeConfig {
             setup.push_str(&format!("cd {} || exit 126; ", sh_quote(cwd)));
         }
         let env = self.env.get(rank).map(Vec::as_slice).unwrap_or_default();
-        if !env.is_empty() {
+        if let Some(file) = self.env_files.get(rank) {
+            // Values stay out of every command line (`ps` on either side would show them).
+            setup.push_str(&format!(
+                ". {} || exit 126; ",
+                sh_quote(&file.display().to_string())
+            ));
+        } else if !env.is_empty() {
             setup.push_str("export");
             for (k, v) in env {
                 setup.push_str(&format!(" {}={}", k, sh_quote(v)));
@@ -612,6 +622,13 @@ pub fn mpi_first_failure(text: &str, hosts: &[String], slots: u64) -> Option<Gan
     None
 }
 
+/// The content of a node's environment file: one `export NAME='value'` line per variable.
+pub fn env_file(env: &[(String, String)]) -> String {
+    env.iter()
+        .map(|(k, v)| format!("export {k}={}\n", sh_quote(v)))
+        .collect()
+}
+
 /// The helper scripts of a job: `(path, content)`, executables that call `exe` back.
 pub fn helper_scripts(exe: &Path, dir: &Path) -> Vec<(PathBuf, String)> {
     let exe = sh_quote(&exe.display().to_string());
@@ -679,6 +696,7 @@ mod tests {
             local_netns: false,
             hosts: vec!["gpu-a.cluster".into(), "gpu-b".into()],
             env: vec![],
+            env_files: vec![],
             log_names: vec![],
             cwd: None,
             grace_ms: 0,

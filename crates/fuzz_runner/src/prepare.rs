@@ -862,9 +862,19 @@ fn node_setup(
     let mut instances: Vec<&fuzzfile_plan::Instance> = t.instances.iter().collect();
     instances.sort_by_key(|i| i.rank.unwrap_or(0));
     let mut env = Vec::new();
+    let mut env_files = Vec::new();
     let mut log_names = Vec::new();
-    for i in &instances {
-        env.push(env_values(t, i, ctx)?);
+    for (rank, i) in instances.iter().enumerate() {
+        let mut values = env_values(t, i, ctx)?;
+        for (_, v) in &mut values {
+            if let Some(h) = host_paths.get(v.as_str()) {
+                *v = h.clone();
+            }
+        }
+        let file = helpers.join(format!("{}.env.{rank}", t.name));
+        files.push((file.clone(), crate::multinode::env_file(&values), 0o600));
+        env_files.push(file);
+        env.push(values);
         log_names.push(i.hostname.clone());
     }
     let logs = run_dir.join("logs");
@@ -876,6 +886,7 @@ fn node_setup(
         local_netns: opts.local_netns,
         hosts: mn.hosts.clone(),
         env,
+        env_files,
         log_names,
         cwd: t.cwd.clone(),
         grace_ms: ctx.grace.as_millis() as u64,
