@@ -622,3 +622,66 @@ fn secrets_reach_every_node_and_no_command_line() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--events` gets each node's start and end from `exec_all`, and the gang stop, in the same
+/// file as the runner's own events (local nodes; no root needed).
+#[test]
+fn node_events_join_the_runs_events() {
+    let d = scratch("events");
+    let f = d.join("ev.fz");
+    std::fs::write(
+        &f,
+        multinode_job(
+            "exec_all sh -c 'if [ \"$RANK\" = 2 ]; then sleep 1; exit 5; fi; exec sleep 30'",
+            "generic",
+        ),
+    )
+    .expect("write Fuzzfile");
+    let events = d.join("events.jsonl");
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .arg("run")
+            .arg(&f)
+            .args(["--runtime", "host", "--status", "never", "--grace", "1"])
+            .arg("--events")
+            .arg(&events)
+            .arg("--workdir")
+            .arg(d.join("run")),
+        LIMIT,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ev: Vec<serde_json::Value> = std::fs::read_to_string(&events)
+        .expect("events")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let of = |kind: &str| -> Vec<&serde_json::Value> {
+        ev.iter().filter(|e| e["event"] == kind).collect()
+    };
+    let mut started: Vec<u64> = of("node_started")
+        .iter()
+        .filter_map(|e| e["rank"].as_u64())
+        .collect();
+    started.sort();
+    assert_eq!(started, [0, 1, 2], "{ev:?}");
+    let gang = of("gang_stopped");
+    assert_eq!(gang.len(), 1, "{ev:?}");
+    assert_eq!(
+        (gang[0]["rank"].as_u64(), gang[0]["exit_code"].as_i64()),
+        (Some(2), Some(5))
+    );
+    assert_eq!(of("node_finished").len(), 3, "{ev:?}");
+    // The runner's own events are all there around them.
+    let kinds: Vec<&str> = ev.iter().filter_map(|e| e["event"].as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"plan_ready"), "{kinds:?}");
+    let at = |k: &str| kinds.iter().position(|x| *x == k).unwrap_or(usize::MAX);
+    assert!(at("job_started") < at("node_started"), "{kinds:?}");
+    assert!(at("gang_stopped") < at("job_finished"), "{kinds:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}

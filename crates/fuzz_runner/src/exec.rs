@@ -187,8 +187,11 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
     }
     let redactor = Redactor::new(p.secret_values.iter().cloned());
     let events = match &p.events {
+        // Appending: `exec_all` adds the node events of multinode jobs to the same file.
         Some(path) => Some(Mutex::new(
-            std::fs::File::create(path).map_err(|e| io("create", path, e))?,
+            std::fs::File::create(path)
+                .and_then(|_| std::fs::OpenOptions::new().append(true).open(path))
+                .map_err(|e| io("create", path, e))?,
         )),
         None => None,
     };

@@ -109,6 +109,30 @@ pub struct NodeConfig {
     pub logs: PathBuf,
     /// Where `exec_all` writes the first failure (JSON).
     pub gang_file: PathBuf,
+    /// The run's events file (`fuzz run --events`): `exec_all` appends `node_started`,
+    /// `node_finished` and `gang_stopped` lines.
+    #[serde(default)]
+    pub events: Option<PathBuf>,
+}
+
+impl NodeConfig {
+    /// Appends one event line (a single write to a file opened for appending, so lines from
+    /// the runner and from `exec_all` never interleave).
+    fn emit(&self, event: &str, fields: serde_json::Value) {
+        let Some(path) = &self.events else { return };
+        let mut fields = fields;
+        if let serde_json::Value::Object(m) = &mut fields {
+            m.insert("event".into(), event.into());
+            m.insert("job".into(), self.job.clone().into());
+            let ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            m.insert("time_ms".into(), ms.into());
+        }
+        if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(path) {
+            let _ = f.write_all(format!("{fields}\n").as_bytes());
+        }
+    }
 }
 
 /// The first node that failed, as `exec_all` reports it.
@@ -428,7 +452,13 @@ pub fn exec_all_main(args: &[String]) -> i32 {
     loop {
         while let Ok(ev) = rx.try_recv() {
             match ev {
-                Event::Started(r) => nodes[r].started = true,
+                Event::Started(r) => {
+                    nodes[r].started = true;
+                    cfg.emit(
+                        "node_started",
+                        serde_json::json!({"rank": r, "host": cfg.hosts[r]}),
+                    );
+                }
                 Event::Line(r, is_err, line) => {
                     emit(&cfg, &mut logs, forward, r, is_err, &line);
                 }
@@ -441,6 +471,10 @@ pub fn exec_all_main(args: &[String]) -> i32 {
             if let Ok(Some(s)) = n.child.try_wait() {
                 let code = exit_code(s);
                 n.exit = Some(code);
+                cfg.emit(
+                    "node_finished",
+                    serde_json::json!({"rank": rank, "host": cfg.hosts[rank], "exit_code": code}),
+                );
                 if code != 0 && failure.is_none() {
                     failure = Some(GangFailure {
                         rank,
@@ -476,6 +510,10 @@ pub fn exec_all_main(args: &[String]) -> i32 {
         }
         if let Some(f) = &failure {
             eprintln!("exec_all: {}; stopping every other node", f.detail);
+            cfg.emit(
+                "gang_stopped",
+                serde_json::json!({"rank": f.rank, "host": f.host, "exit_code": f.exit_code, "detail": f.detail}),
+            );
             if f.rank > 0 && !forward {
                 if let Some(tail) = TAILS.lock().ok().and_then(|t| t.get(&f.rank).cloned()) {
                     for l in tail {
@@ -487,6 +525,15 @@ pub fn exec_all_main(args: &[String]) -> i32 {
                 let _ = std::fs::write(&cfg.gang_file, json);
             }
             stop_all(&mut nodes, cfg.grace());
+            for (rank, n) in nodes.iter_mut().enumerate() {
+                if n.exit.is_none() {
+                    let code = n.child.try_wait().ok().flatten().map(exit_code);
+                    cfg.emit(
+                        "node_finished",
+                        serde_json::json!({"rank": rank, "host": cfg.hosts[rank], "exit_code": code, "stopped": true}),
+                    );
+                }
+            }
             // Drain what is left of the output.
             while let Ok(ev) = rx.recv_timeout(Duration::from_millis(200)) {
                 if let Event::Line(r, is_err, line) = ev {
@@ -704,6 +751,7 @@ mod tests {
             forward_always: false,
             logs: PathBuf::new(),
             gang_file: PathBuf::new(),
+            events: None,
         };
         assert_eq!(cfg.rank_of("gpu-b"), Some(1));
         assert_eq!(cfg.rank_of("gpu-a"), Some(0));

@@ -241,6 +241,7 @@ pub fn prepare(
         secrets: &options.secrets,
         grace: options.grace,
         multinode: &options.multinode,
+        events: options.events.as_deref(),
     };
     let mut notes = Vec::new();
     let mut jobs_by_name: BTreeMap<&str, &Task> = BTreeMap::new();
@@ -328,6 +329,8 @@ struct EnvCtx<'a> {
     /// `--grace`, for the `{grace}` placeholder.
     grace: Duration,
     multinode: &'a crate::MultinodeOptions,
+    /// `--events`: `exec_all` appends the node events of multinode jobs.
+    events: Option<&'a Path>,
 }
 
 /// The instance's environment with every value known: literals, secrets from `--secrets`,
@@ -894,6 +897,7 @@ fn node_setup(
         forward_always: opts.forward_always,
         logs,
         gang_file: gang_file.clone(),
+        events: ctx.events.map(Path::to_path_buf),
     };
     let config_path = helpers.join(format!("{}.multinode.json", t.name));
     let json = serde_json::to_string_pretty(&config).map_err(|e| e.to_string())?;
