@@ -685,3 +685,53 @@ fn node_events_join_the_runs_events() {
     assert!(at("gang_stopped") < at("job_finished"), "{kinds:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A job whose `cwd` is a volume (the usual shape: scripts and data in a scratch volume) starts
+/// on every node in that volume's directory, and what the nodes write there is shared.
+#[test]
+fn every_node_starts_in_the_volume_that_is_the_cwd() {
+    let d = scratch("cwd");
+    let f = d.join("cwd.fz");
+    std::fs::write(
+        &f,
+        multinode_job(
+            "exec_all sh -c 'echo \"rank $RANK\" > node-$RANK.txt'",
+            "generic",
+        )
+        .replace("nodes: 3", "nodes: 2")
+        .replace(
+            "    resource:",
+            "    cwd: /scratch\n    mounts:\n      /scratch: scratch\n    resource:",
+        )
+        .replace(
+            "jobs:\n",
+            "volumes:\n  scratch:\n    use: ephemeral\njobs:\n",
+        ),
+    )
+    .expect("write Fuzzfile");
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .arg("run")
+            .arg(&f)
+            .args([
+                "--runtime",
+                "host",
+                "--status",
+                "never",
+                "--keep",
+                "--workdir",
+            ])
+            .arg(d.join("run")),
+        LIMIT,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{se}");
+    let vol = d.join("run/volumes/scratch");
+    for r in 0..2 {
+        let t = std::fs::read_to_string(vol.join(format!("node-{r}.txt")))
+            .unwrap_or_else(|e| panic!("node {r} did not write into the volume: {e}\n{se}"));
+        assert_eq!(t, format!("rank {r}\n"));
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -49,6 +49,7 @@ enum Id {
     ShmTooSmall,
     IbIncompatibleDevices,
     InvalidDeviceOrdinal,
+    DuplicateGpu,
     PortInUse,
     RendezvousTimeout,
     RendezvousConnection,
@@ -57,7 +58,7 @@ enum Id {
     TorchDistributedLaunchDeprecated,
 }
 
-const ALL: [Id; 22] = [
+const ALL: [Id; 23] = [
     Id::SocketsFallback,
     Id::LibibverbsMissing,
     Id::NetPluginNotFound,
@@ -74,6 +75,7 @@ const ALL: [Id; 22] = [
     Id::ShmTooSmall,
     Id::IbIncompatibleDevices,
     Id::InvalidDeviceOrdinal,
+    Id::DuplicateGpu,
     Id::PortInUse,
     Id::RendezvousTimeout,
     Id::RendezvousConnection,
@@ -105,6 +107,7 @@ impl Id {
             Id::ShmTooSmall => "nccl-shm-too-small",
             Id::IbIncompatibleDevices => "nccl-ib-incompatible-devices",
             Id::InvalidDeviceOrdinal => "cuda-invalid-device-ordinal",
+            Id::DuplicateGpu => "nccl-duplicate-gpu",
             Id::PortInUse => "torch-port-in-use",
             Id::RendezvousTimeout => "torch-rendezvous-timeout",
             Id::RendezvousConnection => "torch-rendezvous-connection",
@@ -121,7 +124,7 @@ impl Id {
             Id::NoNetPlugin => Some("nccl-net-unavailable"),
             Id::MnnvlNoImexChannel | Id::CudaNotPermitted => Some("nccl-mnnvl-no-imex"),
             Id::CudaInvalidArgument | Id::NoKernelImage => Some("image-too-old-for-gpu"),
-            Id::InvalidDeviceOrdinal => Some("torchrun-nproc-mismatch"),
+            Id::InvalidDeviceOrdinal | Id::DuplicateGpu => Some("torchrun-nproc-mismatch"),
             Id::RendezvousTimeout => Some("torchrun-nnodes-mismatch"),
             Id::RendezvousConnection => Some("torchrun-missing-master-addr"),
             Id::RendezvousClosed => Some("torchrun-rdzv-incomplete"),
@@ -232,6 +235,12 @@ impl Id {
                 "A process asked for a GPU index that does not exist: torchrun --nproc-per-node \
                  (or the ranks per node) is larger than the GPUs visible to the job; make it equal \
                  the GPUs requested in resource.devices"
+            }
+            Id::DuplicateGpu => {
+                "Two ranks of one NCCL communicator use the same GPU: each process must select \
+                 its own (torch.cuda.set_device(LOCAL_RANK)); when several nodes of a job share \
+                 a machine, give each node its own GPUs (CUDA_VISIBLE_DEVICES); and run no more \
+                 ranks per node than GPUs requested in resource.devices"
             }
             Id::PortInUse => {
                 "A port the job listens on is already in use on this node (EADDRINUSE), often the \
@@ -439,6 +448,9 @@ impl Explainer {
         if l.contains("invalid device ordinal") {
             return self.fire(Id::InvalidDeviceOrdinal);
         }
+        if l.contains("Duplicate GPU detected") {
+            return self.fire(Id::DuplicateGpu);
+        }
         if l.contains("ccl-net")
             && (l.contains("Could not find")
                 || l.contains("No plugin found")
@@ -608,6 +620,14 @@ mod tests {
         (
             "RuntimeError: CUDA error: invalid device ordinal",
             "cuda-invalid-device-ordinal",
+        ),
+        (
+            "smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000",
+            "nccl-duplicate-gpu",
+        ),
+        (
+            "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10",
+            "nccl-duplicate-gpu",
         ),
         (
             "[rank5]: torch.AcceleratorError: CUDA error: invalid device ordinal",

@@ -548,7 +548,7 @@ fn job(
     let mut instances = Vec::new();
     let node = match &t.multinode {
         Some(mn) => Some(
-            node_setup(t, mn, run_dir, env_ctx)
+            node_setup(t, mn, run_dir, cwd.as_deref(), env_ctx)
                 .map_err(|m| RunError::Plan(format!("{what} `{}`: {m}", t.name)))?,
         ),
         None => None,
@@ -839,10 +839,13 @@ struct NodeSetup {
     gang_file: PathBuf,
 }
 
+/// `cwd` is where the head's process starts on this node (on the host runtime a volume's
+/// directory when the job's `cwd` is in a volume): every node starts there too.
 fn node_setup(
     t: &Task,
     mn: &fuzzfile_plan::Multinode,
     run_dir: &Path,
+    cwd: Option<&Path>,
     ctx: &EnvCtx,
 ) -> Result<NodeSetup, String> {
     use crate::multinode::{helper_scripts, NodeConfig};
@@ -891,7 +894,7 @@ fn node_setup(
         env,
         env_files,
         log_names,
-        cwd: t.cwd.clone(),
+        cwd: cwd.map(|c| c.display().to_string()),
         grace_ms: ctx.grace.as_millis() as u64,
         startup_timeout_ms: opts.startup_timeout.as_millis() as u64,
         forward_always: opts.forward_always,
