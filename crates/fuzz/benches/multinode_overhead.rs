@@ -9,21 +9,14 @@
 //! each other host, all at once, then `wait`. Both are timed from spawn to exit on host 0,
 //! median of N. Needs root, iproute2 and OpenSSH; without them it says why and stops.
 
+mod common;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use common::{iterations, median, ms};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 use support::{Hosts, Sshd};
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
 
 fn timed(cmd: &mut std::process::Command) -> Duration {
     let t = Instant::now();
@@ -44,13 +37,7 @@ fn timed(cmd: &mut std::process::Command) -> Duration {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let iters = args
-        .iter()
-        .position(|a| a == "--iterations")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(20usize);
+    let iters = iterations(20);
     if let Err(why) = Hosts::available().and_then(|()| Sshd::available()) {
         println!("multinode_overhead: not run: {why}");
         return;

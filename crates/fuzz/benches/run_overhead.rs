@@ -9,18 +9,12 @@
 //! `fuzz run` on the plan written beforehand by `fuzz plan` (no analysis). The overhead is the
 //! difference of medians; the goal is under 10 ms.
 
+mod common;
+
+use common::{iterations, median, ms};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
 
 fn timed(cmd: &mut Command) -> Duration {
     let t = Instant::now();
@@ -35,13 +29,7 @@ fn timed(cmd: &mut Command) -> Duration {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let iters = args
-        .iter()
-        .position(|a| a == "--iterations")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(50usize);
+    let iters = iterations(50);
     let fuzz = Path::new(env!("CARGO_BIN_EXE_fuzz"));
     let dir = std::env::temp_dir().join(format!("fuzz-bench-run-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch directory");

@@ -357,16 +357,7 @@ fn env_items(v: &View<'_>, replace: TextRange, word: &str, out: &mut Vec<Complet
     let upper = word.to_ascii_uppercase();
     for e in knowledge::VARIABLES.iter().filter(|e| settable(e.name)) {
         if e.name.starts_with(&upper) || upper.is_empty() {
-            let mut it = item(
-                v,
-                e.name,
-                CompletionItemKind::VARIABLE,
-                Some(e.doc.to_owned()),
-                replace,
-                Some(format!("{}=", e.name)),
-            );
-            it.detail = Some("environment variable".into());
-            out.push(it);
+            out.push(variable_item(v, e, replace));
         }
     }
     if "PET_".starts_with(&upper) || upper.starts_with("PET_") {
@@ -391,6 +382,20 @@ fn env_items(v: &View<'_>, replace: TextRange, word: &str, out: &mut Vec<Complet
 }
 
 /// Variables a user sets (Fuzzball sets the other `MULTINODE_*`, `FB_*` and `RANK` itself).
+/// A variable to set: its name, then `=` inserted.
+fn variable_item(v: &View<'_>, e: &knowledge::Entry, replace: TextRange) -> CompletionItem {
+    let mut it = item(
+        v,
+        e.name,
+        CompletionItemKind::VARIABLE,
+        Some(e.doc.to_owned()),
+        replace,
+        Some(format!("{}=", e.name)),
+    );
+    it.detail = Some("environment variable".into());
+    it
+}
+
 fn settable(name: &str) -> bool {
     !fuzzfile_check::launch::PROVIDED_VARIABLES.contains(&name)
 }
@@ -447,16 +452,7 @@ fn in_shell(v: &View<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
                 .iter()
                 .filter(|e| settable(e.name) && e.name.starts_with(typed))
             {
-                let mut it = item(
-                    v,
-                    e.name,
-                    CompletionItemKind::VARIABLE,
-                    Some(e.doc.to_owned()),
-                    replace,
-                    Some(format!("{}=", e.name)),
-                );
-                it.detail = Some("environment variable".into());
-                items.push(it);
+                items.push(variable_item(v, e, replace));
             }
         }
         return Some(items);

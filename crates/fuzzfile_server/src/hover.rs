@@ -325,24 +325,7 @@ fn word_markdown(
 
 /// The shell-ish word around `offset` within `node` (letters, digits and `_-=${}.:/`).
 fn word_bounds(text: &str, node: TextRange, offset: u32) -> Option<(usize, usize)> {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || "_-=${}.:/".contains(c);
-    let lo = node.start as usize;
-    let hi = (node.end as usize).min(text.len());
-    let at = (offset as usize).clamp(lo, hi);
-    let before = text.get(lo..at)?;
-    let after = text.get(at..hi)?;
-    let start = at
-        - before
-            .chars()
-            .rev()
-            .take_while(|&c| is_word(c))
-            .map(char::len_utf8)
-            .sum::<usize>();
-    let end = at
-        + after
-            .chars()
-            .take_while(|&c| is_word(c))
-            .map(char::len_utf8)
-            .sum::<usize>();
-    (start < end).then_some((start, end))
+    crate::locate::word_around(text, node, offset, |c| {
+        c.is_ascii_alphanumeric() || "_-=${}.:/".contains(c)
+    })
 }

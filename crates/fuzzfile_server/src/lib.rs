@@ -37,6 +37,7 @@ mod server;
 mod settings;
 
 pub use server::{Control, Server, CACHED_ANALYSES};
+pub use settings::SETTINGS;
 
 use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, Message};

@@ -250,26 +250,8 @@ pub fn selection(v: &View<'_>, positions: &[Position]) -> Vec<SelectionRange> {
             // The word under the cursor first, when it is smaller than its scalar.
             if let Some(id) = hit.scalar {
                 let r = a.tree.node(id).range;
-                let text = &a.text;
                 let is_word = |c: char| !c.is_whitespace() && !"\"',[]{}".contains(c);
-                let lo = r.start as usize;
-                let at = (offset as usize).clamp(lo, r.end as usize);
-                let before = text.get(lo..at).unwrap_or("");
-                let after = text.get(at..r.end as usize).unwrap_or("");
-                let s = at
-                    - before
-                        .chars()
-                        .rev()
-                        .take_while(|&c| is_word(c))
-                        .map(char::len_utf8)
-                        .sum::<usize>();
-                let e = at
-                    + after
-                        .chars()
-                        .take_while(|&c| is_word(c))
-                        .map(char::len_utf8)
-                        .sum::<usize>();
-                if s < e {
+                if let Some((s, e)) = crate::locate::word_around(&a.text, r, offset, is_word) {
                     chain.push(TextRange::from_usize(s, e));
                 }
             }

@@ -108,19 +108,7 @@ impl Client {
     }
 
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, ResponseError> {
-        self.next_id += 1;
-        let id = RequestId::from(self.next_id);
-        self.conn
-            .sender
-            .send(Request::new(id.clone(), method.into(), params).into())
-            .expect("send");
-        loop {
-            if let Message::Response(r) = self.recv() {
-                if r.id == id {
-                    return r.response_result;
-                }
-            }
-        }
+        self.request_raw(method, params).response_result
     }
 
     /// Send a request and return the raw response (for malformed-parameter tests).
