@@ -86,14 +86,34 @@ fn executable(path: &Path, content: &str) {
     std::fs::set_permissions(path, perm).expect("chmod");
 }
 
-fn lines_with(text: &str, needle: &str) -> Vec<String> {
+/// `fuzz run FILE --status never --workdir DIR/run`, the rest of the flags the caller's.
+fn fuzz_run(file: &Path, dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fuzz"));
+    cmd.arg("run")
+        .arg(file)
+        .args(["--status", "never", "--workdir"])
+        .arg(dir.join("run"));
+    cmd
+}
+
+/// What the nodes said: every line of `text` holding `tag`, from the tag on (output prefixes
+/// such as `[job] [host] ` dropped), sorted.
+fn said(text: &str, tag: &str) -> Vec<String> {
     let mut v: Vec<String> = text
         .lines()
-        .filter(|l| l.contains(needle))
-        .map(str::to_owned)
+        .filter_map(|l| l.find(tag).map(|k| l[k..].to_owned()))
         .collect();
     v.sort();
     v
+}
+
+/// The processes whose command line matches `pattern` (`pgrep -f`), one per line.
+fn running(pattern: &str) -> String {
+    let out = Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .expect("pgrep");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 #[test]
@@ -121,11 +141,7 @@ fn exec_all_runs_on_every_host_with_its_rank() {
         "{so}"
     );
     // `$RANK` in a word becomes each node's rank; `$MULTINODE_NODE_IP` keeps the head's.
-    let mut said: Vec<String> = lines_with(&so, "node-says")
-        .iter()
-        .map(|l| l[l.find("node-says").unwrap_or(0)..].to_owned())
-        .collect();
-    said.sort();
+    let said = said(&so, "node-says");
     assert_eq!(
         said,
         (0..3)
@@ -166,12 +182,8 @@ fn a_failing_rank_stops_every_other_node() {
         "the summary must name the node, rank and code: {se}"
     );
     // Nothing of the job is left on any host (they share this machine's process table).
-    let left = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .expect("pgrep");
-    let left = String::from_utf8_lossy(&left.stdout);
-    assert!(left.trim().is_empty(), "processes left: {left}");
+    let left = running(&marker);
+    assert!(left.is_empty(), "processes left: {left}");
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -208,11 +220,7 @@ fn open_mpi_reaches_every_node_through_the_ssh_wrapper() {
     std::fs::write(&f, text).expect("write Fuzzfile");
     let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
     assert_eq!(code, 0, "{so}\n{se}");
-    let mut said: Vec<String> = lines_with(&so, "ompi-says")
-        .iter()
-        .map(|l| l[l.find("ompi-says").unwrap_or(0)..].to_owned())
-        .collect();
-    said.sort();
+    let said = said(&so, "ompi-says");
     assert_eq!(
         said,
         [
@@ -241,12 +249,8 @@ fn open_mpi_reaches_every_node_through_the_ssh_wrapper() {
         );
     }
     // mpirun stopped the ranks on every node.
-    let left = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .expect("pgrep");
-    let left = String::from_utf8_lossy(&left.stdout);
-    assert!(left.trim().is_empty(), "left: {left}");
+    let left = running(&marker);
+    assert!(left.is_empty(), "left: {left}");
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -273,11 +277,8 @@ fn unknown_and_unreachable_hosts_fail_with_the_reason() {
     std::fs::write(&ssh_config, "Port 1\nConnectTimeout 5\n").expect("ssh config");
     let run = |hosts: &str| {
         let out = output_within(
-            Command::new(env!("CARGO_BIN_EXE_fuzz"))
-                .arg("run")
-                .arg(&f)
-                .args(["--runtime", "host", "--status", "never", "--workdir"])
-                .arg(d.join("run"))
+            fuzz_run(&f, &d)
+                .args(["--runtime", "host"])
                 .args(["--hosts", hosts, "--launcher", "ssh", "--ssh-config"])
                 .arg(&ssh_config),
             LIMIT,
@@ -347,11 +348,7 @@ fn mpich_reaches_every_node_through_the_ssh_wrapper() {
     );
     let (code, so, se) = run_on_head_with(&hosts, &sshd, &f, &d, &[("PATH", &path)]);
     assert_eq!(code, 0, "{so}\n{se}");
-    let mut said: Vec<String> = lines_with(&so, "mpich-says")
-        .iter()
-        .map(|l| l[l.find("mpich-says").unwrap_or(0)..].to_owned())
-        .collect();
-    said.sort();
+    let said = said(&so, "mpich-says");
     assert_eq!(
         said,
         [
@@ -385,12 +382,15 @@ fn a_hung_start_up_fails_naming_the_nodes_that_never_reported() {
         std::env::var("PATH").unwrap_or_default()
     );
     let out = output_within(
-        Command::new(env!("CARGO_BIN_EXE_fuzz"))
-            .arg("run")
-            .arg(&f)
-            .args(["--runtime", "host", "--status", "never", "--grace", "1"])
-            .args(["--startup-timeout", "1", "--workdir"])
-            .arg(d.join("run"))
+        fuzz_run(&f, &d)
+            .args([
+                "--runtime",
+                "host",
+                "--grace",
+                "1",
+                "--startup-timeout",
+                "1",
+            ])
             .args(["--hosts", "localhost,127.0.0.2", "--launcher", "ssh"])
             .env("PATH", path),
         LIMIT,
@@ -403,12 +403,8 @@ fn a_hung_start_up_fails_naming_the_nodes_that_never_reported() {
         "{se}"
     );
     // Neither the head's command nor the hung connection is left.
-    let left = Command::new("pgrep")
-        .args(["-f", "^sleep (37|301)$"])
-        .output()
-        .expect("pgrep");
-    let left = String::from_utf8_lossy(&left.stdout);
-    assert!(left.trim().is_empty(), "left: {left}");
+    let left = running("^sleep (37|301)$");
+    assert!(left.is_empty(), "left: {left}");
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -456,11 +452,7 @@ fn local_nodes_in_network_namespaces_have_their_own_addresses() {
         String::from_utf8_lossy(&out.stderr),
     );
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
-    let mut said: Vec<String> = lines_with(&so, "netns-says")
-        .iter()
-        .map(|l| l[l.find("netns-says").unwrap_or(0)..].to_owned())
-        .collect();
-    said.sort();
+    let said = said(&so, "netns-says");
     let (a0, a1) = (hosts.addr(0), hosts.addr(1));
     assert_eq!(
         said,
@@ -497,12 +489,7 @@ fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
         std::env::var("PATH").unwrap_or_default()
     );
     let out = output_within(
-        Command::new(env!("CARGO_BIN_EXE_fuzz"))
-            .arg("run")
-            .arg(&f)
-            .args(["--status", "never", "--forward-streams", "--workdir"])
-            .arg(d.join("run"))
-            .env("PATH", path),
+        fuzz_run(&f, &d).arg("--forward-streams").env("PATH", path),
         LIMIT,
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -515,11 +502,7 @@ fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
         se.contains("runtime host: the plan has multinode jobs"),
         "{se}"
     );
-    let mut said: Vec<String> = lines_with(&so, "auto-says")
-        .iter()
-        .map(|l| l[l.find("auto-says").unwrap_or(0)..].to_owned())
-        .collect();
-    said.sort();
+    let said = said(&so, "auto-says");
     assert_eq!(said, ["auto-says 0", "auto-says 1", "auto-says 2"], "{so}");
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -558,14 +541,10 @@ fn secrets_reach_every_node_and_no_command_line() {
         ),
     )
     .expect("write Fuzzfile");
-    let child = Command::new(env!("CARGO_BIN_EXE_fuzz"))
-        .arg("run")
-        .arg(&f)
+    let child = fuzz_run(&f, &d)
         .args([
             "--runtime",
             "host",
-            "--status",
-            "never",
             "--forward-streams",
             "--hosts",
             "localhost,127.0.0.1",
@@ -576,8 +555,6 @@ fn secrets_reach_every_node_and_no_command_line() {
         .arg(sshd.client_config())
         .arg("--secrets")
         .arg(&secrets)
-        .arg("--workdir")
-        .arg(d.join("run"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -609,11 +586,7 @@ fn secrets_reach_every_node_and_no_command_line() {
         "the secret is on a command line: {shown:?}"
     );
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
-    let mut said: Vec<String> = lines_with(&so, "secret-says")
-        .iter()
-        .map(|l| l[l.find("secret-says").unwrap_or(0)..].to_owned())
-        .collect();
-    said.sort();
+    let said = said(&so, "secret-says");
     let n = value.len();
     assert_eq!(
         said,
@@ -639,14 +612,9 @@ fn node_events_join_the_runs_events() {
     .expect("write Fuzzfile");
     let events = d.join("events.jsonl");
     let out = output_within(
-        Command::new(env!("CARGO_BIN_EXE_fuzz"))
-            .arg("run")
-            .arg(&f)
-            .args(["--runtime", "host", "--status", "never", "--grace", "1"])
-            .arg("--events")
-            .arg(&events)
-            .arg("--workdir")
-            .arg(d.join("run")),
+        fuzz_run(&f, &d)
+            .args(["--runtime", "host", "--grace", "1", "--events"])
+            .arg(&events),
         LIMIT,
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -710,18 +678,7 @@ fn every_node_starts_in_the_volume_that_is_the_cwd() {
     )
     .expect("write Fuzzfile");
     let out = output_within(
-        Command::new(env!("CARGO_BIN_EXE_fuzz"))
-            .arg("run")
-            .arg(&f)
-            .args([
-                "--runtime",
-                "host",
-                "--status",
-                "never",
-                "--keep",
-                "--workdir",
-            ])
-            .arg(d.join("run")),
+        fuzz_run(&f, &d).args(["--runtime", "host", "--keep"]),
         LIMIT,
     )
     .unwrap_or_else(|e| panic!("{e}"));
