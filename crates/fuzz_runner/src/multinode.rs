@@ -40,6 +40,7 @@
 //! naming every node that never reported.
 
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -438,12 +439,10 @@ pub fn exec_all_main(args: &[String]) -> i32 {
     };
     // Rank 0's output is the job's own: the runner logs it already.
     let mut logs: Logs = (0..nodes.len())
-        .map(|r| {
-            if r == 0 {
-                (None, None)
-            } else {
-                (open("out", r), open("err", r))
-            }
+        .map(|r| NodeLog {
+            out: (r > 0).then(|| open("out", r)).flatten(),
+            err: (r > 0).then(|| open("err", r)).flatten(),
+            tail: VecDeque::new(),
         })
         .collect();
     let start = Instant::now();
@@ -515,10 +514,8 @@ pub fn exec_all_main(args: &[String]) -> i32 {
                 serde_json::json!({"rank": f.rank, "host": f.host, "exit_code": f.exit_code, "detail": f.detail}),
             );
             if f.rank > 0 && !forward {
-                if let Some(tail) = TAILS.lock().ok().and_then(|t| t.get(&f.rank).cloned()) {
-                    for l in tail {
-                        eprintln!("exec_all: [{}] {l}", f.host);
-                    }
+                for l in &logs[f.rank].tail {
+                    eprintln!("exec_all: [{}] {l}", f.host);
                 }
             }
             if let Ok(json) = serde_json::to_string(f) {
@@ -555,28 +552,30 @@ pub fn exec_all_main(args: &[String]) -> i32 {
     }
 }
 
-type Logs = Vec<(Option<std::fs::File>, Option<std::fs::File>)>;
+/// A node's log files (none for the head, whose output the runner logs), and the last lines of
+/// its standard error, shown when it fails first (ssh's "Could not resolve hostname", a
+/// missing program) even when its output is not forwarded.
+struct NodeLog {
+    out: Option<std::fs::File>,
+    err: Option<std::fs::File>,
+    tail: VecDeque<String>,
+}
 
-/// The last lines of standard error of each node, shown when it fails first (ssh's "Could not
-/// resolve hostname", a missing program) even when its output is not forwarded.
-static TAILS: std::sync::Mutex<std::collections::BTreeMap<usize, Vec<String>>> =
-    std::sync::Mutex::new(std::collections::BTreeMap::new());
+type Logs = Vec<NodeLog>;
+
 const TAIL_LINES: usize = 5;
 
 /// One line of node `r`: into its log file, and forwarded (the head's always, as the job's own
 /// output; the others' prefixed with their host when forwarding is on).
 fn emit(cfg: &NodeConfig, logs: &mut Logs, forward: bool, r: usize, is_err: bool, line: &str) {
+    let log = &mut logs[r];
     if is_err {
-        if let Some(t) = TAILS.lock().ok().as_mut() {
-            let tail = t.entry(r).or_default();
-            if tail.len() == TAIL_LINES {
-                tail.remove(0);
-            }
-            tail.push(line.to_owned());
+        if log.tail.len() == TAIL_LINES {
+            log.tail.pop_front();
         }
+        log.tail.push_back(line.to_owned());
     }
-    let (out, err) = &mut logs[r];
-    if let Some(f) = if is_err { err } else { out } {
+    if let Some(f) = if is_err { &mut log.err } else { &mut log.out } {
         let _ = writeln!(f, "{line}");
     }
     if r == 0 || forward {
