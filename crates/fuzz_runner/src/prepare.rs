@@ -580,20 +580,14 @@ fn job(
         if plan_argv.is_empty() {
             return refuse("the command is empty".into());
         }
-        let mut env = match env_values(t, i, env_ctx) {
-            Ok(e) => e,
-            Err(m) => return refuse(m),
+        // A multinode head's environment was resolved with its nodes'.
+        let env = match &node {
+            Some(n) => n.head_env.clone(),
+            None => match env_values(t, i, env_ctx) {
+                Ok(e) => e,
+                Err(m) => return refuse(m),
+            },
         };
-        if let Some(n) = &node {
-            // MULTINODE_SSH_WRAPPER, GASNET_SSH_CMD: the helpers' container paths become
-            // their host paths.
-            for (_, v) in &mut env {
-                if let Some(h) = n.host_paths.get(v.as_str()) {
-                    *v = h.clone();
-                }
-            }
-            env.extend(n.head_env.iter().cloned());
-        }
         let mut stop = Vec::new();
         let (argv, env) = if runtime == RuntimeKind::Host {
             let mut argv: Vec<String> = plan_argv
@@ -835,6 +829,8 @@ struct NodeSetup {
     files: Vec<(PathBuf, String, u32)>,
     /// Container path of a helper → its host path.
     host_paths: BTreeMap<String, String>,
+    /// The head's whole environment (rank 0's, helper paths mapped, and `PATH` and the node
+    /// configuration for the helpers).
     head_env: Vec<(String, String)>,
     gang_file: PathBuf,
 }
@@ -883,6 +879,8 @@ fn node_setup(
         env.push(values);
         log_names.push(i.hostname.clone());
     }
+    // The head is rank 0: its environment, and what its helpers need on top.
+    let mut head_env = env.first().cloned().unwrap_or_default();
     let logs = run_dir.join("logs");
     let gang_file = logs.join(format!("{}.gang.json", t.name));
     let config = NodeConfig {
@@ -906,13 +904,11 @@ fn node_setup(
     let json = serde_json::to_string_pretty(&config).map_err(|e| e.to_string())?;
     files.push((config_path.clone(), json, 0o600));
     let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
-    let head_env = vec![
-        ("PATH".to_owned(), format!("{}:{path}", helpers.display())),
-        (
-            "FUZZ_MULTINODE_CONFIG".to_owned(),
-            config_path.display().to_string(),
-        ),
-    ];
+    head_env.push(("PATH".to_owned(), format!("{}:{path}", helpers.display())));
+    head_env.push((
+        "FUZZ_MULTINODE_CONFIG".to_owned(),
+        config_path.display().to_string(),
+    ));
     Ok(NodeSetup {
         files,
         host_paths,
