@@ -193,10 +193,10 @@ fn main() -> ExitCode {
             }
             let mut failed = false;
             for f in &files {
-                let bytes = match std::fs::read(f) {
+                let bytes = match fuzzfile_io::read(f, fuzzfile_io::Kind::FUZZFILE) {
                     Ok(b) => b,
                     Err(e) => {
-                        eprintln!("error: cannot read {}: {e}", f.display());
+                        eprintln!("error: {e}");
                         return ExitCode::from(2);
                     }
                 };
@@ -314,10 +314,10 @@ fn run(args: RunArgs) -> ExitCode {
             }
         },
     };
-    let text = match std::fs::read(file) {
+    let text = match fuzzfile_io::read(file, fuzzfile_io::Kind::FUZZFILE_OR_PLAN) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", file.display());
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -473,8 +473,8 @@ fn host_names(
             .map_err(|e| format!("--hosts: {e}"));
     }
     if let Some(f) = hostfile {
-        return std::fs::read_to_string(f)
-            .map_err(|e| e.to_string())
+        return fuzzfile_io::read_to_string(f, fuzzfile_io::Kind::HOSTFILE)
+            .map_err(|e| e.reason())
             .and_then(|t| read_hostfile(&t))
             .map(names)
             .map_err(|e| format!("--hostfile {}: {e}", f.display()));
@@ -496,10 +496,10 @@ fn plan(
 ) -> ExitCode {
     let profile = match cluster {
         Some(p) => {
-            let text = match std::fs::read_to_string(p) {
+            let text = match fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::PROFILE) {
                 Ok(t) => t,
                 Err(e) => {
-                    eprintln!("error: cannot read {}: {e}", p.display());
+                    eprintln!("error: --cluster {}: {}", p.display(), e.reason());
                     return ExitCode::from(2);
                 }
             };
@@ -513,10 +513,10 @@ fn plan(
         }
         None => None,
     };
-    let bytes = match std::fs::read(file) {
+    let bytes = match fuzzfile_io::read(file, fuzzfile_io::Kind::FUZZFILE) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e}", file.display());
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };

@@ -50,7 +50,9 @@ pub fn read_secrets(path: &Path) -> Result<(BTreeMap<String, String>, Vec<String
              restrict it with `chmod 600 {shown}`"
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    // Bounded while reading too: the file may grow after the check above.
+    let bytes = fuzzfile_io::read(path, fuzzfile_io::Kind::SECRETS)
+        .map_err(|e| format!("cannot read {shown}: {}", e.reason()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let (line, column) = line_col_bytes(e.as_bytes(), e.utf8_error().valid_up_to());
         format!("{shown}:{line}:{column}: the file is not UTF-8 text")

@@ -85,8 +85,8 @@ impl Resolver {
         };
         if let Some(path) = r.overrides.cluster.clone() {
             let shown = display(&path);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("--cluster {shown}: {}", describe_io(&e)))?;
+            let text = fuzzfile_io::read_to_string(&path, fuzzfile_io::Kind::PROFILE)
+                .map_err(|e| format!("--cluster {shown}: {}", e.reason()))?;
             let profile = parse_profile(&text).map_err(|e| format!("{shown}:{e}"))?;
             r.cli_profile = Some((profile, shown));
         }
@@ -158,8 +158,8 @@ impl Resolver {
             None => (Config::default(), None),
             Some(p) => {
                 let shown = self.shown(&normalize(p));
-                let text = std::fs::read_to_string(p)
-                    .map_err(|e| format!("{shown}: cannot read: {}", describe_io(&e)))?;
+                let text = fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::CONFIG)
+                    .map_err(|e| format!("{shown}: cannot read: {}", e.reason()))?;
                 let config = parse_config(&text).map_err(|e| format!("{shown}:{e}"))?;
                 (config, Some(shown))
             }
@@ -184,10 +184,10 @@ impl Resolver {
                 let base = config_path.and_then(Path::parent).unwrap_or(Path::new("."));
                 let full = base.join(path);
                 let full_shown = self.shown(&normalize(&full));
-                let text = std::fs::read_to_string(&full).map_err(|e| {
+                let text = fuzzfile_io::read_to_string(&full, fuzzfile_io::Kind::PROFILE).map_err(|e| {
                     format!(
                         "{config_shown}:{line}:{column}: cannot read the cluster profile {full_shown}: {}",
-                        describe_io(&e)
+                        e.reason()
                     )
                 })?;
                 let profile = parse_profile(&text).map_err(|e| format!("{full_shown}:{e}"))?;

@@ -59,6 +59,27 @@ impl ReadError {
     }
 }
 
+impl ReadError {
+    /// What is wrong, without the path, for messages that name the file their own way
+    /// (`--cluster c.toml: no such file or directory`).
+    pub fn reason(&self) -> String {
+        match self {
+            ReadError::TooLarge { limit, what, .. } => {
+                format!("larger than {}: it cannot be a {what}", Size(*limit))
+            }
+            ReadError::IsDirectory { .. } => "a directory, not a file".to_owned(),
+            ReadError::NotUtf8 { line, column, .. } => {
+                format!("invalid UTF-8 at line {line}, column {column}: save it as UTF-8")
+            }
+            ReadError::Io { source, .. } => match source.kind() {
+                io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+                io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+                _ => source.to_string(),
+            },
+        }
+    }
+}
+
 /// A byte count for people: `64 MiB`, `1 MiB`, `100 bytes`.
 struct Size(u64);
 

@@ -35,7 +35,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             let keep = match ext {
                 "fz" => true,
                 "yaml" | "yml" => {
-                    std::fs::read_to_string(path).is_ok_and(|t| looks_like_fuzzfile(&t))
+                    fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
+                        .is_ok_and(|t| looks_like_fuzzfile(&t))
                 }
                 _ => false,
             };

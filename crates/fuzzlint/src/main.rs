@@ -258,8 +258,8 @@ fn check(args: CheckArgs) -> ExitCode {
         .par_iter()
         .zip(file_settings.par_iter())
         .map(|(path, settings)| {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes = fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE)
+                .map_err(|e| e.to_string())?;
             let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
             Ok(Checked {
                 path: path.clone(),
