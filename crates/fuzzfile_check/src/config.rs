@@ -433,13 +433,9 @@ fn line_col(text: &str, offset: usize) -> (u32, u32) {
     while !text.is_char_boundary(offset) {
         offset -= 1;
     }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (
-        u32::try_from(line).unwrap_or(u32::MAX),
-        u32::try_from(col).unwrap_or(u32::MAX),
-    )
+    let lc = fuzzfile_diagnostics::LineIndex::new(text)
+        .line_col(text, u32::try_from(offset).unwrap_or(u32::MAX));
+    (lc.line, lc.column)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub fn delete_lines(text: &str, range: TextRange) -> Option<Edit> {
     if r.end > text.len() || !text.is_char_boundary(r.start) || !text.is_char_boundary(r.end) {
         return None;
     }
-    let line_start = text[..r.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = line_start_of(text, r.start);
     if !text[line_start..r.start]
         .bytes()
         .all(|b| b == b' ' || b == b'-')
@@ -18,14 +18,12 @@ pub fn delete_lines(text: &str, range: TextRange) -> Option<Edit> {
     {
         return None;
     }
-    let rest = &text[r.end..];
-    let line_end_rel = rest.find('\n').map_or(rest.len(), |i| i + 1);
-    let tail = rest[..line_end_rel].trim_end_matches(['\n', '\r']).trim();
+    let tail = text[r.end..line_end_of(text, r.end)].trim();
     if !(tail.is_empty() || tail.starts_with('#')) {
         return None;
     }
     Some(Edit {
-        range: TextRange::from_usize(line_start, r.end + line_end_rel),
+        range: TextRange::from_usize(line_start, fuzzfile_diagnostics::next_line_start(text, r.end)),
         replacement: String::new(),
     })
 }
@@ -85,7 +83,7 @@ pub fn add_mapping_entry(
         }
         CollectionStyle::Block => {
             let key_start = tree.node(first.key).range.start as usize;
-            let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
+            let line_start = line_start_of(text, key_start);
             let indent = &text[line_start..key_start];
             if !indent.bytes().all(|b| b == b' ') {
                 // `- key: v` compact form: indent is the column of the key
@@ -94,14 +92,8 @@ pub fn add_mapping_entry(
                 }
             }
             let indent: String = " ".repeat(text[line_start..key_start].chars().count());
-            let end = node.range.end as usize;
-            let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
-            let line_end = if text[..line_end].ends_with('\r') {
-                line_end - 1
-            } else {
-                line_end
-            };
-            let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+            let line_end = line_end_of(text, node.range.end as usize);
+            let newline = newline_of(text);
             Some(Edit {
                 range: TextRange::from_usize(line_end, line_end),
                 replacement: format!("{newline}{indent}{key}: {value}"),
@@ -186,28 +178,19 @@ pub fn yaml_scalar(s: &str, flow: bool) -> String {
     }
 }
 
-/// Offset of the start of the line holding `offset`.
+/// Offset of the start of the line holding `offset` (`\n`, `\r\n` and a lone `\r` end lines).
 fn line_start_of(text: &str, offset: usize) -> usize {
-    text[..offset].rfind('\n').map_or(0, |i| i + 1)
+    fuzzfile_diagnostics::line_start_at(text, offset)
 }
 
-/// Offset of the end of the line holding `offset`, before its `\n` or `\r\n`.
+/// Offset of the end of the line holding `offset`, before its line break.
 fn line_end_of(text: &str, offset: usize) -> usize {
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    if end > offset && text[..end].ends_with('\r') {
-        end - 1
-    } else {
-        end
-    }
+    fuzzfile_diagnostics::line_end_at(text, offset)
 }
 
 /// The line break the text uses.
 fn newline_of(text: &str) -> &'static str {
-    if text.contains("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    }
+    fuzzfile_diagnostics::newline_of(text)
 }
 
 /// Where the content of `id` really ends: the last byte of its last descendant. `None` when
@@ -239,7 +222,7 @@ fn content_end(
                 None => return Some(node.range.end as usize),
             },
             NodeKind::Scalar(s) if s.style.is_block() => {
-                let header = text.get(node.range.as_usize())?.lines().next()?;
+                let header = fuzzfile_diagnostics::lines(text.get(node.range.as_usize())?).next()?;
                 if header.contains('+') {
                     return None;
                 }
@@ -491,17 +474,10 @@ pub fn delete_sequence_item(
                 return None;
             }
             let end = item.end as usize;
-            if text[start..end].contains('\n') || !rest_of_line_is_blank(text, end) {
+            if text[start..end].contains(['\n', '\r']) || !rest_of_line_is_blank(text, end) {
                 return None;
             }
-            let le = line_end_of(text, end);
-            let after = if text[le..].starts_with("\r\n") {
-                le + 2
-            } else if text[le..].starts_with('\n') {
-                le + 1
-            } else {
-                le
-            };
+            let after = fuzzfile_diagnostics::next_line_start(text, end);
             Some(Edit {
                 range: TextRange::from_usize(ls, after),
                 replacement: String::new(),

@@ -363,21 +363,25 @@ pub const PROVIDED_VARIABLES: &[&str] = &[
 
 /// The environment a task's processes start with: `defaults.job.env`, overridden by name by
 /// the task's own `env` (services do not inherit defaults).
+///
+/// Each name appears once, at the place of its last entry (what removing the earlier entry and
+/// appending the later one would give); linear in the number of entries.
 pub fn effective_env<'m>(model: &'m Fuzzfile, task: &'m Task) -> Vec<&'m EnvVar> {
-    let mut out: Vec<&EnvVar> = Vec::new();
-    if task.kind == fuzzfile_model::TaskKind::Job {
-        if let Some(d) = &model.defaults {
-            for e in &d.env {
-                out.retain(|x| x.name != e.name);
-                out.push(e);
-            }
-        }
+    let defaults: &[EnvVar] = match &model.defaults {
+        Some(d) if task.kind == fuzzfile_model::TaskKind::Job => &d.env,
+        _ => &[],
+    };
+    let all = || defaults.iter().chain(&task.env);
+    let mut last: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(defaults.len() + task.env.len());
+    for (i, e) in all().enumerate() {
+        last.insert(e.name.as_str(), i);
     }
-    for e in &task.env {
-        out.retain(|x| x.name != e.name);
-        out.push(e);
-    }
-    out
+    all()
+        .enumerate()
+        .filter(|(i, e)| last.get(e.name.as_str()) == Some(i))
+        .map(|(_, e)| e)
+        .collect()
 }
 
 /// The value of a word after variable resolution.
@@ -909,17 +913,19 @@ pub fn insert_flag(
                     replacement: format!(", {}", yaml_item(flag)),
                 }),
                 fuzzfile_syntax::CollectionStyle::Block => {
-                    let line_start = text[..item.start as usize].rfind('\n').map_or(0, |i| i + 1);
+                    let line_start = fuzzfile_diagnostics::line_start_at(text, item.start as usize);
                     let prefix = &text[line_start..item.start as usize];
                     if !prefix.trim_end().ends_with('-') || !prefix.trim_start().starts_with('-') {
                         return None;
                     }
-                    let line_end = text[item.end as usize..]
-                        .find('\n')
-                        .map_or(text.len(), |i| item.end as usize + i);
+                    let line_end = fuzzfile_diagnostics::line_end_at(text, item.end as usize);
                     Some(fuzzfile_diagnostics::Edit {
                         range: TextRange::from_usize(line_end, line_end),
-                        replacement: format!("\n{prefix}{}", yaml_item(flag)),
+                        replacement: format!(
+                            "{}{prefix}{}",
+                            fuzzfile_diagnostics::newline_of(text),
+                            yaml_item(flag)
+                        ),
                     })
                 }
             }

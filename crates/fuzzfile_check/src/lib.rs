@@ -160,7 +160,7 @@ fn next_line_start(index: &LineIndex, offset: u32) -> u32 {
 pub fn looks_like_fuzzfile(text: &str) -> bool {
     let mut version = false;
     let mut tasks = false;
-    for line in text.lines() {
+    for line in fuzzfile_diagnostics::lines(text) {
         let line = line.trim_start_matches('\u{feff}');
         if line.starts_with("version:") {
             version = true;

@@ -127,11 +127,9 @@ pub fn parse_profile(text: &str) -> Result<ClusterProfile, ProfileError> {
 }
 
 fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line as u32, col as u32)
+    let offset = u32::try_from(offset.min(text.len())).unwrap_or(u32::MAX);
+    let lc = fuzzfile_diagnostics::LineIndex::new(text).line_col(text, offset);
+    (lc.line, lc.column)
 }
 
 fn position_of(text: &str, key: &str) -> (u32, u32) {

@@ -9,7 +9,9 @@
 mod line_index;
 mod rules;
 
-pub use line_index::{LineCol, LineIndex};
+pub use line_index::{
+    is_break, line_end_at, line_start_at, lines, newline_of, next_line_start, LineCol, LineIndex,
+};
 pub use rules::{Rule, RuleCategory};
 
 use serde::Serialize;

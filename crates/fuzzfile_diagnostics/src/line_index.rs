@@ -1,5 +1,9 @@
-//! Byte offset ↔ (line, column) conversion. Lines are split at `\n`; a `\r` before it belongs to
-//! the line break, so CRLF files report the same columns as LF files.
+//! Byte offset ↔ (line, column) conversion. A line ends at `\r\n`, `\n` or a lone `\r`: the
+//! three line breaks of YAML 1.2 (`b-break`) and of the Language Server Protocol. The break
+//! is not part of the line, so CRLF and CR files report the same columns as LF files.
+//!
+//! Every layer that needs lines (syntax recovery, fixes, suppression comments, the language
+//! server) uses this index or the free functions below, so they all agree on what a line is.
 
 use crate::TextRange;
 use serde::Serialize;
@@ -21,12 +25,16 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
         let mut starts = Vec::with_capacity(text.len() / 40 + 1);
         starts.push(0);
-        starts.extend(
-            memchr::memchr_iter(b'\n', text.as_bytes())
-                .map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)),
-        );
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            // The `\r` of a `\r\n` pair is not a break of its own.
+            if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                continue;
+            }
+            starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
+        }
         LineIndex {
             starts,
             len: u32::try_from(text.len()).unwrap_or(u32::MAX),
@@ -49,10 +57,20 @@ impl LineIndex {
     /// Byte range of 0-based `line`, without its line break.
     pub fn line_range(&self, text: &str, line: usize) -> TextRange {
         let start = self.starts.get(line).copied().unwrap_or(self.len);
-        let mut end = self.starts.get(line + 1).map_or(self.len, |s| s - 1);
-        if end > start && text.as_bytes().get(end as usize - 1) == Some(&b'\r') {
-            end -= 1;
-        }
+        let end = match self.starts.get(line + 1) {
+            None => self.len,
+            Some(&next) => {
+                // Strip the break: `\n`, `\r` or `\r\n`.
+                let mut end = next - 1;
+                if end > start
+                    && text.as_bytes().get(end as usize) == Some(&b'\n')
+                    && text.as_bytes().get(end as usize - 1) == Some(&b'\r')
+                {
+                    end -= 1;
+                }
+                end
+            }
+        };
         TextRange::new(start, end)
     }
 
@@ -111,6 +129,63 @@ impl LineIndex {
     }
 }
 
+/// Whether `b` is a line-break byte (`\n` or `\r`).
+pub fn is_break(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+/// Byte offset of the start of the line holding `offset` (after the last `\n` or `\r` before
+/// it). `offset` is clamped to the text.
+pub fn line_start_at(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    memchr::memrchr2(b'\n', b'\r', &text.as_bytes()[..offset]).map_or(0, |i| i + 1)
+}
+
+/// Byte offset of the end of the line holding `offset`, before its line break (`\n`, `\r\n`
+/// or `\r`), or the end of the text.
+pub fn line_end_at(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    memchr::memchr2(b'\n', b'\r', &text.as_bytes()[offset..]).map_or(text.len(), |i| offset + i)
+}
+
+/// Byte offset of the start of the line after the one holding `offset` (past its line break),
+/// or the end of the text on the last line.
+pub fn next_line_start(text: &str, offset: usize) -> usize {
+    let end = line_end_at(text, offset);
+    let b = text.as_bytes();
+    match b.get(end) {
+        Some(b'\r') if b.get(end + 1) == Some(&b'\n') => end + 2,
+        Some(_) => end + 1,
+        None => end,
+    }
+}
+
+/// The line break a text uses for new lines: that of its first line break, else `\n`.
+pub fn newline_of(text: &str) -> &'static str {
+    let b = text.as_bytes();
+    match memchr::memchr2(b'\n', b'\r', b) {
+        Some(i) if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') => "\r\n",
+        Some(i) if b[i] == b'\r' => "\r",
+        _ => "\n",
+    }
+}
+
+/// The lines of `text` without their breaks, split at `\r\n`, `\n` and `\r` (unlike
+/// [`str::lines`], which keeps a lone `\r` inside a line). A text ending in a break has no
+/// empty last line, as with [`str::lines`].
+pub fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = line_end_at(rest, 0);
+        let line = &rest[..end];
+        rest = &rest[next_line_start(rest, end)..];
+        Some(line)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +201,36 @@ mod tests {
         // after é (2 bytes) is column 5 in characters
         assert_eq!(idx.line_col(text, 5), LineCol { line: 1, column: 5 });
         assert_eq!(idx.line_range(text, 0).slice(text), "a: é");
+    }
+
+    #[test]
+    fn lone_cr_crlf_and_lf_are_all_line_breaks() {
+        let text = "a: 1\rb: 2\r\nc: 3\nd: é\r";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_count(), 5);
+        let at = |s: &str| text.find(s).unwrap() as u32;
+        assert_eq!(idx.line_col(text, at("b")), LineCol { line: 2, column: 1 });
+        assert_eq!(idx.line_col(text, at("c")), LineCol { line: 3, column: 1 });
+        assert_eq!(idx.line_col(text, at("é")), LineCol { line: 4, column: 4 });
+        assert_eq!(idx.line_range(text, 0).slice(text), "a: 1");
+        assert_eq!(idx.line_range(text, 1).slice(text), "b: 2");
+        assert_eq!(idx.line_range(text, 3).slice(text), "d: é");
+        assert_eq!(idx.line_range(text, 4).slice(text), "");
+        assert_eq!(idx.offset_utf16(text, 1, 99), at("b") + 4);
+        // The helpers agree with the index.
+        let lines: Vec<&str> = lines(text).collect();
+        assert_eq!(lines, ["a: 1", "b: 2", "c: 3", "d: é"]);
+        for line in 0..idx.line_count() {
+            let start = idx.line_start(line) as usize;
+            assert_eq!(line_start_at(text, start), start);
+            assert_eq!(line_end_at(text, start), idx.line_range(text, line).end as usize);
+            if line + 1 < idx.line_count() {
+                assert_eq!(next_line_start(text, start), idx.line_start(line + 1) as usize);
+            }
+        }
+        assert_eq!(newline_of(text), "\r");
+        assert_eq!(newline_of("a\r\nb\rc"), "\r\n");
+        assert_eq!(newline_of("a"), "\n");
     }
 
     #[test]

@@ -1967,7 +1967,7 @@ fn list(items: &[&str]) -> String {
 /// The indentation (spaces) of the line containing `offset`.
 fn line_indent(text: &str, offset: u32) -> String {
     let off = (offset as usize).min(text.len());
-    let start = text[..off].rfind('\n').map_or(0, |i| i + 1);
+    let start = fuzzfile_diagnostics::line_start_at(text, off);
     text[start..].chars().take_while(|c| *c == ' ').collect()
 }
 

@@ -391,7 +391,7 @@ pub(crate) fn find_header(src: &str, content_start: usize) -> Option<(usize, cha
     while p > 0 && matches!(bytes[p - 1], b' ' | b'\t' | b'\n' | b'\r') {
         p -= 1;
     }
-    let line_start = src[..p].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = fuzzfile_diagnostics::line_start_at(src, p);
     let line = &src[line_start..p];
     // Scan for the indicator: the last `|` or `>` followed only by indicators, whitespace and
     // an optional comment.
@@ -440,7 +440,11 @@ pub(crate) fn block(
     expected: &str,
 ) -> Option<Decoded> {
     let (header, chomp, explicit) = find_header(src, content_start)?;
-    let body_start = src[header..].find('\n').map(|i| header + i + 1)?;
+    let header_end = fuzzfile_diagnostics::line_end_at(src, header);
+    if header_end == src.len() {
+        return None;
+    }
+    let body_start = fuzzfile_diagnostics::next_line_start(src, header);
     let end = end.min(src.len());
     if body_start > end {
         return Some((String::new(), Vec::new()));
@@ -449,13 +453,13 @@ pub(crate) fn block(
     let mut lines: Vec<(usize, usize)> = Vec::new();
     let mut p = body_start;
     while p < end {
-        let nl = src[p..].find('\n').map_or(src.len(), |i| p + i);
-        let mut le = nl;
-        if le > p && src.as_bytes()[le - 1] == b'\r' {
-            le -= 1;
-        }
+        let le = fuzzfile_diagnostics::line_end_at(src, p);
         lines.push((p, le));
-        p = nl + 1;
+        let next = fuzzfile_diagnostics::next_line_start(src, p);
+        if next == le {
+            break;
+        }
+        p = next;
     }
     // Indentation: that of the first non-blank line.
     let indent_of = |(s, e): (usize, usize)| src[s..e].bytes().take_while(|&b| b == b' ').count();

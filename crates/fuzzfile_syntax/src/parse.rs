@@ -197,9 +197,7 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
             Event::DocumentStart(..) => {
                 documents += 1;
                 if documents > 1 {
-                    let line_end = text[range.start as usize..]
-                        .find('\n')
-                        .map_or(text.len(), |i| range.start as usize + i);
+                    let line_end = fuzzfile_diagnostics::line_end_at(text, range.start as usize);
                     tree.errors.push(SyntaxError {
                         range: TextRange::from_usize(range.start as usize, line_end),
                         message: "a second YAML document starts here; a Fuzzfile holds exactly one".into(),
@@ -385,7 +383,7 @@ pub(crate) fn trim_block_end(text: &str, range: TextRange) -> TextRange {
 pub(crate) fn block_header_start(text: &str, content_start: u32) -> Option<u32> {
     let before = text.get(..content_start as usize)?;
     let trimmed = before.trim_end_matches([' ', '\t', '\n', '\r']);
-    let line_start = trimmed.rfind('\n').map_or(0, |i| i + 1);
+    let line_start = fuzzfile_diagnostics::line_start_at(trimmed, trimmed.len());
     let line = &trimmed[line_start..];
     // strip a trailing comment
     let code = match line.find(" #") {
@@ -479,10 +477,13 @@ fn close(tree: &mut Tree, frame: Frame, end_event: Option<TextRange>) -> NodeId 
     }
 }
 
+/// 0-based line of `offset`, with the line breaks of [`fuzzfile_diagnostics::LineIndex`]
+/// (`\n`, `\r\n`, lone `\r`), so blanked line numbers mean the same lines everywhere.
 fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
+    let b = &text.as_bytes()[..offset.min(text.len())];
+    b.iter()
+        .enumerate()
+        .filter(|&(i, &c)| c == b'\n' || (c == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n')))
         .count()
 }
 
@@ -605,7 +606,7 @@ fn describe_error(
     // one recovery pass each; blank them together. When the line's own key or item crossed it
     // (the error is at its first character), so do its siblings.
     let lines = if matches!(e.kind(), ErrorKind::RecursionLimitExceeded) {
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_start = fuzzfile_diagnostics::line_start_at(text, at);
         let siblings = text[line_start..at].bytes().all(|b| b == b' ');
         nested_lines(text, err_line, siblings)
     } else {
@@ -627,7 +628,7 @@ fn describe_error(
 /// an earlier line for them).
 fn nested_lines(text: &str, first: usize, siblings: bool) -> Vec<usize> {
     let indent = |l: &str| l.len() - l.trim_start_matches(' ').len();
-    let mut lines = text.split('\n').enumerate().skip(first);
+    let mut lines = fuzzfile_diagnostics::lines(text).enumerate().skip(first);
     let Some((_, head)) = lines.next() else {
         return vec![first];
     };
@@ -648,20 +649,23 @@ fn nested_lines(text: &str, first: usize, siblings: bool) -> Vec<usize> {
 /// The first tab in the indentation (leading spaces and tabs) of the line holding `at` or of a
 /// later line.
 fn indentation_tab(text: &str, at: usize) -> Option<usize> {
-    let mut p = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let mut p = fuzzfile_diagnostics::line_start_at(text, at);
     loop {
         let rest = &text[p..];
         let indent = rest.find(|c| c != ' ' && c != '\t').unwrap_or(rest.len());
         if let Some(i) = rest[..indent].find('\t') {
             return Some(p + i);
         }
-        p += rest.find('\n')? + 1;
+        if fuzzfile_diagnostics::line_end_at(text, p) == text.len() {
+            return None;
+        }
+        p = fuzzfile_diagnostics::next_line_start(text, p);
     }
 }
 
 /// The error for a line indented deeper than the key line above it.
 fn deeper_line_error(text: &str, at: usize, err_line: usize) -> Option<(SyntaxError, Vec<usize>)> {
-    let lines: Vec<&str> = text.split('\n').collect();
+    let lines: Vec<&str> = fuzzfile_diagnostics::lines(text).collect();
     let line = lines.get(err_line)?;
     let indent = line.len() - line.trim_start_matches(' ').len();
     let prev = lines[..err_line]
@@ -676,7 +680,7 @@ fn deeper_line_error(text: &str, at: usize, err_line: usize) -> Option<(SyntaxEr
     if indent <= prev_indent || !prev_is_key {
         return None;
     }
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = fuzzfile_diagnostics::line_start_at(text, at);
     let start = line_start + indent;
     let end = start + line.trim_start_matches(' ').find(':').unwrap_or(1).max(1);
     Some((

@@ -98,15 +98,13 @@ fn demote_split_maps(text: &str, tree: &mut Tree) {
     }
 }
 
+/// Line starts as [`fuzzfile_diagnostics::LineIndex`] computes them (`\n`, `\r\n` and a lone
+/// `\r` end a line), so the blanked line numbers are the index's line numbers.
 fn line_starts(text: &str) -> Vec<usize> {
-    let mut v = vec![0];
-    v.extend(
-        text.bytes()
-            .enumerate()
-            .filter(|(_, b)| *b == b'\n')
-            .map(|(i, _)| i + 1),
-    );
-    v
+    let index = fuzzfile_diagnostics::LineIndex::new(text);
+    (0..index.line_count())
+        .map(|l| index.line_start(l) as usize)
+        .collect()
 }
 
 fn line_index_of(starts: &[usize], offset: usize) -> usize {
@@ -124,9 +122,9 @@ fn blank_line_or_earlier(work: &mut [u8], starts: &[usize], line: usize) -> Opti
         let s = starts[l];
         let e = starts.get(l + 1).map_or(work.len(), |&n| n - 1);
         let slice = &mut work[s..e];
-        if slice.iter().any(|b| !matches!(b, b' ' | b'\r' | b'\t')) {
+        if slice.iter().any(|b| !matches!(b, b' ' | b'\r' | b'\n' | b'\t')) {
             for b in slice.iter_mut() {
-                if *b != b'\r' {
+                if !fuzzfile_diagnostics::is_break(*b) {
                     *b = b' ';
                 }
             }

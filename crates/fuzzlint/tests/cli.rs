@@ -1078,3 +1078,37 @@ fn fix_keeps_a_bom_and_crlf_line_ends() {
     let expected = "\u{feff}version: v4\r\njobs:\r\n  a:\r\n    image: {uri: docker://alpine}\r\n    command: [echo]\r\n    policy:\r\n      timeout:\r\n        execute: 48h\r\n    task-array: {start: 1, end: 2}\r\n";
     assert_eq!(std::fs::read_to_string(file).expect("read"), expected);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Correctness regressions: line breaks, fixes, empty files
+// ---------------------------------------------------------------------------------------------
+
+/// Regression: a lone CR is a line break (YAML 1.2, LSP). Lines and columns in every format
+/// count it as one, for model findings and for syntax errors alike.
+#[test]
+fn lone_cr_line_breaks_give_the_right_line_and_column() {
+    let dir = TempDir::new("lone-cr");
+    let text = "version: v4\rjobs:\r  a:\r    image: {uri: docker://x:1}\r    command: [x]\r    bogus: 1\r";
+    dir.write("cr.fz", text);
+    dir.write("cr-syntax.fz", "version: v4\rjobs:\r  a: [\r");
+    let r = run_in(dir.path(), &["check", "--format", "json", "cr.fz", "cr-syntax.fz"]);
+    let doc = r.json();
+    let diags = doc["diagnostics"].as_array().expect("diagnostics");
+    let find = |rule: &str| {
+        diags
+            .iter()
+            .find(|d| d["rule"] == rule)
+            .unwrap_or_else(|| panic!("no {rule} in {diags:?}"))
+    };
+    let unknown = find("unknown-key");
+    assert_eq!(line_col(&unknown["range"]["start"]), (6, 5));
+    assert_eq!(line_col(&unknown["range"]["end"]), (6, 10));
+    let syntax = find("yaml-syntax");
+    assert_eq!(line_col(&syntax["range"]["start"]), (3, 6), "{syntax}");
+    let r = run_in(dir.path(), &["check", "--format", "sarif", "cr.fz"]);
+    let region = &r.json()["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 6, "{region}");
+    assert_eq!(region["startColumn"], 5, "{region}");
+    let r = run_in(dir.path(), &["check", "--color", "never", "cr.fz"]);
+    assert!(r.stdout.contains("cr.fz:6:5"), "{}", r.stdout);
+}

@@ -638,3 +638,107 @@ fn debounce_waits_for_quiet() {
     );
     c.shutdown();
 }
+
+/// Where an editor puts `offset` of `text`: its own line splitting (`\r\n`, `\n` and a lone
+/// `\r` end a line, as the LSP specification says), independent of the server's `LineIndex`.
+fn editor_pos(text: &str, offset: usize, encoding: Encoding) -> Value {
+    let (mut line, mut start) = (0, 0);
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < offset {
+        if b[i] == b'\r' || b[i] == b'\n' {
+            if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                i += 1;
+                if i >= offset {
+                    break;
+                }
+            }
+            line += 1;
+            start = i + 1;
+        }
+        i += 1;
+    }
+    let before = &text[start..offset];
+    let character = match encoding {
+        Encoding::Utf8 => before.len(),
+        Encoding::Utf16 => before.encode_utf16().count(),
+    };
+    json!({"line": line, "character": character})
+}
+
+/// Regression: lone CR line endings (legal in YAML and in LSP). Positions of an incremental
+/// edit sequence computed the way an editor does land where the editor meant, so the server's
+/// copy stays the editor's: the final diagnostics equal a fresh open of the editor's text, and
+/// their lines are the editor's lines.
+#[test]
+fn lone_cr_documents_stay_in_sync_under_incremental_edits() {
+    let original = TRAIN.replace('\n', "\r");
+    for caps in [caps_utf8(), caps_utf16()] {
+        let mut c = Client::start(caps, None);
+        c.open(URI, "fuzzfile", 1, &original);
+        let first = c.diagnostics(URI, Some(1));
+        // The unknown key `polcy` is on line 16 (0-based 15) as the editor counts.
+        let polcy = first["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["message"].as_str().unwrap().contains("polcy"))
+            .expect("unknown key polcy");
+        assert_eq!(
+            polcy["range"]["start"],
+            editor_pos(&original, original.find("polcy").unwrap(), c.encoding)
+        );
+        let mut text = original.clone();
+        let mut version = 1;
+        let edits: &[&[(&str, usize, usize, &str)]] = &[
+            &[("polcy", 3, 0, "i")],
+            &[("🚀", 0, "🚀".len(), "⚡🔥"), ("nproc-per-node=8", 15, 1, "4")],
+            // Insert a new line (with a lone CR) after non-ASCII text, then an unknown key.
+            &[("\"préparé ✓\"]", "\"préparé ✓\"]".len(), 0, "\r    tïmeout: 3")],
+            // Delete a whole line with its CR.
+            &[("      - NP=8\r", 0, "      - NP=8\r".len(), "")],
+            // A CRLF pair split across two changes stays one line break for both sides.
+            &[("version: v4\r", "version: v4".len(), 0, "  # v\r\n")],
+        ];
+        for batch in edits {
+            version += 1;
+            let mut changes = Vec::new();
+            for (needle, delta, del, ins) in batch.iter() {
+                let at = text.find(needle).unwrap() + delta;
+                let range = json!({
+                    "start": editor_pos(&text, at, c.encoding),
+                    "end": editor_pos(&text, at + del, c.encoding),
+                });
+                changes.push(json!({"range": range, "text": ins}));
+                text.replace_range(at..at + del, ins);
+            }
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": changes}),
+            );
+        }
+        let last = c.diagnostics(URI, Some(version));
+        let fresh_uri = "file:///w/fresh.fz";
+        c.open(fresh_uri, "fuzzfile", 1, &text);
+        let fresh = c.diagnostics(fresh_uri, Some(1));
+        assert_eq!(last["diagnostics"], fresh["diagnostics"]);
+        assert_eq!(actual(&last["diagnostics"]), expected(&text, &c));
+        // The new unknown key is where the editor shows it.
+        let tim = last["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["message"].as_str().unwrap().contains("tïmeout"))
+            .expect("unknown key tïmeout");
+        assert_eq!(
+            tim["range"]["start"],
+            editor_pos(&text, text.find("tïmeout").unwrap(), c.encoding)
+        );
+        assert!(!last["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("polcy")));
+        c.shutdown();
+    }
+}
