@@ -4,7 +4,8 @@ use crate::explain::Explainer;
 use crate::guard::Guard;
 use crate::prepare::{Instance, Job, Prepared};
 use crate::probe;
-use crate::redact::Redactor;
+use crate::reaper::Tracker;
+use crate::redact::{LogWriter, Redactor};
 use crate::status::StatusLine;
 use crate::RunError;
 use fuzzfile_plan::{DependencyStatus, TaskKind};
@@ -12,7 +13,6 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -65,19 +65,29 @@ pub struct Outcome {
     pub run_dir: PathBuf,
     /// Volume ingress or egress that failed (the run then exits 1).
     pub transfer_failures: Vec<String>,
+    /// Logs or events that could not be created or written in full (a full disk, a quota):
+    /// one message per file. The run then exits [`LOGS_INCOMPLETE`] unless a job failed.
+    pub log_failures: Vec<String>,
 }
 
+/// The exit code of a run whose jobs all finished but some of whose logs or events could not
+/// be written in full.
+pub const LOGS_INCOMPLETE: u8 = 3;
+
 impl Outcome {
-    /// 0 when every job finished, 1 otherwise, 128 + the signal when the run was stopped.
+    /// 0 when every job finished, 1 otherwise, 128 + the signal when the run was stopped;
+    /// [`LOGS_INCOMPLETE`] (3) instead of 0 when a log or the events file could not be written
+    /// in full.
     pub fn exit_code(&self) -> u8 {
         match self.interrupted {
             Some(s) => 128u8.saturating_add(s as u8),
-            None if self.transfer_failures.is_empty()
-                && self.jobs.iter().all(|j| j.status == Status::Finished) =>
+            None if !self.transfer_failures.is_empty()
+                || self.jobs.iter().any(|j| j.status != Status::Finished) =>
             {
-                0
+                1
             }
-            None => 1,
+            None if !self.log_failures.is_empty() => LOGS_INCOMPLETE,
+            None => 0,
         }
     }
 
@@ -100,16 +110,30 @@ impl Outcome {
             .iter()
             .filter(|j| j.status == Status::Finished)
             .count();
+        for l in &self.log_failures {
+            s.push_str(&format!("  warning: {l}\n"));
+        }
         s.push_str(&format!(
             "{finished} of {} jobs finished; logs in {}\n",
             self.jobs.len(),
             self.run_dir.join("logs").display()
         ));
+        if !self.log_failures.is_empty() {
+            s.push_str(&format!(
+                "warning: the logs of this run are incomplete ({} file(s) could not be written in full)\n",
+                self.log_failures.len()
+            ));
+        }
         s
     }
 }
 
-struct Events(Option<Mutex<std::fs::File>>, Redactor);
+/// The run's events file (`--events`), written through the run's redaction; a write error is
+/// kept in `failures` (it cannot be an event itself).
+struct Events {
+    file: Option<Mutex<LogWriter>>,
+    failures: Arc<Mutex<Vec<String>>>,
+}
 
 fn now_ms() -> u128 {
     SystemTime::now()
@@ -120,15 +144,18 @@ fn now_ms() -> u128 {
 
 impl Events {
     fn emit(&self, event: &str, mut fields: Value) {
-        let Some(f) = &self.0 else { return };
+        let Some(f) = &self.file else { return };
         if let Value::Object(m) = &mut fields {
             m.insert("event".into(), event.into());
             m.insert("time_ms".into(), json!(now_ms() as u64));
         }
-        let line = fields.to_string();
-        let line = self.1.redact(&line);
-        if let Ok(mut f) = f.lock() {
-            let _ = writeln!(f, "{line}");
+        let mut line = fields.to_string().into_bytes();
+        line.push(b'\n');
+        let failed = f.lock().ok().and_then(|mut f| f.write(&line));
+        if let Some(m) = failed {
+            if let Ok(mut v) = self.failures.lock() {
+                v.push(m);
+            }
         }
     }
 }
@@ -160,8 +187,12 @@ pub(crate) struct Ctx {
     events: Events,
     grace: Duration,
     ready_timeout: Duration,
-    redactor: Redactor,
+    redactor: Arc<Redactor>,
     status: StatusLine,
+    /// Logs that could not be written in full (see [`Outcome::log_failures`]).
+    log_failures: Arc<Mutex<Vec<String>>>,
+    /// Every process an instance starts, and what they start, ends with the instance.
+    tracker: Tracker,
 }
 
 impl Ctx {
@@ -170,6 +201,23 @@ impl Ctx {
         let text = self.redactor.redact(text);
         self.status
             .print(format!("[{label}] {text}\n").as_bytes(), true);
+    }
+
+    /// A log (or `exec_all`'s node log) could not be written: a warning now, an event, and a
+    /// line of the summary; the run exits [`LOGS_INCOMPLETE`].
+    fn log_failed(&self, label: &str, message: &str) {
+        let message = self.redactor.redact(message).into_owned();
+        self.say(
+            label,
+            &format!("warning: {message}; the logs of this run are incomplete"),
+        );
+        self.events.emit(
+            "log_write_failed",
+            json!({"instance": label, "error": message}),
+        );
+        if let Ok(mut v) = self.log_failures.lock() {
+            v.push(message);
+        }
     }
 }
 
@@ -181,20 +229,23 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> RunError {
 /// directory or the events file cannot be created; job failures are in the [`Outcome`].
 pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
     let logs = p.run_dir.join("logs");
-    std::fs::create_dir_all(&logs).map_err(|e| io("create", &logs, e))?;
+    crate::redact::create_log_dir(&logs).map_err(|e| io("create", &logs, e))?;
     for v in &p.volumes {
         std::fs::create_dir_all(v).map_err(|e| io("create", v, e))?;
     }
-    let redactor = Redactor::new(p.secret_values.iter().cloned());
+    let redactor = Arc::new(Redactor::new(p.secret_values.iter().cloned()));
     let events = match &p.events {
-        // Appending: `exec_all` adds the node events of multinode jobs to the same file.
-        Some(path) => Some(Mutex::new(
-            std::fs::File::create(path)
-                .and_then(|_| std::fs::OpenOptions::new().append(true).open(path))
-                .map_err(|e| io("create", path, e))?,
-        )),
+        // Emptied, then appended to: `exec_all` adds the node events of multinode jobs to the
+        // same file.
+        Some(path) => {
+            if let Some(e) = LogWriter::create(path, redactor.clone()).write(b"") {
+                return Err(RunError::Io(e));
+            }
+            Some(Mutex::new(LogWriter::append(path, redactor.clone())))
+        }
         None => None,
     };
+    let log_failures = Arc::new(Mutex::new(Vec::new()));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -203,12 +254,21 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         logs,
         kill_now: std::sync::atomic::AtomicBool::new(false),
         guard: Guard::start(p.grace),
-        events: Events(events, redactor.clone()),
+        events: Events {
+            file: events,
+            failures: log_failures.clone(),
+        },
         grace: p.grace,
         ready_timeout: p.ready_timeout,
         redactor,
         status: StatusLine::new(p.status_line, p.jobs.len()),
+        log_failures: log_failures.clone(),
+        tracker: Tracker::start(&p.run_id).map_err(RunError::Io)?,
     });
+    if let Some(c) = ctx.tracker.run_cgroup() {
+        ctx.guard.cgroup(c);
+    }
+    ctx.guard.tags(&ctx.tracker.tag_prefix());
     // Ingress before any job starts: a failed one leaves every job unstarted.
     let mut transfer_failures = transfers(p, &ctx, "ingress", &p.ingress);
     let mut outcome = if transfer_failures.is_empty() {
@@ -228,16 +288,28 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
             interrupted: None,
             run_dir: p.run_dir.clone(),
             transfer_failures: Vec::new(),
+            log_failures: Vec::new(),
         }
     };
     ctx.status.clear();
     ctx.guard.finish();
+    // What the instances left (a process that escaped its instance's tracking: its
+    // environment cleared, a child of the runner's own helpers) ends with the run.
+    ctx.tracker.finish(p.grace);
     // Egress once every job ended, whatever their status (what they left is worth having),
     // but not after the run was stopped.
     if outcome.interrupted.is_none() && transfer_failures.is_empty() {
         transfer_failures = transfers(p, &ctx, "egress", &p.egress);
     }
-    outcome.transfer_failures = transfer_failures;
+    outcome.transfer_failures = transfer_failures
+        .iter()
+        .map(|t| ctx.redactor.redact(t).into_owned())
+        .collect();
+    outcome.log_failures = ctx
+        .log_failures
+        .lock()
+        .map(|v| v.clone())
+        .unwrap_or_default();
     if !p.keep {
         for v in &p.volumes {
             let _ = std::fs::remove_dir_all(v);
@@ -320,6 +392,7 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
             "run_dir": p.run_dir.display().to_string(),
             "run_id": p.run_id,
             "runtime": p.runtime.as_str(),
+            "process_tracking": ctx.tracker.how(),
             "jobs": p.jobs.iter().filter(|j| j.kind == TaskKind::Job).map(|j| j.name.clone()).collect::<Vec<_>>(),
             "services": p.jobs.iter().filter(|j| j.kind == TaskKind::Service).map(|j| j.name.clone()).collect::<Vec<_>>(),
         }),
@@ -408,6 +481,7 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                 tokio::spawn(async move {
                     let gang_file = job.gang_file.clone();
                     let mpi_report = job.mpi_report.clone();
+                    let redactor = ctx.redactor.clone();
                     let mut r = run_job(job, ctx, stop_rx, stop_tx, msg.clone()).await;
                     // A multinode job: name the node that failed first.
                     if r.status != Status::Finished {
@@ -417,7 +491,7 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                                 serde_json::from_str::<crate::multinode::GangFailure>(&t).ok()
                             })
                         {
-                            r.detail = format!("{}; {}", g.detail, r.detail);
+                            r.detail = format!("{}; {}", redactor.redact(&g.detail), r.detail);
                         } else if let Some((hosts, slots, logs)) = mpi_report {
                             let text: String = logs
                                 .iter()
@@ -525,6 +599,7 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
         interrupted,
         run_dir: p.run_dir.clone(),
         transfer_failures: Vec::new(),
+        log_failures: Vec::new(),
     })
 }
 
@@ -751,9 +826,21 @@ async fn run_instance(
     if *stop.borrow() != Stop::No {
         return ended(Status::Cancelled, None, "the run was stopped".into());
     }
-    let mut cmd = tokio::process::Command::new(&inst.argv[0]);
-    cmd.args(&inst.argv[1..])
+    let program = match crate::reaper::resolve_program(&inst.argv[0], &inst.env, inst.cwd.as_deref())
+    {
+        Ok(p) => p,
+        Err(e) => {
+            let detail = format!("cannot start {}: {e}", inst.argv[0]);
+            ctx.say(&inst.label, &detail);
+            return ended(Status::Failed, None, detail);
+        }
+    };
+    let track = ctx.tracker.instance();
+    let argv = Tracker::argv(&track, &program, &inst.argv);
+    let mut cmd = tokio::process::Command::new(&argv[0]);
+    cmd.args(&argv[1..])
         .envs(inst.env.iter().map(|(k, v)| (k, v)))
+        .env(crate::reaper::INSTANCE_VAR, &track.tag)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -767,10 +854,12 @@ async fn run_instance(
         Err(e) => {
             let detail = format!("cannot start {}: {e}", inst.argv[0]);
             ctx.say(&inst.label, &detail);
+            end_tracked(ctx, track).await;
             return ended(Status::Failed, None, detail);
         }
     };
     let Some(pid) = child.id() else {
+        end_tracked(ctx, track).await;
         return ended(Status::Failed, None, "the process vanished".into());
     };
     if let Some(s) = started {
@@ -778,8 +867,12 @@ async fn run_instance(
     }
     let group = Pid::from_raw(pid as i32);
     ctx.guard.watch(pid as i32);
-    let log =
-        |ext: &str| std::fs::File::create(ctx.logs.join(format!("{}.{ext}", inst.log_name))).ok();
+    let log = |ext: &str| {
+        LogWriter::create(
+            &ctx.logs.join(format!("{}.{ext}", inst.log_name)),
+            ctx.redactor.clone(),
+        )
+    };
     let explainer = Arc::new(Mutex::new(Explainer::new()));
     let mut pumps = Vec::new();
     if let Some(o) = child.stdout.take() {
@@ -826,6 +919,8 @@ async fn run_instance(
     // Whatever is left in the group (background children of a command that exited).
     let _ = killpg(group, Signal::SIGKILL);
     ctx.guard.release(pid as i32);
+    // And what left the group (another session, a daemon): by cgroup or by tag.
+    end_tracked(ctx, track).await;
     for p in pumps {
         let abort = p.abort_handle();
         if tokio::time::timeout(Duration::from_secs(2), p)
@@ -870,6 +965,13 @@ async fn run_instance(
         None if code == Some(0) => ended(Status::Finished, code, how),
         None => ended(Status::Failed, code, how),
     }
+}
+
+/// Ends what is left of an instance's processes (see [`crate::reaper`]), off the runtime's
+/// thread: it waits up to the grace period.
+async fn end_tracked(ctx: &Arc<Ctx>, track: crate::reaper::Track) {
+    let c = ctx.clone();
+    let _ = tokio::task::spawn_blocking(move || c.tracker.end(&track, c.grace, &c.kill_now)).await;
 }
 
 /// Runs the plan's stop command of a container (`podman stop --time GRACE NAME`): the
@@ -942,11 +1044,15 @@ async fn stop_group(
 async fn pump<R: AsyncRead + Unpin>(
     r: R,
     label: String,
-    mut log: Option<std::fs::File>,
+    mut log: LogWriter,
     stderr: bool,
     ctx: Arc<Ctx>,
     explainer: Arc<Mutex<Explainer>>,
 ) {
+    // A log that could not even be created.
+    if let Some(m) = log.write(b"") {
+        ctx.log_failed(&label, &m);
+    }
     let mut r = BufReader::new(r);
     let mut buf = Vec::new();
     loop {
@@ -956,10 +1062,17 @@ async fn pump<R: AsyncRead + Unpin>(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        let clean = ctx.redactor.redact_bytes(&buf);
-        if let Some(f) = &mut log {
-            let _ = f.write_all(&clean);
+        // `exec_all` reports a node log it could not write on its standard error (or
+        // wherever the job sent that).
+        if let Some(m) = buf.strip_prefix(crate::multinode::LOG_FAILED_MARKER.as_bytes()) {
+            let m = String::from_utf8_lossy(m);
+            ctx.log_failed(&label, m.trim());
+            continue;
         }
+        if let Some(m) = log.write(&buf) {
+            ctx.log_failed(&label, &m);
+        }
+        let clean = ctx.redactor.redact_bytes(&buf);
         let mut line = format!("[{label}] ").into_bytes();
         line.extend_from_slice(&clean);
         if !line.ends_with(b"\n") {

@@ -20,20 +20,43 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// `$1` is the grace period in seconds (a decimal number).
+/// `$1` is the grace period in seconds (a decimal number). Lines: `+PGID`, `-PGID`, `cDIR`
+/// (the run's cgroup), `tPREFIX` (the `FUZZ_INSTANCE_ID` prefix of the run's processes),
+/// `done`.
 const GUARD_SCRIPT: &str = r#"trap '' INT TERM HUP
-live=""
+live=""; cg=""; tag=""
 while IFS= read -r l; do
   case "$l" in
     done) exit 0 ;;
     +*) live="$live ${l#+}" ;;
     -*) n=""; for g in $live; do [ "$g" = "${l#-}" ] || n="$n $g"; done; live="$n" ;;
+    c*) cg="${l#c}" ;;
+    t*) tag="${l#t}" ;;
   esac
 done
-[ -n "$live" ] || exit 0
+tagged() {
+  [ -n "$tag" ] || return 0
+  for e in /proc/[0-9]*/environ; do
+    if tr '\0' '\n' < "$e" 2>/dev/null | grep -q "^FUZZ_INSTANCE_ID=$tag"; then
+      p="${e%/environ}"; echo "${p#/proc/}"
+    fi
+  done
+}
 for g in $live; do kill -TERM "-$g" 2>/dev/null; done
+for p in $(tagged); do kill -TERM "$p" 2>/dev/null; done
+[ -n "$cg" ] && for f in "$cg"/cgroup.procs "$cg"/*/cgroup.procs; do
+  [ -f "$f" ] && for p in $(cat "$f" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+done
 sleep "$1"
 for g in $live; do kill -KILL "-$g" 2>/dev/null; done
+[ -n "$cg" ] && echo 1 > "$cg/cgroup.kill" 2>/dev/null
+for p in $(tagged); do kill -KILL "$p" 2>/dev/null; done
+if [ -n "$cg" ]; then
+  sleep 0.2
+  for d in "$cg"/*/; do rmdir "$d" 2>/dev/null; done
+  rmdir "$cg" 2>/dev/null
+fi
+exit 0
 "#;
 
 pub(crate) struct Guard {
@@ -72,6 +95,17 @@ impl Guard {
     /// A process group the runner started.
     pub(crate) fn watch(&self, pgid: i32) {
         self.send(&format!("+{pgid}"));
+    }
+
+    /// The run's cgroup ([`crate::reaper`]): killed as a whole when the runner dies.
+    pub(crate) fn cgroup(&self, dir: &std::path::Path) {
+        self.send(&format!("c{}", dir.display()));
+    }
+
+    /// The `FUZZ_INSTANCE_ID` prefix of the run's processes: they are ended when the runner
+    /// dies, wherever they went (another session, another process group).
+    pub(crate) fn tags(&self, prefix: &str) {
+        self.send(&format!("t{prefix}"));
     }
 
     /// A group that is gone: its id may be reused.

@@ -15,6 +15,7 @@ mod guard;
 pub mod multinode;
 mod prepare;
 mod probe;
+mod reaper;
 mod status;
 
 pub use exec::{execute, Outcome, Status};

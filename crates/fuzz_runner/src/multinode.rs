@@ -39,7 +39,9 @@
 //! reported its start within the start-up timeout fails the whole command with a message
 //! naming every node that never reported.
 
+use crate::redact::{LogWriter, Redactor};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -49,6 +51,11 @@ use std::time::{Duration, Instant};
 
 /// The line [`NODE_SCRIPT`] prints first when `exec_all` asks for it: the node has started.
 pub const STARTED_MARKER: &str = "\u{1e}fuzz-node-started";
+
+/// How `exec_all` tells the runner, on its standard error, that a node's log (or its events)
+/// could not be written in full: this prefix, then the message. The runner counts it as a
+/// log failure of the run (`fuzz run` exits 3) instead of printing it.
+pub const LOG_FAILED_MARKER: &str = "\u{1e}fuzz-log-failed ";
 
 /// Run on every node: `sh -c NODE_SCRIPT fuzz-node GRACE COMMAND [marker]`.
 /// (A background list's standard input is /dev/null unless redirected, hence fd 3; the
@@ -114,12 +121,18 @@ pub struct NodeConfig {
     /// `node_finished` and `gang_stopped` lines.
     #[serde(default)]
     pub events: Option<PathBuf>,
+    /// The run's secret values: `exec_all` redacts them from every node's log, from what it
+    /// forwards and from its events, as the runner does. (This file is the run's own, mode
+    /// 0600, as the nodes' environment files are: no value is on a command line.)
+    #[serde(default)]
+    pub secrets: Vec<String>,
 }
 
 impl NodeConfig {
     /// Appends one event line (a single write to a file opened for appending, so lines from
-    /// the runner and from `exec_all` never interleave).
-    fn emit(&self, event: &str, fields: serde_json::Value) {
+    /// the runner and from `exec_all` never interleave), redacted; a failure is reported to
+    /// the runner ([`LOG_FAILED_MARKER`]).
+    fn emit(&self, redactor: &Arc<Redactor>, event: &str, fields: serde_json::Value) {
         let Some(path) = &self.events else { return };
         let mut fields = fields;
         if let serde_json::Value::Object(m) = &mut fields {
@@ -130,8 +143,9 @@ impl NodeConfig {
                 .map_or(0, |d| d.as_millis() as u64);
             m.insert("time_ms".into(), ms.into());
         }
-        if let Ok(mut f) = std::fs::OpenOptions::new().append(true).open(path) {
-            let _ = f.write_all(format!("{fields}\n").as_bytes());
+        let mut w = LogWriter::append(path, redactor.clone());
+        if let Some(m) = w.write(format!("{fields}\n").as_bytes()) {
+            report_log_failure(&m);
         }
     }
 }
@@ -242,6 +256,13 @@ impl NodeConfig {
             .args(&words);
             c
         };
+        if local {
+            // The node's script (and its watcher) must outlive a signal to the job's process
+            // group: it is what stops the node's command, which runs in a session of its own,
+            // once the pipe from `exec_all` or the wrapper closes. (Over ssh or srun the
+            // script runs under the remote daemon, and the client is in the job's group.)
+            std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        }
         cmd.stdin(Stdio::piped());
         cmd
     }
@@ -364,6 +385,7 @@ pub fn exec_all_main(args: &[String]) -> i32 {
     }
     let forward = cfg.forward_always
         || std::env::var("MULTINODE_WRAPPER_FORWARD_STREAMS").is_ok_and(|v| v == "1");
+    let redactor = Arc::new(Redactor::new(cfg.secrets.iter().cloned()));
     let (tx, rx) = mpsc::channel::<Event>();
     let mut nodes: Vec<Node> = Vec::new();
     for rank in 0..cfg.hosts.len() {
@@ -433,9 +455,13 @@ pub fn exec_all_main(args: &[String]) -> i32 {
     }
     drop(tx);
     let open = |ext: &str, rank: usize| {
-        cfg.log_names
-            .get(rank)
-            .and_then(|n| std::fs::File::create(cfg.logs.join(format!("{n}.{ext}"))).ok())
+        cfg.log_names.get(rank).map(|n| {
+            let mut w = LogWriter::create(&cfg.logs.join(format!("{n}.{ext}")), redactor.clone());
+            if let Some(m) = w.write(b"") {
+                report_log_failure(&m);
+            }
+            w
+        })
     };
     // Rank 0's output is the job's own: the runner logs it already.
     let mut logs: Logs = (0..nodes.len())
@@ -454,12 +480,13 @@ pub fn exec_all_main(args: &[String]) -> i32 {
                 Event::Started(r) => {
                     nodes[r].started = true;
                     cfg.emit(
+                        &redactor,
                         "node_started",
                         serde_json::json!({"rank": r, "host": cfg.hosts[r]}),
                     );
                 }
                 Event::Line(r, is_err, line) => {
-                    emit(&cfg, &mut logs, forward, r, is_err, &line);
+                    emit(&cfg, &redactor, &mut logs, forward, r, is_err, &line);
                 }
             }
         }
@@ -471,6 +498,7 @@ pub fn exec_all_main(args: &[String]) -> i32 {
                 let code = exit_code(s);
                 n.exit = Some(code);
                 cfg.emit(
+                    &redactor,
                     "node_finished",
                     serde_json::json!({"rank": rank, "host": cfg.hosts[rank], "exit_code": code}),
                 );
@@ -508,24 +536,32 @@ pub fn exec_all_main(args: &[String]) -> i32 {
             }
         }
         if let Some(f) = &failure {
-            eprintln!("exec_all: {}; stopping every other node", f.detail);
+            eprintln!(
+                "exec_all: {}; stopping every other node",
+                redactor.redact(&f.detail)
+            );
             cfg.emit(
+                &redactor,
                 "gang_stopped",
                 serde_json::json!({"rank": f.rank, "host": f.host, "exit_code": f.exit_code, "detail": f.detail}),
             );
             if f.rank > 0 && !forward {
                 for l in &logs[f.rank].tail {
-                    eprintln!("exec_all: [{}] {l}", f.host);
+                    eprintln!("exec_all: [{}] {}", f.host, redactor.redact(l));
                 }
             }
             if let Ok(json) = serde_json::to_string(f) {
-                let _ = std::fs::write(&cfg.gang_file, json);
+                let mut w = LogWriter::create(&cfg.gang_file, redactor.clone());
+                if let Some(m) = w.write(json.as_bytes()) {
+                    report_log_failure(&m);
+                }
             }
             stop_all(&mut nodes, cfg.grace());
             for (rank, n) in nodes.iter_mut().enumerate() {
                 if n.exit.is_none() {
                     let code = n.child.try_wait().ok().flatten().map(exit_code);
                     cfg.emit(
+                        &redactor,
                         "node_finished",
                         serde_json::json!({"rank": rank, "host": cfg.hosts[rank], "exit_code": code, "stopped": true}),
                     );
@@ -534,7 +570,7 @@ pub fn exec_all_main(args: &[String]) -> i32 {
             // Drain what is left of the output.
             while let Ok(ev) = rx.recv_timeout(Duration::from_millis(200)) {
                 if let Event::Line(r, is_err, line) = ev {
-                    emit(&cfg, &mut logs, forward, r, is_err, &line);
+                    emit(&cfg, &redactor, &mut logs, forward, r, is_err, &line);
                 }
             }
             return f.exit_code.unwrap_or(124);
@@ -543,7 +579,7 @@ pub fn exec_all_main(args: &[String]) -> i32 {
             // Output threads end with their pipes.
             while let Ok(ev) = rx.recv_timeout(Duration::from_millis(500)) {
                 if let Event::Line(r, is_err, line) = ev {
-                    emit(&cfg, &mut logs, forward, r, is_err, &line);
+                    emit(&cfg, &redactor, &mut logs, forward, r, is_err, &line);
                 }
             }
             return 0;
@@ -556,8 +592,8 @@ pub fn exec_all_main(args: &[String]) -> i32 {
 /// its standard error, shown when it fails first (ssh's "Could not resolve hostname", a
 /// missing program) even when its output is not forwarded.
 struct NodeLog {
-    out: Option<std::fs::File>,
-    err: Option<std::fs::File>,
+    out: Option<LogWriter>,
+    err: Option<LogWriter>,
     tail: VecDeque<String>,
 }
 
@@ -565,9 +601,24 @@ type Logs = Vec<NodeLog>;
 
 const TAIL_LINES: usize = 5;
 
-/// One line of node `r`: into its log file, and forwarded (the head's always, as the job's own
-/// output; the others' prefixed with their host when forwarding is on).
-fn emit(cfg: &NodeConfig, logs: &mut Logs, forward: bool, r: usize, is_err: bool, line: &str) {
+/// Tells the runner that a log could not be written in full ([`LOG_FAILED_MARKER`]).
+fn report_log_failure(message: &str) {
+    let _ = std::io::stderr().write_all(format!("{LOG_FAILED_MARKER}{message}\n").as_bytes());
+}
+
+/// One line of node `r`, redacted: into its log file, and forwarded (the head's always, as the
+/// job's own output; the others' prefixed with their host when forwarding is on).
+fn emit(
+    cfg: &NodeConfig,
+    redactor: &Redactor,
+    logs: &mut Logs,
+    forward: bool,
+    r: usize,
+    is_err: bool,
+    line: &str,
+) {
+    let line = redactor.redact(line);
+    let line = line.as_ref();
     let log = &mut logs[r];
     if is_err {
         if log.tail.len() == TAIL_LINES {
@@ -576,7 +627,9 @@ fn emit(cfg: &NodeConfig, logs: &mut Logs, forward: bool, r: usize, is_err: bool
         log.tail.push_back(line.to_owned());
     }
     if let Some(f) = if is_err { &mut log.err } else { &mut log.out } {
-        let _ = writeln!(f, "{line}");
+        if let Some(m) = f.write(format!("{line}\n").as_bytes()) {
+            report_log_failure(&m);
+        }
     }
     if r == 0 || forward {
         let text = if r == 0 {
@@ -751,6 +804,7 @@ mod tests {
             logs: PathBuf::new(),
             gang_file: PathBuf::new(),
             events: None,
+            secrets: vec![],
         };
         assert_eq!(cfg.rank_of("gpu-b"), Some(1));
         assert_eq!(cfg.rank_of("gpu-a"), Some(0));

@@ -899,6 +899,7 @@ fn node_setup(
         logs,
         gang_file: gang_file.clone(),
         events: ctx.events.map(Path::to_path_buf),
+        secrets: ctx.secrets.values().cloned().collect(),
     };
     let config_path = helpers.join(format!("{}.multinode.json", t.name));
     let json = serde_json::to_string_pretty(&config).map_err(|e| e.to_string())?;

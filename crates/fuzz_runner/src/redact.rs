@@ -24,6 +24,9 @@
 //! for the tens of secrets a run has.
 
 use std::borrow::Cow;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Lines of a multi-line secret shorter than this are not redacted on their own.
 pub const MIN_LINE_PART: usize = 4;
@@ -153,6 +156,99 @@ impl Redactor {
         o.extend_from_slice(&hay[e..]);
         Some(o)
     }
+}
+
+/// Mode of every log file the runner and its helpers write (owner only: logs hold what jobs
+/// print, which may be sensitive even after redaction).
+pub const LOG_FILE_MODE: u32 = 0o600;
+/// Mode of the run's `logs` directory.
+pub const LOG_DIR_MODE: u32 = 0o700;
+
+/// Creates (or empties) the directory `dir` for logs, with [`LOG_DIR_MODE`] also when it
+/// existed already.
+pub fn create_log_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    match std::fs::DirBuilder::new().mode(LOG_DIR_MODE).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(LOG_DIR_MODE))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A log the runner (or `exec_all`) writes: every byte passes through the run's [`Redactor`],
+/// the file is created with [`LOG_FILE_MODE`] (an existing file is truncated and gets that mode
+/// too), and the first error (creating or writing: a full disk, a quota) is kept and returned
+/// once, so the caller can say that the run's logs are incomplete. After an error nothing more
+/// is written to that file: a log with a hole in the middle would look complete.
+pub struct LogWriter {
+    file: Option<std::fs::File>,
+    path: PathBuf,
+    redactor: Arc<Redactor>,
+    pending: Option<String>,
+}
+
+impl LogWriter {
+    /// Creates (truncating) `path`.
+    pub fn create(path: &Path, redactor: Arc<Redactor>) -> LogWriter {
+        LogWriter::open(path, redactor, false)
+    }
+
+    /// Opens `path` for appending, creating it when missing (the events file, which the
+    /// runner and `exec_all` share: each line is one `write`).
+    pub fn append(path: &Path, redactor: Arc<Redactor>) -> LogWriter {
+        LogWriter::open(path, redactor, true)
+    }
+
+    fn open(path: &Path, redactor: Arc<Redactor>, append: bool) -> LogWriter {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mut o = std::fs::OpenOptions::new();
+        o.create(true).mode(LOG_FILE_MODE);
+        if append {
+            o.append(true);
+        } else {
+            o.write(true).truncate(true);
+        }
+        let opened = o.open(path).and_then(|f| {
+            // An existing file keeps its mode on open: narrow it.
+            if !append {
+                f.set_permissions(std::fs::Permissions::from_mode(LOG_FILE_MODE))?;
+            }
+            Ok(f)
+        });
+        let (file, pending) = match opened {
+            Ok(f) => (Some(f), None),
+            Err(e) => (None, Some(format!("cannot create {}: {e}", path.display()))),
+        };
+        LogWriter {
+            file,
+            path: path.to_path_buf(),
+            redactor,
+            pending,
+        }
+    }
+
+    /// Writes `bytes` redacted, in one `write_all`. `Some(message)` the first time this log
+    /// could not be created or written.
+    pub fn write(&mut self, bytes: &[u8]) -> Option<String> {
+        if let Some(m) = self.pending.take() {
+            return Some(m);
+        }
+        let f = self.file.as_mut()?;
+        let clean = self.redactor.redact_bytes(bytes);
+        match f.write_all(&clean) {
+            Ok(()) => None,
+            Err(e) => {
+                self.file = None;
+                Some(format!("cannot write {}: {e}", self.path.display()))
+            }
+        }
+    }
+
 }
 
 #[cfg(test)]

@@ -1,0 +1,482 @@
+//! Every process an instance starts ends with the instance, including those that left its
+//! process group (`setsid sleep 300 &`, a daemon that double-forks, a multinode node's
+//! command in a session of its own).
+//!
+//! Two ways, picked once per run ([`Tracker::start`]):
+//!
+//! * **cgroup** (where the node offers a writable cgroup v2 hierarchy): the run gets
+//!   `fuzz-<run-id>` under the runner's own cgroup, each instance a child `<n>` of it. The
+//!   instance starts through a tiny `/bin/sh` wrapper that writes its own pid to the child's
+//!   `cgroup.procs` and then `exec`s the command, so the command and everything it ever starts
+//!   are in that cgroup from their first instruction. At the end the members get SIGTERM, the
+//!   grace period, then `cgroup.kill`.
+//! * **subreaper** (otherwise): the runner is the child subreaper of everything it starts
+//!   (`PR_SET_CHILD_SUBREAPER`), so an orphan is re-parented to the runner instead of `init`,
+//!   and every instance gets `FUZZ_INSTANCE_ID=<run-id>:<n>` in its environment. At the end
+//!   every process holding that value (found in `/proc/*/environ`) gets SIGTERM, the grace
+//!   period, then SIGKILL, and those re-parented to the runner are reaped. A process that
+//!   clears its environment is still ended with the run: when the run ends, every process
+//!   whose parent became the runner is ended too.
+//!
+//! `FUZZ_PROCESS_TRACKING=subreaper` forces the second way (`cgroup` requires the first: the
+//! run then refuses to go on without it). The runner is a subreaper in both ways, so the final
+//! sweep also catches what escaped the runner's own helpers (readiness probes).
+//!
+//! When the runner itself is killed (SIGKILL), the guard ([`crate::guard`]) writes to the
+//! run's `cgroup.kill` and ends every process holding the run's `FUZZ_INSTANCE_ID` prefix.
+
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag};
+use nix::unistd::Pid;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The environment variable that marks an instance's processes.
+pub const INSTANCE_VAR: &str = "FUZZ_INSTANCE_ID";
+/// `cgroup`, `subreaper` or `auto` (the default): how instances' processes are tracked.
+pub const TRACKING_VAR: &str = "FUZZ_PROCESS_TRACKING";
+
+/// The wrapper an instance starts through on the cgroup way: `$1` is the `cgroup.procs` file.
+const CGROUP_WRAPPER: &str = r#"echo $$ > "$1" || { echo "fuzz run: cannot enter the cgroup $1" >&2; exit 125; }
+shift
+exec "$@""#;
+
+/// How one run tracks the processes of its instances.
+pub(crate) struct Tracker {
+    run_id: String,
+    /// `fuzz-<run-id>` in the cgroup v2 hierarchy, when the cgroup way is used.
+    cgroup: Option<PathBuf>,
+    next: AtomicU64,
+    /// What the run does, in words.
+    how: String,
+}
+
+/// One instance's tracking.
+#[derive(Clone, Debug)]
+pub(crate) struct Track {
+    /// `FUZZ_INSTANCE_ID`'s value.
+    pub tag: String,
+    /// The instance's own cgroup.
+    pub cgroup: Option<PathBuf>,
+}
+
+impl Tracker {
+    /// Picks the way for this run (see the module documentation); `Err` only when
+    /// `FUZZ_PROCESS_TRACKING=cgroup` asks for cgroups that this node does not offer.
+    pub(crate) fn start(run_id: &str) -> Result<Tracker, String> {
+        let want = std::env::var(TRACKING_VAR).unwrap_or_default();
+        let subreaper = nix::sys::prctl::set_child_subreaper(true);
+        let (cgroup, how) = match want.as_str() {
+            "subreaper" => (None, "subreaper (forced)".to_owned()),
+            "" | "auto" | "cgroup" => match run_cgroup(run_id) {
+                Ok(dir) => {
+                    let how = format!("cgroup {}", dir.display());
+                    (Some(dir), how)
+                }
+                Err(e) if want == "cgroup" => return Err(format!("{TRACKING_VAR}=cgroup: {e}")),
+                Err(e) => (None, format!("subreaper (no cgroup: {e})")),
+            },
+            other => {
+                return Err(format!(
+                    "{TRACKING_VAR}={other}: expected `cgroup`, `subreaper` or `auto`"
+                ))
+            }
+        };
+        if cgroup.is_none() {
+            if let Err(e) = subreaper {
+                return Err(format!(
+                    "cannot track the processes of instances: no cgroup, and PR_SET_CHILD_SUBREAPER failed: {e}"
+                ));
+            }
+        }
+        Ok(Tracker {
+            run_id: run_id.to_owned(),
+            cgroup,
+            next: AtomicU64::new(0),
+            how,
+        })
+    }
+
+    /// How this run tracks processes, in words.
+    pub(crate) fn how(&self) -> &str {
+        &self.how
+    }
+
+    /// The run's cgroup directory (for the guard).
+    pub(crate) fn run_cgroup(&self) -> Option<&Path> {
+        self.cgroup.as_deref()
+    }
+
+    /// The prefix of every instance's tag (for the guard).
+    pub(crate) fn tag_prefix(&self) -> String {
+        format!("{}:", self.run_id)
+    }
+
+    /// A new instance's tracking: its tag, and its cgroup when the run has one (should its
+    /// creation fail, the instance is tracked by its tag alone).
+    pub(crate) fn instance(&self) -> Track {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let cgroup = self.cgroup.as_ref().and_then(|d| {
+            let c = d.join(n.to_string());
+            std::fs::create_dir(&c).ok().map(|()| c)
+        });
+        Track {
+            tag: format!("{}:{n}", self.run_id),
+            cgroup,
+        }
+    }
+
+    /// The command line that starts `argv` tracked by `t`: `argv` itself, or the cgroup
+    /// wrapper around it. `program` is `argv[0]` resolved on `PATH` (the wrapper's `exec`
+    /// would otherwise turn a missing program into exit 127 instead of an error to report).
+    pub(crate) fn argv(t: &Track, program: &Path, argv: &[String]) -> Vec<String> {
+        match &t.cgroup {
+            None => argv.to_vec(),
+            Some(c) => {
+                let mut v = vec![
+                    "/bin/sh".to_owned(),
+                    "-c".to_owned(),
+                    CGROUP_WRAPPER.to_owned(),
+                    "fuzz-cgroup".to_owned(),
+                    c.join("cgroup.procs").display().to_string(),
+                    program.display().to_string(),
+                ];
+                v.extend(argv.iter().skip(1).cloned());
+                v
+            }
+        }
+    }
+
+    /// Ends every process of instance `t` that is still there: SIGTERM, then SIGKILL after
+    /// `grace` (at once when `kill_now` is set); reaps those re-parented to the runner, and
+    /// removes the instance's cgroup. Blocks for at most `grace` and a few seconds.
+    pub(crate) fn end(&self, t: &Track, grace: Duration, kill_now: &AtomicBool) {
+        let members = || {
+            let mut m = BTreeSet::new();
+            if let Some(c) = &t.cgroup {
+                m.extend(cgroup_procs(c));
+            }
+            m.extend(tagged(&format!("{INSTANCE_VAR}={}", t.tag), true));
+            m
+        };
+        sweep(members, t.cgroup.as_deref(), grace, kill_now);
+        if let Some(c) = &t.cgroup {
+            remove_cgroup(c);
+        }
+    }
+
+    /// The run's end: whatever is left of any instance (by tag or in the run's cgroup), and
+    /// every process re-parented to the runner, is ended and reaped; the run's cgroup removed.
+    pub(crate) fn finish(&self, grace: Duration) {
+        let prefix = format!("{INSTANCE_VAR}={}", self.tag_prefix());
+        let me = std::process::id() as i32;
+        let members = || {
+            let mut m = BTreeSet::new();
+            if let Some(c) = &self.cgroup {
+                for d in cgroup_tree(c) {
+                    m.extend(cgroup_procs(&d));
+                }
+            }
+            m.extend(tagged(&prefix, false));
+            m.extend(
+                procs()
+                    .into_iter()
+                    .filter(|&p| stat(p).is_some_and(|(state, ppid)| ppid == me && state != 'Z')),
+            );
+            m
+        };
+        let never = AtomicBool::new(false);
+        sweep(members, None, grace, &never);
+        // Zombies re-parented to the runner that nobody else waits for.
+        for p in procs() {
+            if stat(p).is_some_and(|(_, ppid)| ppid == me) {
+                let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
+            }
+        }
+        if let Some(c) = &self.cgroup {
+            let mut dirs = cgroup_tree(c);
+            dirs.reverse();
+            for d in dirs {
+                remove_cgroup(&d);
+            }
+        }
+    }
+}
+
+/// SIGTERM to every member, SIGKILL (and `cgroup.kill`) after `grace`, until none is left
+/// (bounded: a few seconds after SIGKILL); reaps members re-parented to the runner.
+fn sweep(
+    members: impl Fn() -> BTreeSet<i32>,
+    cgroup: Option<&Path>,
+    grace: Duration,
+    kill_now: &AtomicBool,
+) {
+    let me = std::process::id() as i32;
+    let mut seen: BTreeSet<i32> = BTreeSet::new();
+    let start = Instant::now();
+    let mut killed_at: Option<Instant> = None;
+    loop {
+        let now: BTreeSet<i32> = members().into_iter().filter(|&p| p != me).collect();
+        reap(&seen, me);
+        if now.is_empty() {
+            break;
+        }
+        let kill_time = start.elapsed() >= grace || kill_now.load(Ordering::SeqCst);
+        match killed_at {
+            Some(at) if at.elapsed() > Duration::from_secs(5) => break,
+            Some(_) => {}
+            None if kill_time => killed_at = Some(Instant::now()),
+            None => {}
+        }
+        let sig = if killed_at.is_some() {
+            if let Some(c) = cgroup {
+                let _ = std::fs::write(c.join("cgroup.kill"), "1");
+            }
+            Signal::SIGKILL
+        } else {
+            Signal::SIGTERM
+        };
+        for &p in &now {
+            // Each process once with SIGTERM; SIGKILL again while it lingers.
+            if sig == Signal::SIGKILL || seen.insert(p) {
+                let _ = kill(Pid::from_raw(p), sig);
+            }
+        }
+        seen.extend(now.iter().copied());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    reap(&seen, me);
+}
+
+/// Waits for those of `pids` that became the runner's children (re-parented orphans), so no
+/// zombie stays; the runner's own children are waited for where they were started.
+fn reap(pids: &BTreeSet<i32>, me: i32) {
+    for &p in pids {
+        if stat(p).is_some_and(|(_, ppid)| ppid == me) {
+            let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
+        }
+    }
+}
+
+/// The process ids in `/proc`.
+fn procs() -> Vec<i32> {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
+        .collect()
+}
+
+/// A process's state letter and parent, from `/proc/PID/stat`.
+fn stat(pid: i32) -> Option<(char, i32)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold anything: fields follow the last `)`.
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut f = rest.split_whitespace();
+    let state = f.next()?.chars().next()?;
+    let ppid = f.next()?.parse().ok()?;
+    Some((state, ppid))
+}
+
+/// Live processes whose environment holds `entry` (exactly, or as a prefix when `exact` is
+/// false).
+fn tagged(entry: &str, exact: bool) -> Vec<i32> {
+    procs()
+        .into_iter()
+        .filter(|&p| {
+            std::fs::read(format!("/proc/{p}/environ")).is_ok_and(|env| {
+                env.split(|&b| b == 0).any(|kv| {
+                    if exact {
+                        kv == entry.as_bytes()
+                    } else {
+                        kv.starts_with(entry.as_bytes())
+                    }
+                })
+            })
+        })
+        .collect()
+}
+
+/// The pids in a cgroup's `cgroup.procs` (not its children's).
+fn cgroup_procs(dir: &Path) -> Vec<i32> {
+    std::fs::read_to_string(dir.join("cgroup.procs"))
+        .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+/// `dir` and every cgroup below it, parents first.
+fn cgroup_tree(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    let mut k = 0;
+    while k < out.len() {
+        if let Ok(rd) = std::fs::read_dir(&out[k]) {
+            let mut subs: Vec<PathBuf> = rd
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect();
+            subs.sort();
+            out.extend(subs);
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Removes an empty cgroup (its last processes may take a moment to leave it).
+fn remove_cgroup(dir: &Path) {
+    for _ in 0..50 {
+        match std::fs::remove_dir(dir) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+/// The cgroup v2 directory the runner is in, from `/proc/self/cgroup` (`0::/path`) and the
+/// `cgroup2` mount in `/proc/self/mountinfo` (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified`
+/// on a hybrid hierarchy).
+fn own_cgroup() -> Result<PathBuf, String> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup")
+        .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
+    let path = cg
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .ok_or("no cgroup v2 hierarchy (/proc/self/cgroup has no `0::` line)")?;
+    let info = std::fs::read_to_string("/proc/self/mountinfo")
+        .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
+    // `ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER`
+    let mount = info
+        .lines()
+        .find_map(|l| {
+            let (left, right) = l.split_once(" - ")?;
+            if right.split_whitespace().next() != Some("cgroup2") {
+                return None;
+            }
+            let mut f = left.split_whitespace();
+            let root = f.nth(3)?;
+            let point = f.next()?;
+            Some((root.to_owned(), point.replace("\\040", " ")))
+        })
+        .ok_or("no cgroup2 file system is mounted")?;
+    let (root, point) = mount;
+    // Inside a cgroup namespace the path is relative to the mount's root already.
+    let rel = path
+        .strip_prefix(root.trim_end_matches('/'))
+        .unwrap_or(path)
+        .trim_start_matches('/');
+    Ok(Path::new(&point).join(rel))
+}
+
+/// Creates `fuzz-<run-id>` under the runner's cgroup and checks it can be used: it offers
+/// `cgroup.kill` (Linux 5.14) and a process can be moved into it.
+fn run_cgroup(run_id: &str) -> Result<PathBuf, String> {
+    let base = own_cgroup()?;
+    let dir = base.join(format!("fuzz-{run_id}"));
+    std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let fail = |m: String| {
+        let _ = std::fs::remove_dir(&dir);
+        Err(m)
+    };
+    if !dir.join("cgroup.kill").exists() {
+        return fail(format!(
+            "{} has no cgroup.kill (Linux before 5.14)",
+            dir.display()
+        ));
+    }
+    // A process moved in and out: the delegation covers both cgroups.
+    let probe = dir.join("probe");
+    if let Err(e) = std::fs::create_dir(&probe) {
+        return fail(format!("cannot create {}: {e}", probe.display()));
+    }
+    let ok = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(r#"echo $$ > "$1" 2>/dev/null"#)
+        .arg("fuzz-cgroup-probe")
+        .arg(probe.join("cgroup.procs"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    remove_cgroup(&probe);
+    if !ok {
+        return fail(format!("cannot move a process into {}", probe.display()));
+    }
+    Ok(dir)
+}
+
+/// `program` as the instance's `exec` would find it: a path with a `/` as it is (relative to
+/// `cwd`), a name on `PATH` (the instance's own, else the runner's).
+pub(crate) fn resolve_program(
+    program: &str,
+    env: &[(String, String)],
+    cwd: Option<&Path>,
+) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = Path::new(program);
+        let full = match cwd {
+            Some(c) if p.is_relative() => c.join(p),
+            _ => p.to_path_buf(),
+        };
+        return if runnable(&full) {
+            Ok(p.to_path_buf())
+        } else if full.exists() {
+            Err("Permission denied (not an executable file)".into())
+        } else {
+            Err("No such file or directory".into())
+        };
+    }
+    let path = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| std::ffi::OsString::from(v))
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_else(|| "/usr/bin:/bin".into());
+    std::env::split_paths(&path)
+        .map(|d| match cwd {
+            Some(c) if d.is_relative() => c.join(d).join(program),
+            _ => d.join(program),
+        })
+        .find(|p| runnable(p))
+        .ok_or_else(|| "not found on PATH".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_reads_state_and_parent_past_a_name_with_parentheses() {
+        let me = std::process::id() as i32;
+        let (state, ppid) = stat(me).expect("own stat");
+        assert!("RS".contains(state), "{state}");
+        assert_eq!(ppid, nix::unistd::getppid().as_raw());
+        assert!(stat(-1).is_none());
+    }
+
+    #[test]
+    fn programs_resolve_as_exec_would() {
+        let env = vec![("PATH".to_owned(), "/nonexistent:/bin:/usr/bin".to_owned())];
+        let sh = resolve_program("sh", &env, None).expect("sh");
+        assert!(sh.ends_with("sh") && sh.is_absolute(), "{}", sh.display());
+        assert_eq!(
+            resolve_program("no-such-program-xyz", &env, None),
+            Err("not found on PATH".to_owned())
+        );
+        assert_eq!(
+            resolve_program("/bin/sh", &[], None),
+            Ok(PathBuf::from("/bin/sh"))
+        );
+        assert!(resolve_program("./missing", &[], Some(Path::new("/"))).is_err());
+    }
+}
