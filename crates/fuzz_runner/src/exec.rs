@@ -604,15 +604,9 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
 }
 
 fn write_files(job: &Job) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    for (path, content, mode) in &job.files {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        }
-        std::fs::write(path, content)
-            .and_then(|()| std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode)))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    // Below the run directory (or a `--volume` directory), never through a symbolic link.
+    for f in &job.files {
+        f.write().map_err(|e| format!("cannot write {e}"))?;
     }
     Ok(())
 }

@@ -242,4 +242,6 @@ pub mod transfer;
 mod explain;
 pub mod hosts;
 mod redact;
+pub mod safe_fs;
+pub mod validate;
 pub mod secrets;

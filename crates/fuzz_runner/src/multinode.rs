@@ -192,7 +192,8 @@ impl NodeConfig {
             ));
         } else if !env.is_empty() {
             setup.push_str("export");
-            for (k, v) in env {
+            // Only POSIX names reach the shell (the plan's were checked when it was read).
+            for (k, v) in env.iter().filter(|(k, _)| crate::validate::is_env_name(k)) {
                 setup.push_str(&format!(" {}={}", k, sh_quote(v)));
             }
             setup.push_str("; ");
@@ -722,10 +723,19 @@ pub fn mpi_first_failure(text: &str, hosts: &[String], slots: u64) -> Option<Gan
 }
 
 /// The content of a node's environment file: one `export NAME='value'` line per variable.
-pub fn env_file(env: &[(String, String)]) -> String {
-    env.iter()
-        .map(|(k, v)| format!("export {k}={}\n", sh_quote(v)))
-        .collect()
+/// A name that is not a POSIX name (which a shell would read as a command) or a value holding
+/// NUL is refused, whatever checked them before.
+pub fn env_file(env: &[(String, String)]) -> Result<String, String> {
+    let mut out = String::new();
+    for (k, v) in env {
+        crate::validate::check_env_name(k)
+            .map_err(|why| format!("the environment variable name {k:?} {why}"))?;
+        if v.contains('\0') {
+            return Err(format!("the value of {k} contains a NUL character"));
+        }
+        out.push_str(&format!("export {k}={}\n", sh_quote(v)));
+    }
+    Ok(out)
 }
 
 /// The helper scripts of a job: `(path, content)`, executables that call `exe` back.

@@ -60,9 +60,32 @@ pub struct Job {
     /// At most this many instances at once.
     pub concurrency: usize,
     pub task_array: bool,
-    /// Files to write before the job starts: host path, content, mode.
-    pub files: Vec<(PathBuf, String, u32)>,
+    /// Files to write before the job starts.
+    pub files: Vec<JobFile>,
     pub instances: Vec<Instance>,
+}
+
+/// A file written before a job starts, below a directory it cannot leave: the run directory,
+/// or the directory of a volume given with `--volume` (see [`crate::safe_fs`]).
+#[derive(Clone, Debug)]
+pub struct JobFile {
+    pub root: PathBuf,
+    /// Below `root`: normal components only.
+    pub rel: PathBuf,
+    pub content: String,
+    pub mode: u32,
+}
+
+impl JobFile {
+    /// Where it is on the node.
+    pub fn path(&self) -> PathBuf {
+        self.root.join(&self.rel)
+    }
+
+    /// Writes it (parents created, no symbolic link followed below `root`).
+    pub fn write(&self) -> Result<(), crate::safe_fs::Error> {
+        crate::safe_fs::write_below(&self.root, &self.rel, self.content.as_bytes(), self.mode)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -88,18 +111,6 @@ pub struct Instance {
     pub stop: Vec<String>,
 }
 
-/// Whether a host path of the plan lies under `{workdir}`: it starts with `{workdir}/` and
-/// no component of the rest is `..`.
-fn under_workdir(path: &str) -> Result<(), &'static str> {
-    let Some(rest) = path.strip_prefix(WORKDIR).and_then(|r| r.strip_prefix('/')) else {
-        return Err("is not under the run directory ({workdir})");
-    };
-    if rest.split('/').any(|c| c == "..") {
-        return Err("leads out of the run directory (`..`)");
-    }
-    Ok(())
-}
-
 fn fill(path: &str, run_dir: &Path) -> PathBuf {
     PathBuf::from(path.replace(WORKDIR, &run_dir.display().to_string()))
 }
@@ -118,28 +129,10 @@ pub fn prepare(
             plan.plan_version
         ));
     }
-    // Host paths are the plan's own, under the run directory: a plan edited to write elsewhere
-    // is refused before anything is created.
-    let mut planned: Vec<(&str, &str)> = Vec::new();
-    for v in &plan.volumes {
-        planned.push((&v.key, &v.host_path));
-    }
-    for t in plan.jobs.iter().chain(&plan.services) {
-        for m in &t.mounts {
-            planned.push((&t.name, &m.host_path));
-        }
-        for f in &t.files {
-            planned.push((&t.name, &f.host_path));
-        }
-        for h in &t.helpers {
-            planned.push((&t.name, &h.host_path));
-        }
-    }
-    for (owner, path) in planned {
-        if let Err(why) = under_workdir(path) {
-            return refuse(format!("`{owner}`: the host path {path:?} {why}"));
-        }
-    }
+    // Every name and path of the plan, checked once: a plan edited to write elsewhere, to put
+    // a shell command in an environment name or an option in a host name is refused before
+    // anything is created.
+    crate::validate::validate_plan(plan)?;
     let runtime = match options.runtime {
         RuntimeKind::Auto => {
             return refuse("resolve `--runtime auto` with `detect_runtime` first".into())
@@ -714,6 +707,34 @@ fn job(
         }
         _ => None,
     };
+    // Each file below the directory it must not leave: a `--volume` directory for a file in
+    // that volume, else the run directory.
+    let mut job_files = Vec::new();
+    for (path, content, mode) in files {
+        let (root, rel) = match path.strip_prefix(run_dir) {
+            Ok(rel) => (run_dir.to_path_buf(), rel.to_path_buf()),
+            Err(_) => match host_dirs
+                .values()
+                .filter_map(|d| path.strip_prefix(d).ok().map(|r| (d, r)))
+                .next()
+            {
+                Some((d, rel)) => (d.clone(), rel.to_path_buf()),
+                None => {
+                    return refuse(format!(
+                        "the file {} is neither in the run directory nor in a volume",
+                        path.display()
+                    ))
+                }
+            },
+        };
+        job_files.push(JobFile {
+            root,
+            rel,
+            content,
+            mode,
+        });
+    }
+    let files = job_files;
     Ok(Job {
         mpi_report,
         gang_file: node.map(|n| n.gang_file),
@@ -874,7 +895,7 @@ fn node_setup(
             }
         }
         let file = helpers.join(format!("{}.env.{rank}", t.name));
-        files.push((file.clone(), crate::multinode::env_file(&values), 0o600));
+        files.push((file.clone(), crate::multinode::env_file(&values)?, 0o600));
         env_files.push(file);
         env.push(values);
         log_names.push(i.hostname.clone());

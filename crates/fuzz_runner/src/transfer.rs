@@ -71,11 +71,12 @@
 //! Messages never show the user name and password of a URL (`https://user:pass@host`) nor
 //! its query string (which often carries a signature): both are replaced by `***`.
 
+use crate::safe_fs::{Dir, ErrorKind, Kind};
 use fuzzfile_plan::{TopFile, Transfer, TransferEnd, Volume};
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -198,14 +199,14 @@ pub fn ingress(
                 .ok_or_else(|| fail(format!("the plan has no top-level `files` entry `{name}`")))?;
             let dest = place_in_volume(volume_dir, &rel, into, || base_name(name)).map_err(fail)?;
             refuse_directory(&dest).map_err(fail)?;
-            let n = write_atomic(&dest, |w| {
+            let n = write_atomic(&dest.dir, &dest.name, |w| {
                 budget.add(f.content.len() as u64)?;
                 w.write_all(f.content.as_bytes())
-                    .map_err(|e| format!("{}: {e}", dest.display()))?;
+                    .map_err(|e| format!("{}: {e}", dest.path.display()))?;
                 Ok(f.content.len() as u64)
             })
             .map_err(fail)?;
-            (dest, n)
+            (dest.path, n)
         }
         Source::Node(path) => {
             let name = || {
@@ -215,15 +216,15 @@ pub fn ingress(
                     .ok_or_else(|| format!("{} has no file name", path.display()))
             };
             let dest = place_in_volume(volume_dir, &rel, into, name).map_err(fail)?;
-            let n = copy_any(&path, &dest, &mut budget).map_err(fail)?;
-            (dest, n)
+            let n = copy_any(&path, &dest.dir, &dest.name, &mut budget).map_err(fail)?;
+            (dest.path, n)
         }
         Source::Http(url) => {
             let dest =
                 place_in_volume(volume_dir, &rel, into, || url_file_name(url)).map_err(fail)?;
             refuse_directory(&dest).map_err(fail)?;
             let n = http_get(url, &dest, opts, &mut budget).map_err(fail)?;
-            (dest, n)
+            (dest.path, n)
         }
     };
     Ok(TransferReport {
@@ -277,11 +278,14 @@ pub fn egress(
     } else {
         dest
     };
-    if let Some(parent) = dest.parent() {
-        fs::create_dir_all(parent).map_err(|e| fail(format!("{}: {e}", parent.display())))?;
-    }
+    // The destination is the plan's choice on this node: its parents are created as `mkdir -p`
+    // does; what is written in them is never written through a symbolic link.
+    let (Some(parent), Some(name)) = (dest.parent(), dest.file_name()) else {
+        return Err(fail(format!("{} names no file", dest.display())));
+    };
+    let dir = Dir::create_root(parent).map_err(|e| fail(e.to_string()))?;
     let mut budget = Budget::new(opts);
-    let bytes = copy_any(&src, &dest, &mut budget).map_err(fail)?;
+    let bytes = copy_any(&src, &dir, name, &mut budget).map_err(fail)?;
     Ok(TransferReport {
         source: end_text(&t.source),
         destination: dest,
@@ -583,6 +587,15 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Where a transfer writes in a volume: the directory that holds the destination (opened
+/// below the volume's directory, parents created, none of them a symbolic link: see
+/// [`crate::safe_fs`]), the destination's name in it, and its path for messages.
+struct Placed {
+    dir: Dir,
+    name: OsString,
+    path: PathBuf,
+}
+
 /// The destination on the node of a path in the volume: parents created, none of them leading
 /// out of the volume through a symbolic link.
 fn place_in_volume(
@@ -590,41 +603,42 @@ fn place_in_volume(
     rel: &Path,
     into: bool,
     name: impl FnOnce() -> Result<String, String>,
-) -> Result<PathBuf, String> {
+) -> Result<Placed, String> {
     let rel = if into {
         rel.join(name()?)
     } else {
         rel.to_path_buf()
     };
-    let root = fs::canonicalize(volume_dir)
+    let root_path = fs::canonicalize(volume_dir)
         .map_err(|e| format!("the volume's directory {}: {e}", volume_dir.display()))?;
-    let dest = root.join(&rel);
-    let parent = dest.parent().unwrap_or(&root).to_path_buf();
-    // The longest existing ancestor must be inside the volume; what is created below it is.
-    let mut existing = parent.clone();
-    while fs::symlink_metadata(&existing).is_err() {
-        if !existing.pop() {
-            break;
-        }
-    }
-    let real = fs::canonicalize(&existing).map_err(|e| format!("{}: {e}", existing.display()))?;
-    if !real.starts_with(&root) {
+    let root = Dir::open(&root_path).map_err(|e| format!("the volume's directory {e}"))?;
+    let Some(file) = rel.file_name() else {
         return Err(format!(
-            "{} leads out of the volume (to {}) through a symbolic link",
-            existing.display(),
-            real.display()
+            "`{}` names no file in the volume",
+            rel.display()
         ));
-    }
-    fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    // A symbolic link at `dest` itself is replaced by the rename, never written through.
-    Ok(dest)
+    };
+    let parent = rel.parent().unwrap_or(Path::new(""));
+    let dir = root.create_dirs(parent).map_err(|e| match e.kind {
+        ErrorKind::Symlink => format!(
+            "{} leads out of the volume through a symbolic link (the runner does not write \
+             through symbolic links)",
+            e.path.display()
+        ),
+        _ => e.to_string(),
+    })?;
+    Ok(Placed {
+        dir,
+        name: file.to_owned(),
+        path: root_path.join(&rel),
+    })
 }
 
-fn refuse_directory(dest: &Path) -> Result<(), String> {
-    match fs::symlink_metadata(dest) {
-        Ok(m) if m.is_dir() => Err(format!(
+fn refuse_directory(dest: &Placed) -> Result<(), String> {
+    match dest.dir.kind(Path::new(&dest.name)) {
+        Some(Kind::Dir) => Err(format!(
             "{} is a directory; end the destination with `/` to put the file in it",
-            dest.display()
+            dest.path.display()
         )),
         _ => Ok(()),
     }
@@ -706,51 +720,38 @@ fn human_duration(d: Duration) -> String {
     }
 }
 
-static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
-
-/// A name next to `dest` for the file or tree being written.
-fn temp_path(dest: &Path) -> PathBuf {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-    dest.with_file_name(format!(".{name}.partial-{}-{seq}", std::process::id()))
+/// Removes the temporary file or tree (a name in `dir`) unless the transfer completed.
+struct TempGuard<'a> {
+    dir: &'a Dir,
+    name: Option<PathBuf>,
 }
 
-/// Removes the temporary file or tree unless the transfer completed.
-struct TempGuard(Option<PathBuf>);
-
-impl Drop for TempGuard {
+impl Drop for TempGuard<'_> {
     fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            if fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
-                let _ = fs::remove_dir_all(&p);
-            } else {
-                let _ = fs::remove_file(&p);
-            }
+        if let Some(n) = self.name.take() {
+            let _ = self.dir.remove(n.as_os_str());
         }
     }
 }
 
-/// Writes `dest` through a temporary file in its directory, renamed into place by `fill`'s
-/// success; nothing is left on failure.
+/// Writes `name` in `dir` through a temporary file beside it, renamed into place by `fill`'s
+/// success; nothing is left on failure, and a symbolic link at `name` is replaced.
 fn write_atomic(
-    dest: &Path,
+    dir: &Dir,
+    name: &OsStr,
     fill: impl FnOnce(&mut File) -> Result<u64, String>,
 ) -> Result<u64, String> {
-    let tmp = temp_path(dest);
-    let mut f = File::options()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| format!("{}: {e}", tmp.display()))?;
-    let mut guard = TempGuard(Some(tmp.clone()));
+    let shown = dir.path().join(name);
+    let (mut f, tmp) = dir.create_temp(name, 0o644).map_err(|e| e.to_string())?;
+    let mut guard = TempGuard {
+        dir,
+        name: Some(tmp.clone()),
+    };
     let n = fill(&mut f)?;
-    f.flush().map_err(|e| format!("{}: {e}", tmp.display()))?;
+    f.flush().map_err(|e| format!("{}: {e}", shown.display()))?;
     drop(f);
-    fs::rename(&tmp, dest).map_err(|e| format!("{}: {e}", dest.display()))?;
-    guard.0 = None;
+    dir.rename(&tmp, name).map_err(|e| e.to_string())?;
+    guard.name = None;
     Ok(n)
 }
 
@@ -778,13 +779,14 @@ fn copy_stream(
     }
 }
 
-fn copy_file(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String> {
+fn copy_file(src: &Path, dir: &Dir, name: &OsStr, budget: &mut Budget) -> Result<u64, String> {
+    let dest = dir.path().join(name);
     let mut r = File::open(src).map_err(|e| format!("{}: {e}", src.display()))?;
     let perm = r
         .metadata()
         .map_err(|e| format!("{}: {e}", src.display()))?
         .permissions();
-    write_atomic(dest, |w| {
+    write_atomic(dir, name, |w| {
         let n = copy_stream(
             &mut r,
             w,
@@ -798,25 +800,24 @@ fn copy_file(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String
     })
 }
 
-/// Copies the file or tree `src` (followed if a link) to `dest`, as the module doc says.
-fn copy_any(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String> {
+/// Copies the file or tree `src` (followed if a link) to `name` in `dir`, as the module doc
+/// says.
+fn copy_any(src: &Path, dir: &Dir, name: &OsStr, budget: &mut Budget) -> Result<u64, String> {
+    let dest = dir.path().join(name);
     let meta = fs::metadata(src).map_err(|e| format!("{}: {e}", src.display()))?;
-    let existing = fs::symlink_metadata(dest).ok();
+    let existing = dir.kind(Path::new(name));
     if meta.is_file() {
-        if existing.as_ref().is_some_and(|m| m.is_dir()) {
+        if existing == Some(Kind::Dir) {
             return Err(format!(
                 "{} is a directory; end the destination with `/` to put the file in it",
                 dest.display()
             ));
         }
-        copy_file(src, dest, budget)
+        copy_file(src, dir, name, budget)
     } else if meta.is_dir() {
         // A tree copied into itself would never end.
         let real_src = fs::canonicalize(src).map_err(|e| format!("{}: {e}", src.display()))?;
-        let real_dest = dest
-            .parent()
-            .and_then(|p| fs::canonicalize(p).ok())
-            .map(|p| p.join(dest.file_name().unwrap_or_default()));
+        let real_dest = fs::canonicalize(dir.path()).ok().map(|p| p.join(name));
         if real_dest.is_some_and(|d| d.starts_with(&real_src)) {
             return Err(format!(
                 "{} is inside the directory {} it would be copied from",
@@ -825,19 +826,27 @@ fn copy_any(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String>
             ));
         }
         match existing {
-            Some(m) if m.is_dir() => copy_tree(src, dest, budget),
+            Some(Kind::Dir) => {
+                let sub = dir
+                    .open_dir(Path::new(name))
+                    .map_err(|e| e.to_string())?;
+                copy_tree(src, &sub, budget)
+            }
             Some(_) => Err(format!(
                 "{} exists and is not a directory; the source {} is one",
                 dest.display(),
                 src.display()
             )),
             None => {
-                let tmp = temp_path(dest);
-                fs::create_dir(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-                let mut guard = TempGuard(Some(tmp.clone()));
-                let n = copy_tree(src, &tmp, budget)?;
-                fs::rename(&tmp, dest).map_err(|e| format!("{}: {e}", dest.display()))?;
-                guard.0 = None;
+                let tmp = crate::safe_fs::temp_name(name);
+                let sub = dir.make_dir(tmp.as_os_str()).map_err(|e| e.to_string())?;
+                let mut guard = TempGuard {
+                    dir,
+                    name: Some(tmp.clone()),
+                };
+                let n = copy_tree(src, &sub, budget)?;
+                dir.rename(&tmp, name).map_err(|e| e.to_string())?;
+                guard.name = None;
                 Ok(n)
             }
         }
@@ -850,7 +859,7 @@ fn copy_any(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String>
 }
 
 /// Copies the contents of the directory `src` into the existing directory `dest`.
-fn copy_tree(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String> {
+fn copy_tree(src: &Path, dest: &Dir, budget: &mut Budget) -> Result<u64, String> {
     let mut entries: Vec<_> = fs::read_dir(src)
         .map_err(|e| format!("{}: {e}", src.display()))?
         .collect::<Result<_, _>>()
@@ -860,30 +869,35 @@ fn copy_tree(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String
     for e in entries {
         budget.tick()?;
         let from = e.path();
-        let to = dest.join(e.file_name());
+        let name = e.file_name();
+        let to = dest.path().join(&name);
         let ft = e
             .file_type()
             .map_err(|err| format!("{}: {err}", from.display()))?;
-        let existing = fs::symlink_metadata(&to).ok();
+        let existing = dest.kind(Path::new(&name));
         if ft.is_symlink() {
             let target =
                 fs::read_link(&from).map_err(|err| format!("{}: {err}", from.display()))?;
-            if existing.as_ref().is_some_and(|m| m.is_dir()) {
+            if existing == Some(Kind::Dir) {
                 return Err(format!(
                     "{} is a directory; the source {} is a symbolic link",
                     to.display(),
                     from.display()
                 ));
             }
-            let tmp = temp_path(&to);
-            std::os::unix::fs::symlink(&target, &tmp)
-                .map_err(|err| format!("{}: {err}", tmp.display()))?;
-            let mut guard = TempGuard(Some(tmp.clone()));
-            fs::rename(&tmp, &to).map_err(|err| format!("{}: {err}", to.display()))?;
-            guard.0 = None;
+            let tmp = crate::safe_fs::temp_name(&name);
+            dest.symlink(&target, &tmp).map_err(|err| err.to_string())?;
+            let mut guard = TempGuard {
+                dir: dest,
+                name: Some(tmp.clone()),
+            };
+            dest.rename(&tmp, &name).map_err(|err| err.to_string())?;
+            guard.name = None;
         } else if ft.is_dir() {
-            match existing {
-                Some(m) if m.is_dir() => {}
+            let sub = match existing {
+                Some(Kind::Dir) => dest
+                    .open_dir(Path::new(&name))
+                    .map_err(|err| err.to_string())?,
                 Some(_) => {
                     return Err(format!(
                         "{} exists and is not a directory; the source {} is one",
@@ -891,21 +905,22 @@ fn copy_tree(src: &Path, dest: &Path, budget: &mut Budget) -> Result<u64, String
                         from.display()
                     ))
                 }
-                None => fs::create_dir(&to).map_err(|err| format!("{}: {err}", to.display()))?,
-            }
-            n += copy_tree(&from, &to, budget)?;
+                None => dest.make_dir(&name).map_err(|err| err.to_string())?,
+            };
+            n += copy_tree(&from, &sub, budget)?;
             if let Ok(m) = fs::metadata(&from) {
-                let _ = fs::set_permissions(&to, m.permissions());
+                use std::os::unix::fs::PermissionsExt;
+                let _ = sub.set_mode(m.permissions().mode());
             }
         } else if ft.is_file() {
-            if existing.as_ref().is_some_and(|m| m.is_dir()) {
+            if existing == Some(Kind::Dir) {
                 return Err(format!(
                     "{} is a directory; the source {} is a file",
                     to.display(),
                     from.display()
                 ));
             }
-            n += copy_file(&from, &to, budget)?;
+            n += copy_file(&from, dest, &name, budget)?;
         } else {
             return Err(format!(
                 "{} is not a file, a directory or a symbolic link (a socket, device or FIFO), \
@@ -1049,7 +1064,7 @@ fn body_error(e: io::Error, timeout: Option<Duration>) -> String {
 
 fn http_get(
     url: &str,
-    dest: &Path,
+    dest: &Placed,
     opts: &TransferOptions,
     budget: &mut Budget,
 ) -> Result<u64, String> {
@@ -1079,9 +1094,9 @@ fn http_get(
     }
     let mut body = resp.into_body().into_reader();
     let timeout = opts.timeout;
-    write_atomic(dest, |w| {
+    write_atomic(&dest.dir, &dest.name, |w| {
         copy_stream(&mut body, w, budget, &|e| body_error(e, timeout), &|e| {
-            format!("{}: {e}", dest.display())
+            format!("{}: {e}", dest.path.display())
         })
     })
 }
@@ -1092,7 +1107,9 @@ mod tests {
     use fuzzfile_plan::{SecretRef, Timeout, VolumeKind};
     use std::io::BufRead;
     use std::net::{TcpListener, TcpStream};
-    use std::sync::atomic::AtomicBool;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
     fn end(uri: &str) -> TransferEnd {
         TransferEnd {
