@@ -230,8 +230,13 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> RunError {
 pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
     let logs = p.run_dir.join("logs");
     crate::redact::create_log_dir(&logs).map_err(|e| io("create", &logs, e))?;
+    // Ephemeral volumes below the run directory, no symbolic link followed on the way.
+    let run_dir = crate::safe_fs::Dir::open(&p.run_dir).map_err(|e| RunError::Io(e.to_string()))?;
     for v in &p.volumes {
-        std::fs::create_dir_all(v).map_err(|e| io("create", v, e))?;
+        let rel = v.strip_prefix(&p.run_dir).unwrap_or(v);
+        run_dir
+            .create_dirs(rel)
+            .map_err(|e| RunError::Io(format!("cannot create {e}")))?;
     }
     let redactor = Arc::new(Redactor::new(p.secret_values.iter().cloned()));
     let events = match &p.events {

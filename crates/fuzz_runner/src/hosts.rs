@@ -71,6 +71,15 @@ pub fn validate_hostname(host: &str) -> Result<(), String> {
             host.len()
         ));
     }
+    // First: a leading '-' would be read as an option, whatever follows.
+    let first = host.as_bytes()[0];
+    if !first.is_ascii_alphanumeric() {
+        return Err(format!(
+            "host name {} starts with {:?}: a host name starts with a letter or a digit",
+            shorten(host),
+            first as char
+        ));
+    }
     for (i, c) in host.char_indices() {
         if c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_' {
             continue;
@@ -81,22 +90,17 @@ pub fn validate_hostname(host: &str) -> Result<(), String> {
             _ => "",
         };
         return Err(format!(
-            "host name {:?} contains {:?} at byte {i}: host names may contain only letters, \
+            "host name {} contains {:?} at byte {i}: host names may contain only letters, \
              digits, '-', '.' and '_'{hint}",
-            host, c
-        ));
-    }
-    let first = host.as_bytes()[0];
-    if !first.is_ascii_alphanumeric() {
-        return Err(format!(
-            "host name {host:?} starts with {:?}: a host name starts with a letter or a digit",
-            first as char
+            shorten(host),
+            c
         ));
     }
     for label in host.split('.') {
         if label.is_empty() {
             return Err(format!(
-                "host name {host:?} has an empty label (two dots in a row, or a dot at the end)"
+                "host name {} has an empty label (two dots in a row, or a dot at the end)",
+                shorten(host)
             ));
         }
         if label.len() > 63 {

@@ -207,7 +207,10 @@ impl LogWriter {
     fn open(path: &Path, redactor: Arc<Redactor>, append: bool) -> LogWriter {
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         let mut o = std::fs::OpenOptions::new();
-        o.create(true).mode(LOG_FILE_MODE);
+        // Never through a symbolic link left at the name (a kept `--workdir`).
+        o.create(true)
+            .mode(LOG_FILE_MODE)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
         if append {
             o.append(true);
         } else {
@@ -222,6 +225,14 @@ impl LogWriter {
         });
         let (file, pending) = match opened {
             Ok(f) => (Some(f), None),
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => (
+                None,
+                Some(format!(
+                    "cannot create {}: it is a symbolic link, which the runner does not write \
+                     through",
+                    path.display()
+                )),
+            ),
             Err(e) => (None, Some(format!("cannot create {}: {e}", path.display()))),
         };
         LogWriter {
