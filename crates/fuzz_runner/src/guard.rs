@@ -36,10 +36,8 @@ while IFS= read -r l; do
 done
 tagged() {
   [ -n "$tag" ] || return 0
-  for e in /proc/[0-9]*/environ; do
-    if tr '\0' '\n' < "$e" 2>/dev/null | grep -q "^FUZZ_INSTANCE_ID=$tag"; then
-      p="${e%/environ}"; echo "${p#/proc/}"
-    fi
+  for e in $(grep -l -s -z -F "FUZZ_INSTANCE_ID=$tag" /proc/[0-9]*/environ); do
+    p="${e%/environ}"; echo "${p#/proc/}"
   done
 }
 for g in $live; do kill -TERM "-$g" 2>/dev/null; done

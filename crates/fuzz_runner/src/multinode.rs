@@ -29,7 +29,13 @@
 //! `exec_all`) through ssh or srun. When that process ends, however it ends, the pipe closes;
 //! the script then sends SIGTERM to the command's whole process group, and SIGKILL after the
 //! grace period. So a stopped job, a timed-out job or a killed runner stops what it started on
-//! every node.
+//! every node. What left that group (`setsid daemon &`) is found by `FUZZ_NODE_ID`, which
+//! only the command's processes carry, and ended with it, also after a normal end.
+//!
+//! With the `local` launcher the script runs in a process group of its own: a signal to the
+//! job's group (a stop, a timeout, the guard after the runner was killed) ends `exec_all`,
+//! which closes the pipe, but not the watcher, which then stops the node's command. The
+//! runner also ends every local node's processes with the instance ([`crate::reaper`]).
 //!
 //! # Gang semantics (`exec_all`)
 //!
@@ -60,15 +66,26 @@ pub const LOG_FAILED_MARKER: &str = "\u{1e}fuzz-log-failed ";
 /// Run on every node: `sh -c NODE_SCRIPT fuzz-node GRACE COMMAND [marker]`.
 /// (A background list's standard input is /dev/null unless redirected, hence fd 3; the
 /// watcher holds none of the output pipes, so ssh or srun end when the command does.)
+///
+/// The command's processes carry `FUZZ_NODE_ID` in their environment (the script's own
+/// helpers do not): what left the command's process group (`setsid daemon &`) is found by it
+/// in `/proc` and ended too, when the pipe closes and after the command exits.
 pub const NODE_SCRIPT: &str = r#"exec 3<&0
 [ "$3" = marker ] && printf '\036fuzz-node-started\n'
-setsid sh -c "$2" </dev/null 3<&- &
+id="$$.$(date +%s%N 2>/dev/null)"
+sweep() {
+  for e in $(grep -l -s -z -x -F "FUZZ_NODE_ID=$id" /proc/[0-9]*/environ); do
+    q="${e%/environ}"; kill "-$1" "${q#/proc/}" 2>/dev/null
+  done
+}
+FUZZ_NODE_ID="$id" setsid sh -c "$2" </dev/null 3<&- &
 p=$!
-( cat <&3; kill -TERM -$p; sleep "$1"; kill -KILL -$p ) >/dev/null 2>&1 &
+( cat <&3; kill -TERM -$p; sweep TERM; sleep "$1"; kill -KILL -$p; sweep KILL ) >/dev/null 2>&1 &
 exec 3<&-
 w=$!
 wait $p; rc=$?
 kill $w 2>/dev/null
+sweep KILL
 exit $rc
 "#;
 

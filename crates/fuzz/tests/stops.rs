@@ -1,0 +1,410 @@
+//! Nothing of a run outlives it: `fuzz run` stopped by SIGINT, SIGTERM, SIGKILL or a job's
+//! `timeout.execute`, on every multinode launcher (`local`, `ssh` over loopback, `slurm` on the
+//! local cluster of scripts/slurm-local.sh), and what a job started with `setsid` (out of its
+//! process group), with either way of tracking processes (a cgroup per instance, or the
+//! subreaper forced by `FUZZ_PROCESS_TRACKING=subreaper`).
+//!
+//! Every process of a case runs `sleep N` with an `N` no other test uses; after the stop, no
+//! live process with that command line may remain (waited for a bounded time: the runner's
+//! grace period, then SIGKILL, is 1 s here).
+//!
+//! The ssh and slurm cases need root, OpenSSH and Slurm; without them they print why and pass,
+//! unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
+
+mod support;
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+use support::{require, LocalSlurm, Sshd};
+
+static SEQ: AtomicU32 = AtomicU32::new(0);
+
+/// How long the processes of a stopped run may take to go (grace 1 s, then SIGKILL).
+const GONE_WITHIN: Duration = Duration::from_secs(20);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    Int,
+    Term,
+    Kill,
+    /// The job's `timeout.execute` (2 s).
+    Timeout,
+}
+
+struct Case {
+    dir: PathBuf,
+    /// `sleep MARKER` is in the command line of every long-lived process of the case.
+    marker: String,
+}
+
+impl Case {
+    fn new(name: &str) -> Case {
+        let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+        let pid = std::process::id();
+        let dir = std::env::temp_dir().join(format!("fuzz-stops-{pid}-{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        Case {
+            dir,
+            // A duration no other process on the machine sleeps for.
+            marker: format!("7{:07}{seq:03}", pid % 10_000_000),
+        }
+    }
+
+    /// A two-node generic job: the head leaves `setsid sleep` behind, then every node starts
+    /// `setsid sleep` in the background, says so, and sleeps in the foreground.
+    fn multinode(&self, stop: Stop) -> PathBuf {
+        let m = &self.marker;
+        let d = self.dir.display();
+        let timeout = if stop == Stop::Timeout {
+            "    policy:\n      timeout:\n        execute: 3s\n"
+        } else {
+            ""
+        };
+        let text = format!(
+            "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      setsid sleep {m} &\n      exec_all sh -c 'setsid sleep {m} & touch {d}/started.$RANK; exec sleep {m}'\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n{timeout}    multinode:\n      nodes: 2\n      implementation: generic\n      procs-per-node: 1\n"
+        );
+        let f = self.dir.join("train.fz");
+        std::fs::write(&f, text).expect("write Fuzzfile");
+        f
+    }
+
+    /// `fuzz run FILE` with the flags every case uses.
+    fn fuzz_run(&self, file: &Path) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_fuzz"));
+        cmd.arg("run")
+            .arg(file)
+            .args(["--status", "never", "--runtime", "host", "--grace", "1"])
+            .arg("--workdir")
+            .arg(self.dir.join("run"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// Waits until `started.0` .. `started.{n-1}` exist.
+    fn wait_started(&self, n: usize, child: &mut Child) {
+        let start = Instant::now();
+        while !(0..n).all(|r| self.dir.join(format!("started.{r}")).exists()) {
+            if let Ok(Some(s)) = child.try_wait() {
+                let mut err = String::new();
+                if let Some(mut e) = child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut e, &mut err);
+                }
+                panic!("fuzz run ended ({s}) before every node started:\n{err}");
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the nodes never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // Give the background `setsid sleep` a moment to exist.
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    /// Stops the run as `stop` says and returns its exit code (`None` after SIGKILL).
+    fn stop(&self, mut child: Child, stop: Stop) -> Option<i32> {
+        let pid = Pid::from_raw(child.id() as i32);
+        match stop {
+            Stop::Int => kill(pid, Signal::SIGINT).expect("SIGINT"),
+            Stop::Term => kill(pid, Signal::SIGTERM).expect("SIGTERM"),
+            Stop::Kill => kill(pid, Signal::SIGKILL).expect("SIGKILL"),
+            Stop::Timeout => {}
+        }
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(s)) = child.try_wait() {
+                return s.code();
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("fuzz run did not end after {stop:?}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Every live process of the case (`sleep MARKER` in its command line).
+    fn alive(&self) -> Vec<String> {
+        alive_with(&format!("sleep {}", self.marker))
+    }
+
+    /// Asserts that no process of the case remains within [`GONE_WITHIN`].
+    fn assert_gone(&self, what: &str) {
+        let start = Instant::now();
+        loop {
+            let alive = self.alive();
+            if alive.is_empty() {
+                return;
+            }
+            if start.elapsed() > GONE_WITHIN {
+                // Leave nothing behind for the next test, then fail.
+                for p in &alive {
+                    if let Some(pid) = p.split(' ').next().and_then(|p| p.parse().ok()) {
+                        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                    }
+                }
+                panic!("{what}: still running {GONE_WITHIN:?} after the stop: {alive:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Case {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `PID cmdline` of every live (not zombie) process whose command line contains `needle`.
+fn alive_with(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let me = std::process::id().to_string();
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.parse::<u32>().is_err() || name == me {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if !cmd.contains(needle) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rfind(')')
+            .and_then(|k| stat[k + 1..].split_whitespace().next())
+            == Some("Z");
+        if !zombie {
+            found.push(format!("{name} {cmd}"));
+        }
+    }
+    found
+}
+
+fn expected_code(stop: Stop) -> Option<i32> {
+    match stop {
+        Stop::Int => Some(130),
+        Stop::Term => Some(143),
+        Stop::Kill => None,
+        Stop::Timeout => Some(1),
+    }
+}
+
+/// One stop of a two-node job on the `local` launcher, with the process tracking `tracking`
+/// (`None`: the runner's choice).
+fn local_case(stop: Stop, tracking: Option<&str>) {
+    let case = Case::new(&format!("local-{stop:?}-{}", tracking.unwrap_or("auto")));
+    let f = case.multinode(stop);
+    let mut cmd = case.fuzz_run(&f);
+    cmd.args(["--launcher", "local"]);
+    match tracking {
+        Some(t) => cmd.env("FUZZ_PROCESS_TRACKING", t),
+        None => cmd.env_remove("FUZZ_PROCESS_TRACKING"),
+    };
+    let mut child = cmd.spawn().expect("spawn fuzz run");
+    case.wait_started(2, &mut child);
+    // Both nodes' foreground and background sleeps, and the head's: five processes.
+    assert!(case.alive().len() >= 5, "{:?}", case.alive());
+    let code = case.stop(child, stop);
+    assert_eq!(code, expected_code(stop), "{stop:?}");
+    case.assert_gone(&format!("local launcher, {stop:?}, tracking {tracking:?}"));
+}
+
+#[test]
+fn sigint_ends_every_local_node() {
+    local_case(Stop::Int, None);
+    local_case(Stop::Int, Some("subreaper"));
+}
+
+#[test]
+fn sigterm_ends_every_local_node() {
+    local_case(Stop::Term, None);
+    local_case(Stop::Term, Some("subreaper"));
+}
+
+#[test]
+fn sigkill_of_the_runner_ends_every_local_node() {
+    local_case(Stop::Kill, None);
+    local_case(Stop::Kill, Some("subreaper"));
+}
+
+#[test]
+fn a_timeout_ends_every_local_node() {
+    local_case(Stop::Timeout, None);
+    local_case(Stop::Timeout, Some("subreaper"));
+}
+
+/// The same over ssh to this machine (`localhost,127.0.0.1`): rank 1 runs under sshd, out of
+/// the runner's reach but for its node script.
+fn ssh_case(sshd: &Sshd, stop: Stop) {
+    let case = Case::new(&format!("ssh-{stop:?}"));
+    let f = case.multinode(stop);
+    let mut cmd = case.fuzz_run(&f);
+    cmd.args(["--launcher", "ssh", "--hosts", "localhost,127.0.0.1"])
+        .arg("--ssh-config")
+        .arg(sshd.client_config());
+    let mut child = cmd.spawn().expect("spawn fuzz run");
+    case.wait_started(2, &mut child);
+    assert!(case.alive().len() >= 5, "{:?}", case.alive());
+    let code = case.stop(child, stop);
+    assert_eq!(code, expected_code(stop), "{stop:?}");
+    case.assert_gone(&format!("ssh launcher, {stop:?}"));
+}
+
+#[test]
+fn every_stop_ends_every_node_over_ssh() {
+    if !require(Sshd::available()) {
+        return;
+    }
+    let sshd = Sshd::start_loopback(0).expect("sshd on loopback");
+    for stop in [Stop::Int, Stop::Term, Stop::Kill, Stop::Timeout] {
+        ssh_case(&sshd, stop);
+    }
+}
+
+#[test]
+fn every_stop_ends_every_node_under_slurm() {
+    if !require(LocalSlurm::available()) {
+        return;
+    }
+    let slurm = LocalSlurm::start(2).expect("start a local Slurm cluster");
+    for stop in [Stop::Int, Stop::Term, Stop::Kill, Stop::Timeout] {
+        let case = Case::new(&format!("slurm-{stop:?}"));
+        let f = case.multinode(stop);
+        let pid_file = case.dir.join("fuzz.pid");
+        // `fuzz run` inside an allocation of both nodes (its pid written first, to be
+        // signalled); the launcher is `slurm`, the hosts the allocation's.
+        let fuzz_cmd = case.fuzz_run(&f);
+        let argv: Vec<String> = std::iter::once(fuzz_cmd.get_program())
+            .chain(fuzz_cmd.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut script = format!("echo $$ > {}; exec", pid_file.display());
+        for a in argv.iter().chain(["--launcher".to_owned(), "slurm".to_owned()].iter()) {
+            script.push(' ');
+            script.push_str(&format!("'{}'", a.replace('\'', "'\\''")));
+        }
+        let mut salloc = slurm
+            .command("salloc")
+            .args(["-N2", "--time=2", "sh", "-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn salloc");
+        case.wait_started(2, &mut salloc);
+        assert!(case.alive().len() >= 5, "{:?}", case.alive());
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .expect("the pid of fuzz run")
+            .trim()
+            .parse()
+            .expect("a pid");
+        match stop {
+            Stop::Int => kill(Pid::from_raw(pid), Signal::SIGINT).expect("SIGINT"),
+            Stop::Term => kill(Pid::from_raw(pid), Signal::SIGTERM).expect("SIGTERM"),
+            Stop::Kill => kill(Pid::from_raw(pid), Signal::SIGKILL).expect("SIGKILL"),
+            Stop::Timeout => {}
+        }
+        let start = Instant::now();
+        while salloc.try_wait().ok().flatten().is_none() {
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = salloc.kill();
+                panic!("salloc did not end after {stop:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        case.assert_gone(&format!("slurm launcher, {stop:?}"));
+    }
+}
+
+/// A single-node job that leaves `setsid sleep` behind and exits: with the runner's tracking
+/// (a cgroup where the node offers one) and with the subreaper forced, nothing remains, the
+/// run succeeds, and its cgroup is removed. A process that also clears its environment (out of
+/// reach of the subreaper's tag) is ended with the run.
+#[test]
+fn setsid_escapes_end_with_their_instance() {
+    for tracking in ["auto", "subreaper"] {
+        let case = Case::new(&format!("setsid-{tracking}"));
+        let m = &case.marker;
+        let d = case.dir.display();
+        // The second job starts after the first ended: by then the first one's escapee is gone.
+        let text = format!(
+            "version: v4\njobs:\n  first:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      setsid sleep {m} &\n      env -i /bin/sh -c 'setsid sleep {m} &'\n  second:\n    image:\n      uri: docker://alpine:3.20\n    depends-on:\n      - name: first\n        status: FINISHED\n    script: |\n      #!/bin/sh\n      pgrep -f 'sleep {m}' > {d}/seen || true\n      echo $FUZZ_INSTANCE_ID > {d}/second.tag\n"
+        );
+        let f = case.dir.join("esc.fz");
+        std::fs::write(&f, text).expect("write Fuzzfile");
+        let events = case.dir.join("events.jsonl");
+        let out = case
+            .fuzz_run(&f)
+            .env("FUZZ_PROCESS_TRACKING", tracking)
+            .arg("--events")
+            .arg(&events)
+            .output()
+            .expect("fuzz run");
+        let se = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{tracking}: {se}");
+        case.assert_gone(&format!("setsid escape, tracking {tracking}"));
+        let ev = std::fs::read_to_string(&events).expect("events");
+        let ready: serde_json::Value =
+            serde_json::from_str(ev.lines().next().expect("plan_ready")).expect("json");
+        let how = ready["process_tracking"].as_str().unwrap_or_default();
+        if tracking == "subreaper" {
+            assert_eq!(how, "subreaper (forced)");
+            // The tagged escapee was ended when `first` ended, before `second` started; the
+            // one that cleared its environment is ended with the run (above).
+            let seen = std::fs::read_to_string(case.dir.join("seen")).unwrap_or_default();
+            assert!(seen.lines().count() <= 1, "{seen}");
+        } else if let Some(dir) = how.strip_prefix("cgroup ") {
+            // In its cgroup, even the process without its environment was ended with `first`.
+            let seen = std::fs::read_to_string(case.dir.join("seen")).unwrap_or_default();
+            assert_eq!(seen.trim(), "", "still running when `second` started");
+            assert!(
+                !Path::new(dir).exists(),
+                "the run's cgroup {dir} was not removed"
+            );
+        } else {
+            eprintln!("no cgroup v2 on this node ({how}): the cgroup way is not tested here");
+        }
+        let tag = std::fs::read_to_string(case.dir.join("second.tag")).unwrap_or_default();
+        assert!(tag.trim().starts_with("local-"), "FUZZ_INSTANCE_ID={tag}");
+    }
+}
+
+/// `FUZZ_PROCESS_TRACKING` takes `cgroup`, `subreaper` or `auto`; anything else is refused
+/// before a job starts.
+#[test]
+fn an_unknown_tracking_is_refused() {
+    let case = Case::new("tracking-refused");
+    let f = case.dir.join("one.fz");
+    std::fs::write(
+        &f,
+        format!(
+            "version: v4\njobs:\n  one:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      touch {}/ran\n",
+            case.dir.display()
+        ),
+    )
+    .expect("write");
+    let out = case
+        .fuzz_run(&f)
+        .env("FUZZ_PROCESS_TRACKING", "pids")
+        .output()
+        .expect("fuzz run");
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{se}");
+    assert!(se.contains("FUZZ_PROCESS_TRACKING=pids"), "{se}");
+    assert!(!case.dir.join("ran").exists());
+}
