@@ -14,6 +14,9 @@ use fuzzfile_plan::{PlanOptions, Refusal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The most findings shown for one file (`fuzzlint check --format json` lists them all).
+const MAX_SHOWN: usize = 100;
+
 #[derive(Parser)]
 #[command(name = "fuzz", version, about = "Run Fuzzfiles on nodes")]
 struct Cli {
@@ -216,7 +219,7 @@ fn main() -> ExitCode {
                         errors.len(),
                         if errors.len() == 1 { "" } else { "s" }
                     );
-                    print!("{}", render::plain(&a));
+                    print!("{}", render::plain_capped(&a, MAX_SHOWN));
                 }
             }
             if failed {
@@ -354,7 +357,7 @@ fn run(args: RunArgs) -> ExitCode {
             Ok(p) => p,
             Err(Refusal::Errors(_)) => {
                 eprintln!("{}: errors — not runnable", file.display());
-                eprint!("{}", render::plain(&a));
+                eprint!("{}", render::plain_capped(&a, MAX_SHOWN));
                 return ExitCode::from(2);
             }
             Err(r) => {
@@ -547,7 +550,7 @@ fn plan(
                 file.display(),
                 if n == 1 { "" } else { "s" }
             );
-            eprint!("{}", render::plain(&a));
+            eprint!("{}", render::plain_capped(&a, MAX_SHOWN));
             return ExitCode::from(1);
         }
         Err(r @ Refusal::Hosts { .. }) => {

@@ -7,8 +7,28 @@ use std::fmt::Write;
 /// Render every diagnostic of `a` as `severity[code name] line:col-line:col message`, the
 /// source line with a caret underline, labels, help and fix.
 pub fn plain(a: &Analysis) -> String {
+    plain_capped(a, usize::MAX)
+}
+
+/// As [`plain`], showing at most `max` diagnostics and then how many more there are: output
+/// stays bounded for a file with thousands of findings.
+pub fn plain_capped(a: &Analysis, max: usize) -> String {
+    let shown = a.diagnostics.len().min(max);
+    let mut out = plain_of(a, &a.diagnostics[..shown]);
+    let rest = a.diagnostics.len() - shown;
+    if rest > 0 {
+        let _ = writeln!(
+            out,
+            "… and {rest} more diagnostic{}; `fuzzlint check --format json` lists them all",
+            if rest == 1 { "" } else { "s" }
+        );
+    }
+    out
+}
+
+fn plain_of(a: &Analysis, diagnostics: &[crate::Diagnostic]) -> String {
     let mut out = String::new();
-    for d in &a.diagnostics {
+    for d in diagnostics {
         let s = a.line_col(d.range.start);
         let e = a.line_col(d.range.end);
         let _ = writeln!(
@@ -39,13 +59,13 @@ pub fn plain(a: &Analysis) -> String {
                 let q = a.line_col(ed.range.end);
                 let _ = writeln!(
                     out,
-                    "    {}:{}-{}:{} {:?} -> {:?}",
+                    "    {}:{}-{}:{} {} -> {}",
                     p.line,
                     p.column,
                     q.line,
                     q.column,
-                    ed.range.slice(&a.text),
-                    ed.replacement
+                    short_debug(ed.range.slice(&a.text), EDIT_WINDOW),
+                    short_debug(&ed.replacement, EDIT_WINDOW)
                 );
             }
         }
@@ -57,22 +77,149 @@ fn frame(a: &Analysis, range: fuzzfile_diagnostics::TextRange, out: &mut String)
     let line = a.line_index.line_of(range.start);
     let lr = a.line_index.line_range(&a.text, line);
     let text = lr.slice(&a.text);
-    let _ = writeln!(out, "  {:>3} | {}", line + 1, text.replace('\t', "→"));
-    let start_col = lr
-        .slice(&a.text)
-        .get(..(range.start - lr.start) as usize)
-        .map_or(0, |s| s.chars().count());
-    let end = range.end.min(lr.end).max(range.start);
-    let width = a
-        .text
-        .get(range.start as usize..end as usize)
-        .map_or(0, |s| s.chars().count())
-        .max(1);
-    let more = if range.end > lr.end { "…" } else { "" };
+    let start = (range.start - lr.start) as usize;
+    let end = (range.end.min(lr.end).max(range.start) - lr.start) as usize;
+    let x = excerpt(text, start, end, LINE_WINDOW);
+    let _ = writeln!(out, "  {:>3} | {}", line + 1, x.text.replace('\t', "→"));
+    let more = if range.end > lr.end && !x.cut_span {
+        "…"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
         "      | {}{}{more}",
-        " ".repeat(start_col),
-        "^".repeat(width)
+        " ".repeat(x.caret_column),
+        "^".repeat(x.caret_width)
     );
+}
+
+/// The widest source line a frame shows whole, in bytes (real Fuzzfile lines stay whole); a
+/// longer line is cut to this many characters around the span, with `…` where it was cut.
+/// Without the cut, a 200 KB one-line file with thousands of findings printed the whole line
+/// for each of them.
+pub const LINE_WINDOW: usize = 160;
+
+/// The most characters of a fix's edit (old text, new text) that [`plain`] shows.
+pub const EDIT_WINDOW: usize = 2000;
+
+/// What a frame shows of one source line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Excerpt<'a> {
+    /// The part of the line shown, with `…` before and after where it was cut.
+    pub text: std::borrow::Cow<'a, str>,
+    /// Characters of `text` before the span.
+    pub caret_column: usize,
+    /// Characters of the span in `text` (at least 1).
+    pub caret_width: usize,
+    /// Whether the span itself was cut at the end of the window.
+    pub cut_span: bool,
+}
+
+/// At most `width` characters (plus the `…` markers) of `line` around the span `start..end`
+/// (byte offsets into `line`, clamped to it). Costs O(`width`), not O(line length), so that
+/// many findings on one long line stay linear.
+pub fn excerpt(line: &str, start: usize, end: usize, width: usize) -> Excerpt<'_> {
+    let floor = |mut i: usize| {
+        i = i.min(line.len());
+        while !line.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let start = floor(start);
+    let end = floor(end.max(start));
+    let width = width.max(8);
+    if line.len() <= width {
+        // Bytes bound characters: the whole line fits.
+        return Excerpt {
+            text: std::borrow::Cow::Borrowed(line),
+            caret_column: line[..start].chars().count(),
+            caret_width: line[start..end].chars().count().max(1),
+            cut_span: false,
+        };
+    }
+    // Bytes around the span; a byte window of `width` holds at most `width` characters.
+    let span = end - start;
+    let before = if span + 2 * (width / 4) >= width {
+        width / 4
+    } else {
+        (width - span) / 2
+    };
+    let mut from = start.saturating_sub(before);
+    let mut to = (from + width).min(line.len());
+    if to == line.len() {
+        from = to.saturating_sub(width);
+    }
+    from = floor(from);
+    to = floor(to);
+    let mut text = String::with_capacity(to - from + 8);
+    if from > 0 {
+        text.push('…');
+    }
+    text.push_str(&line[from..to]);
+    if to < line.len() {
+        text.push('…');
+    }
+    let lead = usize::from(from > 0);
+    let shown_end = end.min(to);
+    Excerpt {
+        text: std::borrow::Cow::Owned(text),
+        caret_column: lead + line[from..start.max(from)].chars().count(),
+        caret_width: line[start.max(from)..shown_end.max(start)].chars().count().max(1),
+        cut_span: end > to,
+    }
+}
+
+/// `text` as `{:?}` shows it, cut to about `width` characters (edits of fixes can span many
+/// lines).
+pub fn short_debug(text: &str, width: usize) -> String {
+    let mut cut = text.len().min(width);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if cut == text.len() {
+        format!("{text:?}")
+    } else {
+        format!("{:?}…", &text[..cut])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_whole() {
+        let x = excerpt("  uri: alpine", 7, 13, 120);
+        assert_eq!(x.text, "  uri: alpine");
+        assert_eq!((x.caret_column, x.caret_width, x.cut_span), (7, 6, false));
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_span() {
+        let line: String = (0..5000).map(|i| format!("k{i}: 1, ")).collect();
+        let at = line.find("k2500:").expect("key");
+        let x = excerpt(&line, at, at + 5, 120);
+        assert!(x.text.starts_with('…') && x.text.ends_with('…'), "{}", x.text);
+        assert!(x.text.chars().count() <= 122, "{}", x.text.chars().count());
+        let shown: String = x.text.chars().skip(x.caret_column).take(x.caret_width).collect();
+        assert_eq!(shown, "k2500");
+        // At the very end of the line: no trailing marker, the span still under the carets.
+        let x = excerpt(&line, line.len() - 2, line.len(), 120);
+        assert!(x.text.starts_with('…') && !x.text.ends_with('…'));
+        let shown: String = x.text.chars().skip(x.caret_column).take(x.caret_width).collect();
+        assert_eq!(shown, ", ");
+    }
+
+    #[test]
+    fn multibyte_characters_are_not_split() {
+        let line = "é".repeat(1000);
+        let x = excerpt(&line, 1001, 1003, 40);
+        assert!(x.text.chars().count() <= 42);
+        assert_eq!(x.caret_width, 1);
+        let long = excerpt(&line, 0, line.len(), 40);
+        assert!(long.cut_span && long.caret_column == 0);
+        assert_eq!(short_debug("ééé", 3), "\"é\"…");
+    }
 }

@@ -10,7 +10,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     for p in paths {
         let meta =
             std::fs::metadata(p).map_err(|e| format!("{}: {}", p.display(), describe_io(&e)))?;
-        if meta.is_file() {
+        // Anything but a directory is read as a file, through the bounded reader: a pipe
+        // (`<(cat x.fz)`) works, and `/dev/zero` is refused at the size limit.
+        if !meta.is_dir() {
             out.push(p.clone());
             continue;
         }

@@ -82,6 +82,10 @@ struct CheckArgs {
     /// Colour in human output: auto (a terminal without NO_COLOR), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
+    /// Show at most this many findings per file in human output (0: all); the other formats
+    /// list every finding.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    max_diagnostics: usize,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -331,7 +335,15 @@ fn check(args: CheckArgs) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = match args.format {
-        Format::Human => output::human::write(&mut out, &checked, color),
+        Format::Human => output::human::write(
+            &mut out,
+            &checked,
+            color,
+            match args.max_diagnostics {
+                0 => usize::MAX,
+                n => n,
+            },
+        ),
         Format::Json => output::json::write(&mut out, &checked),
         Format::Sarif => output::sarif::write(&mut out, &checked),
         Format::Github => output::github::write(&mut out, &checked),

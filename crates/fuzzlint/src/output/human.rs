@@ -1,65 +1,52 @@
 //! Code frames for people (ariadne), with a summary line.
+//!
+//! Output is bounded by the input: a frame shows at most [`LINE_WINDOW`] characters of a source
+//! line (a longer line is cut around the span, `…` where it was cut; the position in the
+//! header stays the real one), and at most `max_per_file` findings of a file are shown, then
+//! how many more there are.
 
 use crate::Checked;
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
-use fuzzfile_check::Severity;
+use fuzzfile_check::render::{excerpt, LINE_WINDOW};
+use fuzzfile_check::{Analysis, Diagnostic, Severity, TextRange};
 use std::io::{self, Write};
 
-pub fn write(out: &mut dyn Write, checked: &[Checked], color: bool) -> io::Result<()> {
+/// The most lines a span may cover for ariadne to draw it; a longer one gets the compact
+/// frame (its first line only).
+const MAX_SPAN_LINES: usize = 12;
+
+pub fn write(
+    out: &mut dyn Write,
+    checked: &[Checked],
+    color: bool,
+    max_per_file: usize,
+) -> io::Result<()> {
     let mut counts = [0usize; 3];
     for c in checked {
         let a = &c.analysis;
         if a.diagnostics.is_empty() {
             continue;
         }
-        let source = Source::from(a.text.as_str());
         for d in &a.diagnostics {
             counts[d.severity as usize] += 1;
-            let (kind, col) = match d.severity {
-                Severity::Error => (ReportKind::Error, Color::Red),
-                Severity::Warning => (ReportKind::Warning, Color::Yellow),
-                Severity::Info => (ReportKind::Advice, Color::Cyan),
-            };
-            let span = d.range.as_usize();
-            // ariadne starts a new frame, headed by the primary position, for a label above an
-            // earlier one: order the labels by position so that one frame shows them all.
-            let order = |start: u32| i32::try_from(start).unwrap_or(i32::MAX);
-            let mut report = Report::build(kind, (c.display.clone(), span.clone()))
-                .with_config(
-                    Config::default()
-                        .with_index_type(IndexType::Byte)
-                        .with_color(color),
-                )
-                .with_code(format!("{} {}", d.rule.code(), d.rule.name()))
-                .with_message(&d.message)
-                .with_label(
-                    Label::new((c.display.clone(), span))
-                        .with_message(&d.message)
-                        .with_color(col)
-                        .with_order(order(d.range.start)),
-                );
-            for l in &d.labels {
-                report = report.with_label(
-                    Label::new((c.display.clone(), l.range.as_usize()))
-                        .with_message(&l.message)
-                        .with_color(Color::Blue)
-                        .with_order(order(l.range.start)),
-                );
+        }
+        let source = Source::from(a.text.as_str());
+        let shown = a.diagnostics.len().min(max_per_file);
+        for d in &a.diagnostics[..shown] {
+            if fits_ariadne(a, d) {
+                ariadne_frame(out, c, &source, d, color)?;
+            } else {
+                compact_frame(out, c, d)?;
             }
-            if let Some(h) = &d.help {
-                report = report.with_help(h);
-            }
-            if let Some(f) = &d.fix {
-                report = report.with_note(format!(
-                    "fix available: {} (`fuzzlint check --fix`)",
-                    f.message
-                ));
-            }
-            let mut buf = Vec::new();
-            report
-                .finish()
-                .write((c.display.clone(), &source), &mut buf)?;
-            out.write_all(&buf)?;
+        }
+        let rest = a.diagnostics.len() - shown;
+        if rest > 0 {
+            writeln!(
+                out,
+                "… and {rest} more diagnostic{} in {}; use `--format json` for all of them, or `--max-diagnostics 0`",
+                if rest == 1 { "" } else { "s" },
+                c.display
+            )?;
         }
     }
     let [info, warn, err] = counts;
@@ -78,4 +65,130 @@ pub fn write(out: &mut dyn Write, checked: &[Checked], color: bool) -> io::Resul
         )?;
     }
     Ok(())
+}
+
+fn ranges(d: &Diagnostic) -> impl Iterator<Item = TextRange> + '_ {
+    std::iter::once(d.range).chain(d.labels.iter().map(|l| l.range))
+}
+
+/// Whether every line the finding's spans touch is short, and no span covers many lines.
+fn fits_ariadne(a: &Analysis, d: &Diagnostic) -> bool {
+    ranges(d).all(|r| {
+        let first = a.line_index.line_of(r.start);
+        let last = a.line_index.line_of(r.end);
+        last - first < MAX_SPAN_LINES
+            && (first..=last).all(|l| a.line_index.line_range(&a.text, l).len() as usize <= LINE_WINDOW)
+    })
+}
+
+fn kind_name(s: Severity) -> (ReportKind<'static>, Color, &'static str) {
+    match s {
+        Severity::Error => (ReportKind::Error, Color::Red, "Error"),
+        Severity::Warning => (ReportKind::Warning, Color::Yellow, "Warning"),
+        Severity::Info => (ReportKind::Advice, Color::Cyan, "Advice"),
+    }
+}
+
+fn ariadne_frame(
+    out: &mut dyn Write,
+    c: &Checked,
+    source: &Source<&str>,
+    d: &Diagnostic,
+    color: bool,
+) -> io::Result<()> {
+    let (kind, col, _) = kind_name(d.severity);
+    let span = d.range.as_usize();
+    // ariadne starts a new frame, headed by the primary position, for a label above an
+    // earlier one: order the labels by position so that one frame shows them all.
+    let order = |start: u32| i32::try_from(start).unwrap_or(i32::MAX);
+    let mut report = Report::build(kind, (c.display.clone(), span.clone()))
+        .with_config(
+            Config::default()
+                .with_index_type(IndexType::Byte)
+                .with_color(color),
+        )
+        .with_code(format!("{} {}", d.rule.code(), d.rule.name()))
+        .with_message(&d.message)
+        .with_label(
+            Label::new((c.display.clone(), span))
+                .with_message(&d.message)
+                .with_color(col)
+                .with_order(order(d.range.start)),
+        );
+    for l in &d.labels {
+        report = report.with_label(
+            Label::new((c.display.clone(), l.range.as_usize()))
+                .with_message(&l.message)
+                .with_color(Color::Blue)
+                .with_order(order(l.range.start)),
+        );
+    }
+    if let Some(h) = &d.help {
+        report = report.with_help(h);
+    }
+    if let Some(f) = &d.fix {
+        report = report.with_note(format!(
+            "fix available: {} (`fuzzlint check --fix`)",
+            f.message
+        ));
+    }
+    let mut buf = Vec::new();
+    report.finish().write((c.display.clone(), source), &mut buf)?;
+    out.write_all(&buf)
+}
+
+/// The frame of a finding on a long line (or over many lines): ariadne's layout, each span's
+/// first line cut to a window around it, carets under the span.
+fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result<()> {
+    let a = &c.analysis;
+    let (_, _, kind) = kind_name(d.severity);
+    let pos = a.line_col(d.range.start);
+    let mut spans: Vec<(TextRange, &str)> = std::iter::once((d.range, d.message.as_str()))
+        .chain(d.labels.iter().map(|l| (l.range, l.message.as_str())))
+        .collect();
+    spans.sort_by_key(|(r, _)| r.start);
+    let last_line = spans
+        .iter()
+        .map(|(r, _)| a.line_index.line_of(r.start) + 1)
+        .max()
+        .unwrap_or(1);
+    let gutter = last_line.to_string().len();
+    let pad = " ".repeat(gutter + 2);
+    writeln!(
+        out,
+        "[{} {}] {kind}: {}",
+        d.rule.code(),
+        d.rule.name(),
+        d.message
+    )?;
+    writeln!(out, "{pad}╭─[ {}:{}:{} ]", c.display, pos.line, pos.column)?;
+    writeln!(out, "{pad}│")?;
+    for (r, message) in spans {
+        let line = a.line_index.line_of(r.start);
+        let lr = a.line_index.line_range(&a.text, line);
+        let start = (r.start - lr.start) as usize;
+        let end = (r.end.min(lr.end).max(r.start) - lr.start) as usize;
+        let x = excerpt(lr.slice(&a.text), start, end, LINE_WINDOW);
+        let more = if r.end > lr.end || x.cut_span { "…" } else { "" };
+        writeln!(out, " {:>gutter$} │ {}", line + 1, x.text)?;
+        writeln!(
+            out,
+            "{pad}│ {}{}{more} {message}",
+            " ".repeat(x.caret_column),
+            "^".repeat(x.caret_width)
+        )?;
+    }
+    if let Some(h) = &d.help {
+        writeln!(out, "{pad}│ ")?;
+        writeln!(out, "{pad}│ Help: {h}")?;
+    }
+    if let Some(f) = &d.fix {
+        writeln!(out, "{pad}│ ")?;
+        writeln!(
+            out,
+            "{pad}│ Note: fix available: {} (`fuzzlint check --fix`)",
+            f.message
+        )?;
+    }
+    writeln!(out, "{}╯", "─".repeat(gutter + 2))
 }

@@ -36,17 +36,37 @@ pub fn diagnostic_json(file: &str, a: &Analysis, d: &Diagnostic) -> Value {
     })
 }
 
+/// The document, with each diagnostic turned into JSON only as it is written: memory stays at
+/// one diagnostic's JSON however many there are. Keys are written in sorted order, as a
+/// `serde_json` map writes them.
 pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
-    let diagnostics: Vec<Value> = checked
-        .iter()
-        .flat_map(|c| {
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        diagnostics: Stream<'a>,
+        files: usize,
+        version: u32,
+    }
+    let doc = Doc {
+        diagnostics: Stream(checked),
+        files: checked.len(),
+        version: 1,
+    };
+    let mut w = io::BufWriter::new(&mut *out);
+    serde_json::to_writer_pretty(&mut w, &doc)?;
+    writeln!(w)?;
+    w.flush()
+}
+
+/// Every diagnostic of every file, serialised lazily.
+struct Stream<'a>(&'a [Checked]);
+
+impl serde::Serialize for Stream<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().flat_map(|c| {
             c.analysis
                 .diagnostics
                 .iter()
                 .map(|d| diagnostic_json(&c.display, &c.analysis, d))
-        })
-        .collect();
-    let doc = json!({ "version": 1, "files": checked.len(), "diagnostics": diagnostics });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    writeln!(out)
+        }))
+    }
 }

@@ -14,6 +14,64 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// The SARIF result of one diagnostic.
+fn result_json(c: &Checked, d: &fuzzfile_check::Diagnostic) -> Value {
+    let a = &c.analysis;
+    let region = |r: fuzzfile_check::TextRange| {
+        let s = a.line_col(r.start);
+        let e = a.line_col(r.end);
+        json!({ "startLine": s.line, "startColumn": s.column, "endLine": e.line, "endColumn": e.column })
+    };
+    let location = |r| json!({ "physicalLocation": { "artifactLocation": { "uri": c.display }, "region": region(r) } });
+    let mut result = json!({
+        "ruleId": d.rule.code(),
+        "ruleIndex": Rule::ALL.iter().position(|r| *r == d.rule).unwrap_or(0),
+        "level": level(d.severity),
+        "message": { "text": match &d.help { Some(h) => format!("{} ({h})", d.message), None => d.message.clone() } },
+        "locations": [location(d.range)],
+    });
+    if !d.labels.is_empty() {
+        result["relatedLocations"] = Value::Array(
+            d.labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let mut loc = location(l.range);
+                    loc["id"] = json!(i);
+                    loc["message"] = json!({ "text": l.message });
+                    loc
+                })
+                .collect(),
+        );
+    }
+    if let Some(f) = &d.fix {
+        result["fixes"] = json!([{
+            "description": { "text": f.message },
+            "artifactChanges": [{
+                "artifactLocation": { "uri": c.display },
+                "replacements": f.edits.iter().map(|e| json!({
+                    "deletedRegion": region(e.range),
+                    "insertedContent": { "text": e.replacement },
+                })).collect::<Vec<_>>(),
+            }],
+        }]);
+    }
+    result
+}
+
+/// Every result of every file, serialised lazily (one result in memory at a time).
+struct Results<'a>(&'a [Checked]);
+
+impl serde::Serialize for Results<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            self.0
+                .iter()
+                .flat_map(|c| c.analysis.diagnostics.iter().map(|d| result_json(c, d))),
+        )
+    }
+}
+
 pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
     let rules: Vec<Value> = Rule::ALL
         .iter()
@@ -28,52 +86,6 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
             })
         })
         .collect();
-    let mut results = Vec::new();
-    for c in checked {
-        let a = &c.analysis;
-        for d in &a.diagnostics {
-            let region = |r: fuzzfile_check::TextRange| {
-                let s = a.line_col(r.start);
-                let e = a.line_col(r.end);
-                json!({ "startLine": s.line, "startColumn": s.column, "endLine": e.line, "endColumn": e.column })
-            };
-            let location = |r| json!({ "physicalLocation": { "artifactLocation": { "uri": c.display }, "region": region(r) } });
-            let mut result = json!({
-                "ruleId": d.rule.code(),
-                "ruleIndex": Rule::ALL.iter().position(|r| *r == d.rule).unwrap_or(0),
-                "level": level(d.severity),
-                "message": { "text": match &d.help { Some(h) => format!("{} ({h})", d.message), None => d.message.clone() } },
-                "locations": [location(d.range)],
-            });
-            if !d.labels.is_empty() {
-                result["relatedLocations"] = Value::Array(
-                    d.labels
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| {
-                            let mut loc = location(l.range);
-                            loc["id"] = json!(i);
-                            loc["message"] = json!({ "text": l.message });
-                            loc
-                        })
-                        .collect(),
-                );
-            }
-            if let Some(f) = &d.fix {
-                result["fixes"] = json!([{
-                    "description": { "text": f.message },
-                    "artifactChanges": [{
-                        "artifactLocation": { "uri": c.display },
-                        "replacements": f.edits.iter().map(|e| json!({
-                            "deletedRegion": region(e.range),
-                            "insertedContent": { "text": e.replacement },
-                        })).collect::<Vec<_>>(),
-                    }],
-                }]);
-            }
-            results.push(result);
-        }
-    }
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -86,9 +98,55 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
             }},
             "columnKind": "unicodeCodePoints",
             "artifacts": checked.iter().map(|c| json!({ "location": { "uri": c.display } })).collect::<Vec<_>>(),
-            "results": results,
+            "results": RESULTS_PLACEHOLDER,
         }],
     });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    writeln!(out)
+    let mut w = io::BufWriter::new(&mut *out);
+    serde_json::to_writer_pretty(
+        &mut w,
+        &Splice {
+            value: &doc,
+            results: &Results(checked),
+        },
+    )?;
+    writeln!(w)?;
+    w.flush()
+}
+
+/// Where the results go in the document.
+const RESULTS_PLACEHOLDER: &str = "\u{0}results";
+
+/// `value` as serde_json writes it, with the lazily written results in place of
+/// [`RESULTS_PLACEHOLDER`]: the output is the same as for one document in memory.
+struct Splice<'a> {
+    value: &'a Value,
+    results: &'a Results<'a>,
+}
+
+impl serde::Serialize for Splice<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        let nested = |value| Splice {
+            value,
+            results: self.results,
+        };
+        match self.value {
+            Value::String(p) if p == RESULTS_PLACEHOLDER => self.results.serialize(s),
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for v in items {
+                    seq.serialize_element(&nested(v))?;
+                }
+                seq.end()
+            }
+            Value::Object(map) => {
+                let mut m = s.serialize_map(Some(map.len()))?;
+                for (k, v) in map {
+                    m.serialize_entry(k, &nested(v))?;
+                }
+                m.end()
+            }
+            other => other.serialize(s),
+        }
+    }
 }
