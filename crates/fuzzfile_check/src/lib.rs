@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod edits;
+pub mod fixes;
 pub mod gpu;
 pub mod invariants;
 pub mod launch;
@@ -35,6 +36,8 @@ pub struct Analysis {
     pub tree: Tree,
     pub model: Fuzzfile,
     pub diagnostics: Vec<Diagnostic>,
+    /// The options the text was analysed with (a fixed text is verified with the same).
+    pub options: Options,
 }
 
 impl Analysis {
@@ -110,6 +113,7 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
         tree,
         model,
         diagnostics,
+        options: options.clone(),
     }
 }
 
@@ -174,12 +178,13 @@ pub fn looks_like_fuzzfile(text: &str) -> bool {
     false
 }
 
-/// Apply every fix of `diagnostics` that does not overlap an earlier one.
+/// Apply every fix of `diagnostics` (each whole: all its edits or none) that does not overlap
+/// an earlier one, without verifying the result. Front ends apply fixes with
+/// [`fixes::fix_all`] (`fuzzlint check --fix`, the editor's "fix all"), which keeps only the
+/// fixes whose result parses and has no new error.
 pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> String {
-    let edits: Vec<&Edit> = diagnostics
-        .iter()
-        .filter_map(|d| d.fix.as_ref())
-        .flat_map(|f| f.edits.iter())
-        .collect();
-    fuzzfile_diagnostics::apply_edits(text, edits)
+    let fixes = fixes::non_overlapping(diagnostics);
+    fuzzfile_diagnostics::apply_edits(text, fixes.iter().flat_map(|f| f.edits.iter()))
 }
+
+pub use fixes::fix_all;

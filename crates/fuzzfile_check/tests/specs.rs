@@ -2,14 +2,15 @@
 //!
 //! For every bad file: the diagnostics (with code frames, help and fixes) and the file after
 //! `--fix` are snapshots next to it; the rule of the directory fires; applying the fixes is
-//! idempotent and removes every diagnostic that had a fix. For every good file: the rule of
+//! idempotent, removes every diagnostic whose fix was applied, and adds no error (a fix whose
+//! result would have a new error is not applied: `fuzzfile_check::fixes`). For every good file: the rule of
 //! the directory does not fire, and nothing at error level does. A `profile.toml` in a spec
 //! directory is the cluster profile every file of that directory is analysed (and fixed) with;
 //! a `<stem>.profile.toml` next to a file replaces it for that file.
 
 use fuzzfile_check::profile::parse_profile;
 use fuzzfile_check::{
-    analyze_bytes_with, analyze_with, apply_fixes, render, Analysis, Options, Rule, Severity,
+    analyze_bytes_with, analyze_with, fix_all, fixes, render, Analysis, Options, Rule, Severity,
 };
 use std::path::{Path, PathBuf};
 
@@ -42,7 +43,7 @@ fn analyze(text: &str, options: &Options) -> Analysis {
 fn fix_to_fixpoint(text: &str, options: &Options) -> String {
     let mut text = text.to_owned();
     for _ in 0..4 {
-        let next = apply_fixes(&text, &analyze(&text, options).diagnostics);
+        let next = fix_all(&analyze(&text, options));
         if next == text {
             break;
         }
@@ -119,13 +120,30 @@ fn specs() {
                     "{}: fixes are not idempotent",
                     file.display()
                 );
-                for d in a.diagnostics.iter().filter(|d| d.fix.is_some()) {
+                let applied = fixes::verified_fixes(&a);
+                let was_applied = |d: &fuzzfile_check::Diagnostic| {
+                    d.fix
+                        .as_ref()
+                        .is_some_and(|f| applied.iter().any(|g| std::ptr::eq(f, *g)))
+                };
+                for d in a.diagnostics.iter().filter(|d| was_applied(d)) {
                     assert!(
                         !after
                             .diagnostics
                             .iter()
                             .any(|x| x.rule == d.rule && x.message == d.message),
                         "{}: fix for `{}` did not remove it",
+                        file.display(),
+                        d.message
+                    );
+                }
+                // No error that the file did not have.
+                for d in after.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+                    assert!(
+                        a.diagnostics.iter().any(|x| x.severity == Severity::Error
+                            && x.rule == d.rule
+                            && x.message == d.message),
+                        "{}: --fix added the error `{}`:\n{fixed}",
                         file.display(),
                         d.message
                     );

@@ -86,7 +86,7 @@ impl<'a> Builder<'a> {
         let entries = self.map_entries(id, place.describe());
         let mut out = Vec::with_capacity(entries.len());
         // Did-you-mean needs the sibling keys; collect them only when a key is unknown.
-        let mut unknown: Vec<Key<'a>> = Vec::new();
+        let mut unknown: Vec<(Key<'a>, NodeId)> = Vec::new();
         for (key, value) in entries {
             match place.key(&key.value) {
                 Some(spec) => {
@@ -130,31 +130,36 @@ impl<'a> Builder<'a> {
                     }
                     out.push((key, value));
                 }
-                None => unknown.push(key),
+                None => unknown.push((key, value)),
             }
         }
         if !unknown.is_empty() {
             let siblings: Vec<&str> = out
                 .iter()
                 .map(|(k, _)| k.value)
-                .chain(unknown.iter().map(|k| k.value))
+                .chain(unknown.iter().map(|(k, _)| k.value))
                 .collect();
-            for key in &unknown {
-                self.unknown_key(key, place, &siblings);
+            for (key, value) in &unknown {
+                self.unknown_key(key, *value, place, &siblings);
             }
         }
         out
     }
 
     /// Report an unknown key. A rename fix is offered only when the new name is not already a
-    /// key of the same mapping (renaming would create a duplicate).
-    fn unknown_key(&mut self, key: &Key<'a>, place: Place, siblings: &[&str]) {
+    /// key of the same mapping (renaming would create a duplicate) and takes the kind of value
+    /// written under the key (a list does not become a mapping key's value); "did you mean"
+    /// only proposes keys that take that kind of value.
+    fn unknown_key(&mut self, key: &Key<'a>, value: NodeId, place: Place, siblings: &[&str]) {
         let valid: Vec<&'static str> = place
             .keys()
             .iter()
             .filter(|k| k.versions.allows(self.version) && !matches!(k.status, Status::Removed(_)))
             .map(|k| k.name)
             .collect();
+        let tree = self.tree;
+        let fits = |name: &str| schema::value_kind(place, name).fits(tree, value);
+        let same_kind: Vec<&'static str> = valid.iter().copied().filter(|k| fits(k)).collect();
         let kebab = kebab_case(&key.value);
         let mut d = Diagnostic::new(
             Rule::UnknownKey,
@@ -165,6 +170,12 @@ impl<'a> Builder<'a> {
             if siblings.iter().any(|s| *s == to) {
                 d.help = Some(format!(
                     "{help} (but `{to}` is already set in this mapping: merge the two)"
+                ));
+            } else if !fits(to) {
+                d.help = Some(format!(
+                    "{help} (but `{to}` takes {}, not {})",
+                    kind_text(schema::value_kind(place, to)),
+                    tree.describe(value)
                 ));
             } else {
                 d.help = Some(help);
@@ -179,7 +190,11 @@ impl<'a> Builder<'a> {
                 &kebab,
                 format!("Fuzzfile keys are kebab-case: write `{kebab}`"),
             );
-        } else if let Some(s) = did_you_mean(&key.value, valid.iter().copied()) {
+        } else if let Some(s) = did_you_mean(&key.value, same_kind.iter().copied())
+            .or_else(|| did_you_mean(&key.value, valid.iter().copied()))
+        {
+            // A close key of another kind stays a suggestion, without a fix (`rename` says
+            // what the key takes).
             rename(&mut d, s, format!("did you mean `{s}`?"));
         } else if let Some(other) = crate::schema::ALL_PLACES.iter().find(|p| {
             **p != place
@@ -547,17 +562,15 @@ impl<'a> Builder<'a> {
         let entries = self.object(root, Place::Root);
         if version_key.is_none() {
             let r = TextRange::empty(self.tree.node(rid).range.start);
-            self.emit(
-                Diagnostic::new(Rule::MissingField, r, "the Fuzzfile has no `version`")
-                    .with_help("start the file with `version: v4`")
-                    .with_fix(Fix {
-                        message: "Add `version: v4`".into(),
-                        edits: vec![fuzzfile_diagnostics::Edit {
-                            range: r,
-                            replacement: "version: v4\n".into(),
-                        }],
-                    }),
-            );
+            let mut d = Diagnostic::new(Rule::MissingField, r, "the Fuzzfile has no `version`")
+                .with_help("start the file with `version: v4`");
+            if let Some(edit) = self.version_insertion(rid) {
+                d = d.with_fix(Fix {
+                    message: "Add `version: v4`".into(),
+                    edits: vec![edit],
+                });
+            }
+            self.emit(d);
         }
         let mut has_tasks = false;
         for (key, value) in &entries {
@@ -613,6 +626,37 @@ impl<'a> Builder<'a> {
                 ),
             );
         }
+    }
+
+    /// The edit that adds `version: v4` as the first key of the root mapping `rid`, at the
+    /// column of its keys (an indented root keeps its indentation: `  jobs:` becomes
+    /// `  version: v4` and `  jobs:`). `None` when the root is not a block mapping whose first
+    /// key starts its line after spaces only (a flow mapping, `--- jobs:`, a tab).
+    fn version_insertion(&self, rid: NodeId) -> Option<fuzzfile_diagnostics::Edit> {
+        let node = self.tree.node(rid);
+        if !matches!(
+            node.kind,
+            NodeKind::Mapping {
+                style: fuzzfile_syntax::CollectionStyle::Block,
+                ..
+            }
+        ) {
+            return None;
+        }
+        let start = node.range.start as usize;
+        let line_start = fuzzfile_diagnostics::line_start_at(self.text, start);
+        let indent = self.text.get(line_start..start)?;
+        let indent = indent.strip_prefix('\u{feff}').unwrap_or(indent);
+        if !indent.bytes().all(|b| b == b' ') {
+            return None;
+        }
+        Some(fuzzfile_diagnostics::Edit {
+            range: TextRange::empty(node.range.start),
+            replacement: format!(
+                "version: v4{}{indent}",
+                fuzzfile_diagnostics::newline_of(self.text)
+            ),
+        })
     }
 
     fn defaults_job(&mut self, id: NodeId) -> DefaultsJob {
@@ -1957,6 +2001,18 @@ impl<'a> Builder<'a> {
 /// An owned copy of a borrowed key, for the model.
 fn owned(k: Key<'_>) -> Spanned<String> {
     Spanned::new(k.value.to_owned(), k.range, k.node)
+}
+
+/// A value kind for messages ("a list").
+fn kind_text(kind: schema::ValueKind) -> &'static str {
+    match kind {
+        schema::ValueKind::String => "a string",
+        schema::ValueKind::Int => "a whole number",
+        schema::ValueKind::Bool => "`true` or `false`",
+        schema::ValueKind::List => "a list",
+        schema::ValueKind::Map => "a mapping",
+        schema::ValueKind::Any => "any value",
+    }
 }
 
 fn list(items: &[&str]) -> String {

@@ -514,6 +514,118 @@ pub fn allowed_values(place: Place, key: &str) -> Option<&'static [&'static str]
     })
 }
 
+/// The kind of value a key takes. Did-you-mean renames an unknown key only to a key that takes
+/// the kind of value written under it: renaming must not turn a typo into a value of the wrong
+/// type (`initial-delay-seconds: 15` is not a `readiness-probe`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ValueKind {
+    /// Any scalar (Fuzzball reads numbers and booleans as written).
+    String,
+    /// A whole number.
+    Int,
+    /// `true` or `false`.
+    Bool,
+    /// A sequence.
+    List,
+    /// A mapping.
+    Map,
+    /// Anything (keys that are no longer accepted).
+    Any,
+}
+
+impl ValueKind {
+    /// Whether a value of this shape can be written under a key of this kind. A null value
+    /// (`key:` with nothing after it) fits every kind.
+    pub fn fits(self, tree: &fuzzfile_syntax::Tree, value: fuzzfile_syntax::NodeId) -> bool {
+        use fuzzfile_syntax::{CoreValue, NodeKind};
+        let id = tree.resolve(value);
+        if tree.is_null(id) {
+            return true;
+        }
+        match (self, &tree.node(id).kind) {
+            (ValueKind::Any, _) => true,
+            (ValueKind::List, NodeKind::Sequence { .. }) => true,
+            (ValueKind::Map, NodeKind::Mapping { .. }) => true,
+            (ValueKind::String, NodeKind::Scalar(_)) => true,
+            (ValueKind::Int, NodeKind::Scalar(_)) => {
+                matches!(tree.core_value(id), Some(CoreValue::Int(_)))
+            }
+            (ValueKind::Bool, NodeKind::Scalar(_)) => {
+                matches!(tree.core_value(id), Some(CoreValue::Bool(_)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The kind of value `key` takes at `place` (`Any` for a key the place does not have).
+pub fn value_kind(place: Place, key: &str) -> ValueKind {
+    use ValueKind::*;
+    match (place, key) {
+        (Place::Root, "version") => String,
+        (Place::Root, "jobs" | "services" | "volumes" | "files" | "defaults" | "annotations") => {
+            Map
+        }
+        (Place::Defaults, "job") => Map,
+        (Place::DefaultsJob | Place::Job | Place::Service, "env") => List,
+        (Place::DefaultsJob | Place::Job | Place::Service, "mounts" | "policy" | "resource") => {
+            Map
+        }
+        (Place::Job | Place::Service, "image" | "files" | "multinode" | "network") => Map,
+        (Place::Job | Place::Service, "command" | "args" | "requires" | "depends-on") => List,
+        (Place::Job | Place::Service, "script" | "cwd" | "name") => String,
+        (Place::Job, "task-array") => Map,
+        (Place::Service, "persist") => Bool,
+        (Place::Service, "readiness-probe") => Map,
+        (Place::Image, "uri" | "secret" | "decryption-secret") => String,
+        (Place::Image, "secrets") => Map,
+        (Place::Resource, "cpu" | "memory" | "devices" | "annotations") => Map,
+        (Place::Resource, "exclusive") => Bool,
+        (Place::Cpu, "cores" | "sockets") => Int,
+        (Place::Cpu, "affinity") => String,
+        (Place::Cpu, "threads") => Bool,
+        (Place::Memory, "size") => String,
+        (Place::Memory, "by-core") => Bool,
+        (Place::Multinode, "nodes" | "procs-per-node") => Int,
+        (Place::Multinode, "implementation") => String,
+        (Place::TaskArray, "start" | "end" | "concurrency") => Int,
+        (Place::Policy, "timeout" | "retry") => Map,
+        (Place::Timeout, "execute") => String,
+        (Place::Retry, "attempts") => Int,
+        (Place::Dependency, "name" | "status" | "description") => String,
+        (Place::JobNetwork, "isolated") => Bool,
+        (Place::JobNetwork, "expose-tcp" | "expose-udp") => List,
+        (Place::ServiceNetwork, "ports" | "endpoints") => List,
+        (Place::ServiceNetwork, "host") => Bool,
+        (Place::Port, "name" | "protocol") => String,
+        (Place::Port, "port") => Int,
+        (Place::Endpoint, "name" | "port-name" | "protocol" | "type" | "scope") => String,
+        (Place::Probe, "exec" | "http-get" | "tcp-socket" | "grpc") => Map,
+        (
+            Place::Probe,
+            "initial-delay-seconds"
+            | "period-seconds"
+            | "timeout-seconds"
+            | "success-threshold"
+            | "failure-threshold",
+        ) => Int,
+        (Place::ProbeExec, "command") => List,
+        (Place::ProbeHttpGet, "http-headers") => List,
+        // A probe port is a number or a port name.
+        (Place::ProbeHttpGet | Place::ProbeTcpSocket | Place::ProbeGrpc, "port") => String,
+        (Place::ProbeHttpGet, "path" | "scheme") | (Place::ProbeGrpc, "service") => String,
+        (Place::HttpHeader, "name" | "value") => String,
+        (Place::Volume, "reference" | "use" | "name" | "size" | "type" | "path") => String,
+        (Place::Volume, "annotations") => Map,
+        (Place::Volume, "ingress" | "egress") => List,
+        (Place::Transfer, "source" | "destination" | "policy") => Map,
+        (Place::TransferUri, "uri" | "secret") => String,
+        (Place::TransferUri, "secrets") => Map,
+        (Place::MountV1, "location") | (Place::MountV4, "volume") => String,
+        _ => Any,
+    }
+}
+
 /// All places, for tooling (schema export, completion tests).
 pub const ALL_PLACES: &[Place] = &[
     Place::Root,
@@ -548,13 +660,16 @@ pub const ALL_PLACES: &[Place] = &[
     Place::MountV4,
 ];
 
-/// Damerau-Levenshtein (optimal string alignment) distance, for "did you mean".
+/// Damerau-Levenshtein (optimal string alignment) distance, for "did you mean". Words too long
+/// to be typos of a key (over 65,536 cells of work) get the longer length, the largest
+/// distance.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let (n, m) = (a.len(), b.len());
-    if n.abs_diff(m) > 3 {
-        return n.abs_diff(m);
+    if n.saturating_mul(m) > 1 << 16 {
+        // Too long to be a typo of a key: as far apart as two words can be.
+        return n.max(m);
     }
     let mut d = vec![vec![0usize; m + 1]; n + 1];
     for (i, row) in d.iter_mut().enumerate() {
@@ -585,8 +700,13 @@ pub fn did_you_mean<'a>(
     let lw = word.to_ascii_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        let dist = edit_distance(&lw, &c.to_ascii_lowercase());
         let limit = (c.chars().count().max(word.chars().count()) / 3).max(1);
+        // The length difference is a lower bound of the distance (and all that
+        // `edit_distance` returns for words of very different lengths).
+        if c.chars().count().abs_diff(word.chars().count()) > limit {
+            continue;
+        }
+        let dist = edit_distance(&lw, &c.to_ascii_lowercase());
         if dist <= limit && best.is_none_or(|(bd, _)| dist < bd) {
             best = Some((dist, c));
         }
@@ -622,10 +742,25 @@ mod tests {
         assert_eq!(did_you_mean("comand", keys.clone()), Some("command"));
         assert_eq!(did_you_mean("depends_on", keys.clone()), Some("depends-on"));
         assert_eq!(did_you_mean("resources", keys.clone()), Some("resource"));
-        assert_eq!(did_you_mean("zzzzzz", keys), None);
+        assert_eq!(did_you_mean("zzzzzz", keys.clone()), None);
+        // Regression: the length difference is a lower bound, not the distance.
+        assert_eq!(did_you_mean("commtimeout:nd", keys), None);
+        let probe_keys = Place::Service.keys().iter().map(|k| k.name);
+        assert_eq!(did_you_mean("initial-delay-seconds", probe_keys), None);
         assert_eq!(kebab_case("taskArray"), "task-array");
         assert_eq!(kebab_case("procs_per_node"), "procs-per-node");
         assert_eq!(kebab_case("decryptionSecret"), "decryption-secret");
+    }
+
+    #[test]
+    fn every_current_key_has_a_value_kind() {
+        for p in ALL_PLACES {
+            for k in p.keys() {
+                if !matches!(k.status, Status::Removed(_)) {
+                    assert_ne!(value_kind(*p, k.name), ValueKind::Any, "{p:?} {}", k.name);
+                }
+            }
+        }
     }
 
     #[test]

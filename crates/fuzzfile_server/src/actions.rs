@@ -1,6 +1,7 @@
 //! Code actions: each finding's fix as a quick fix, "suppress this rule here" (a
 //! `# fuzzlint: ignore[rule-name]` comment, the syntax of `fuzzfile_check::suppress`), and
-//! "fix all" (every fix that does not overlap an earlier one, as `fuzzlint check --fix`).
+//! "fix all" (the fixes `fuzzlint check --fix` applies). Every fix offered is verified first
+//! (`fuzzfile_check::fixes`): its result parses and has no error the text did not have.
 //!
 //! Edits name the document version they were computed for, so a client applies none to a
 //! text that changed since.
@@ -16,6 +17,9 @@ use lsp_types::{
 };
 
 pub const FIX_ALL_KIND: &str = "source.fixAll.fuzzlint";
+
+/// The most quick fixes one code action request verifies (each costs an analysis).
+pub const MAX_QUICK_FIXES: usize = 16;
 
 fn wanted(ctx: &CodeActionContext, kind: &CodeActionKind) -> bool {
     match &ctx.only {
@@ -53,13 +57,20 @@ pub fn code_actions(
     let mut out = Vec::new();
     let quickfix = CodeActionKind::QUICKFIX;
     if wanted(ctx, &quickfix) {
+        // Each quick fix is verified alone (its result parses and has no new error); a range
+        // holding many fixable findings gets the first `MAX_QUICK_FIXES` verified ones.
+        let mut verifications = 0;
         for d in a
             .diagnostics
             .iter()
             .filter(|d| d.range.start <= r.end && r.start <= d.range.end)
         {
             let lsp = to_lsp(d, &v.lines, v.uri);
-            if let Some(fix) = &d.fix {
+            let fix = d.fix.as_ref().filter(|f| {
+                verifications += 1;
+                verifications <= MAX_QUICK_FIXES && fuzzfile_check::fixes::verified(a, f)
+            });
+            if let Some(fix) = fix {
                 let edits: Vec<&Edit> = fix.edits.iter().collect();
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: fix.message.clone(),
@@ -84,7 +95,8 @@ pub fn code_actions(
     }
     let fix_all = CodeActionKind::new(FIX_ALL_KIND);
     if wanted(ctx, &fix_all) {
-        let edits = non_overlapping(&a.diagnostics);
+        let fixes = fuzzfile_check::fixes::verified_fixes(a);
+        let edits: Vec<&Edit> = fixes.iter().flat_map(|f| f.edits.iter()).collect();
         if !edits.is_empty() {
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: "Fix all fuzzlint findings".into(),
@@ -93,27 +105,6 @@ pub fn code_actions(
                 ..Default::default()
             }));
         }
-    }
-    out
-}
-
-/// The edits `fuzzlint check --fix` applies: each fix in order, unless it overlaps an
-/// earlier one (`fuzzfile_diagnostics::apply_edits` skips the same ones).
-fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Edit> {
-    let mut all: Vec<&Edit> = diags
-        .iter()
-        .filter_map(|d| d.fix.as_ref())
-        .flat_map(|f| f.edits.iter())
-        .collect();
-    all.sort_by_key(|e| (e.range.start, e.range.end));
-    let mut out: Vec<&Edit> = Vec::new();
-    let mut pos = 0;
-    for e in all {
-        if e.range.start < pos {
-            continue;
-        }
-        pos = e.range.end;
-        out.push(e);
     }
     out
 }

@@ -293,14 +293,15 @@ fn check(args: CheckArgs) -> ExitCode {
             if !c.analysis.diagnostics.iter().any(|d| d.fix.is_some()) {
                 continue;
             }
-            // Apply, re-analyse, repeat: a fix can reveal or enable another.
+            // Apply, re-analyse, repeat: a fix can reveal or enable another. Only fixes whose
+            // result parses and has no new error are applied (`fix_all` verifies them).
             let options = &c.settings.options;
-            let mut text = c.analysis.text.clone();
-            for _ in 0..4 {
-                let next = fuzzfile_check::apply_fixes(
-                    &text,
-                    &fuzzfile_check::analyze_with(&text, options).diagnostics,
-                );
+            let mut text = fuzzfile_check::fix_all(&c.analysis);
+            for _ in 0..3 {
+                if text == c.analysis.text {
+                    break;
+                }
+                let next = fuzzfile_check::fix_all(&fuzzfile_check::analyze_with(&text, options));
                 if next == text {
                     break;
                 }

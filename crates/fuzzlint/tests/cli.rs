@@ -1112,3 +1112,40 @@ fn lone_cr_line_breaks_give_the_right_line_and_column() {
     let r = run_in(dir.path(), &["check", "--color", "never", "cr.fz"]);
     assert!(r.stdout.contains("cr.fz:6:5"), "{}", r.stdout);
 }
+
+/// Regression: `--fix` never breaks a file or changes its meaning. An indented root keeps its
+/// indentation when `version` is added; a probe key one level too high is not renamed to a
+/// key that takes a mapping; a list under a key that is no typo of `depends-on` stays; a
+/// rename that would add an error (a self-dependency) is not applied.
+#[test]
+fn fix_never_breaks_a_file_or_changes_its_meaning() {
+    let dir = TempDir::new("fix-meaning");
+    let indented = "  jobs:\n    a:\n      image: {uri: docker://x:1}\n      command: [x]\n";
+    let probe = "version: v4\nservices:\n  s:\n    image: {uri: docker://x:1}\n    command: [x]\n    initial-delay-seconds: 15\n";
+    let unknown = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n    commtimeout:nd: [a, b]\n";
+    let cycle = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n    dependson: [a]\n";
+    dir.write("indented.fz", indented);
+    dir.write("probe.fz", probe);
+    dir.write("unknown.fz", unknown);
+    dir.write("cycle.fz", cycle);
+    let r = run_in(
+        dir.path(),
+        &["check", "--fix", "indented.fz", "probe.fz", "unknown.fz", "cycle.fz"],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("read");
+    assert_eq!(read("indented.fz"), format!("  version: v4\n{indented}"));
+    assert_eq!(read("probe.fz"), probe);
+    assert_eq!(read("unknown.fz"), unknown);
+    assert_eq!(read("cycle.fz"), cycle);
+    // The fixed file has no finding at all: it parses and is a complete Fuzzfile.
+    let r = run_in(dir.path(), &["check", "--format", "json", "indented.fz"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    // No misleading suggestion either.
+    let r = run_in(dir.path(), &["check", "--format", "json", "probe.fz", "unknown.fz"]);
+    for d in r.json()["diagnostics"].as_array().expect("diagnostics") {
+        assert!(d["fix"].is_null(), "{d}");
+        let help = d["help"].as_str().unwrap_or("");
+        assert!(!help.contains("did you mean"), "{help}");
+    }
+}

@@ -121,11 +121,52 @@ fn fix_all_is_a_source_action() {
     assert_eq!(fix_all.len(), 1);
     let fixed = apply(&c, TRAIN, &fix_all[0]);
     // The same result as `fuzzlint check --fix` (the CLI's function).
-    let cli = fuzzfile_check::apply_fixes(TRAIN, &fuzzfile_check::analyze(TRAIN).diagnostics);
+    let cli = fuzzfile_check::fix_all(&fuzzfile_check::analyze(TRAIN));
     assert_eq!(fixed, cli);
     assert!(!rules(&fixed).contains(&"unknown-key"));
     // Only quick fixes when only those are asked for.
     let q = actions_at(&mut c, TRAIN, "polcy", Some(&["quickfix"]));
     assert!(!q.is_empty() && q.iter().all(|a| a["kind"] == "quickfix"));
+    c.shutdown();
+}
+
+/// Regression: a quick fix whose result would have a new error (renaming `dependson` makes the
+/// job depend on itself) or that would write a key twice is not offered; the fix-all action
+/// leaves those out and keeps the others, and its result parses with no new error.
+#[test]
+fn fixes_that_would_add_an_error_are_not_offered() {
+    let text = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    Command: [x]\n    COMMAND: [y]\n    dependson: [a]\n";
+    let mut c = Client::start(caps_utf16(), None);
+    c.open(URI, "fuzzfile", 1, text);
+    let _ = c.diagnostics(URI, Some(1));
+    let quick: Vec<Value> = actions_at(&mut c, text, "dependson", None)
+        .into_iter()
+        .filter(|a| !a["title"].as_str().unwrap().starts_with("Suppress"))
+        .collect();
+    assert!(quick.is_empty(), "{quick:?}");
+    // Each case fix alone is fine, so each is offered.
+    assert!(actions_at(&mut c, text, "COMMAND", None)
+        .iter()
+        .any(|a| a["title"] == "Rename to `command`"));
+    let fix_all = actions_at(&mut c, text, "version", Some(&["source.fixAll"]));
+    assert_eq!(fix_all.len(), 1);
+    let fixed = apply(&c, text, &fix_all[0]);
+    assert_eq!(fixed.matches("command:").count(), 1, "{fixed}");
+    assert!(fixed.contains("dependson: [a]"), "{fixed}");
+    let errors = |t: &str| {
+        let mut e: Vec<(String, String)> = fuzzfile_check::analyze(t)
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == fuzzfile_check::Severity::Error)
+            .map(|d| (d.rule.name().to_owned(), d.message.clone()))
+            .collect();
+        e.sort();
+        e
+    };
+    let before = errors(text);
+    for e in errors(&fixed) {
+        assert!(before.contains(&e), "new error {e:?} in\n{fixed}");
+    }
+    assert_eq!(fixed, fuzzfile_check::fix_all(&fuzzfile_check::analyze(text)));
     c.shutdown();
 }

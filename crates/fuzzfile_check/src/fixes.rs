@@ -1,0 +1,210 @@
+//! Fix verification: a fix is applied only when the text it produces still parses and has no
+//! error that the text before it did not have.
+//!
+//! Every fix (safe or not, `fuzzlint check --fix`, the language server's quick fixes and "fix
+//! all") goes through here. Verification is lazy: nothing is verified while analysing, only
+//! when fixes are about to be applied or offered, and its cost is proportional to the fixes
+//! applied, not to the fixes found:
+//!
+//! - [`fix_all`] applies every fix that does not overlap an earlier one and analyses the result
+//!   once. Only when that fails does it look for the culprits, by halving the set (each bad
+//!   fix costs about log₂ of the set in analyses), within a budget of
+//!   [`MAX_VERIFICATIONS`] analyses; fixes it could not verify within the budget are left out.
+//! - [`verified`] checks one fix in isolation (a quick fix in the editor).
+//!
+//! "No new error" compares counts of error-severity findings keyed by rule and message with
+//! the digits masked (so a finding that only moved, or names another line number, is the same
+//! finding), and the number of syntax errors, which every setting leaves alone.
+
+use crate::{analyze_with, Analysis};
+use fuzzfile_diagnostics::{Diagnostic, Edit, Fix, Rule, Severity};
+use std::collections::HashMap;
+
+/// The most analyses one [`fix_all`] spends looking for the fixes that break a file, after the
+/// first verification of all of them together.
+pub const MAX_VERIFICATIONS: usize = 48;
+
+/// A finding's identity that survives edits elsewhere: its rule and its message with every
+/// run of digits replaced by `#`.
+fn key(d: &Diagnostic) -> (Rule, String) {
+    let mut m = String::with_capacity(d.message.len());
+    let mut in_digits = false;
+    for c in d.message.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                m.push('#');
+            }
+            in_digits = true;
+        } else {
+            m.push(c);
+            in_digits = false;
+        }
+    }
+    (d.rule, m)
+}
+
+fn error_counts(diags: &[Diagnostic]) -> HashMap<(Rule, String), usize> {
+    let mut counts = HashMap::new();
+    for d in diags.iter().filter(|d| d.severity == Severity::Error) {
+        *counts.entry(key(d)).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// What a fixed text is compared with: the errors of the text before any fix.
+struct Baseline {
+    errors: HashMap<(Rule, String), usize>,
+    syntax_errors: usize,
+}
+
+impl Baseline {
+    fn of(a: &Analysis) -> Baseline {
+        Baseline {
+            errors: error_counts(&a.diagnostics),
+            syntax_errors: a.tree.errors.len(),
+        }
+    }
+
+    /// Whether `after` (a fixed text's analysis) parses as well as before and has no error
+    /// the baseline did not have.
+    fn accepts(&self, after: &Analysis) -> bool {
+        if after.tree.errors.len() > self.syntax_errors {
+            return false;
+        }
+        error_counts(&after.diagnostics)
+            .iter()
+            .all(|(k, n)| self.errors.get(k).copied().unwrap_or(0) >= *n)
+    }
+}
+
+/// Whether applying `fix` alone to `a`'s text keeps it parsing with no new error.
+pub fn verified(a: &Analysis, fix: &Fix) -> bool {
+    verified_against(a, &Baseline::of(a), &[fix])
+}
+
+fn verified_against(a: &Analysis, base: &Baseline, fixes: &[&Fix]) -> bool {
+    let text = apply(&a.text, fixes);
+    if text == a.text {
+        return false;
+    }
+    base.accepts(&analyze_with(&text, &a.options))
+}
+
+/// Apply whole fixes (all their edits or none) to `text`; the fixes must not overlap.
+fn apply(text: &str, fixes: &[&Fix]) -> String {
+    fuzzfile_diagnostics::apply_edits(text, fixes.iter().flat_map(|f| f.edits.iter()))
+}
+
+/// The fixes of `diags` in order, each taken whole, leaving out a fix with an edit that
+/// overlaps an edit of a fix taken before it (an insertion strictly inside a replaced range
+/// overlaps it; insertions at the same point do not).
+pub fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Fix> {
+    let mut taken: Vec<&Edit> = Vec::new();
+    let mut out = Vec::new();
+    for f in diags.iter().filter_map(|d| d.fix.as_ref()) {
+        let clashes = f.edits.iter().any(|e| {
+            taken.iter().any(|t| {
+                (e.range.start < t.range.end && t.range.start < e.range.end)
+                    || (e.range.is_empty() && t.range.start < e.range.start && e.range.start < t.range.end)
+                    || (t.range.is_empty() && e.range.start < t.range.start && t.range.start < e.range.end)
+            })
+        });
+        if !clashes && !f.edits.is_empty() {
+            taken.extend(f.edits.iter());
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The fixes of `a` that [`fix_all`] applies: every non-overlapping fix when they verify
+/// together, else the largest verified subset found within the budget.
+pub fn verified_fixes(a: &Analysis) -> Vec<&Fix> {
+    let candidates = non_overlapping(&a.diagnostics);
+    if candidates.is_empty() {
+        return candidates;
+    }
+    let base = Baseline::of(a);
+    if verified_against(a, &base, &candidates) {
+        return candidates;
+    }
+    // Find the culprits by halving: a group that verifies (with what is already accepted) is
+    // taken whole, one that does not is split, a single fix that does not is dropped.
+    let mut accepted: Vec<&Fix> = Vec::new();
+    let mut budget = MAX_VERIFICATIONS;
+    let mid = candidates.len() / 2;
+    let mut pending: Vec<&[&Fix]> = vec![&candidates[mid..], &candidates[..mid]];
+    while let Some(group) = pending.pop() {
+        if group.is_empty() {
+            continue;
+        }
+        if budget == 0 {
+            break;
+        }
+        budget -= 1;
+        let mut trial = accepted.clone();
+        trial.extend_from_slice(group);
+        if verified_against(a, &base, &trial) {
+            accepted = trial;
+        } else if group.len() > 1 {
+            let mid = group.len() / 2;
+            pending.push(&group[mid..]);
+            pending.push(&group[..mid]);
+        }
+    }
+    // Keep the reading order of the fixes.
+    candidates
+        .into_iter()
+        .filter(|f| accepted.iter().any(|g| std::ptr::eq(*f, *g)))
+        .collect()
+}
+
+/// `a`'s text with every verified fix applied (see [`verified_fixes`]); `a.text` itself when
+/// no fix could be applied.
+pub fn fix_all(a: &Analysis) -> String {
+    apply(&a.text, &verified_fixes(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze;
+
+    #[test]
+    fn keys_ignore_numbers() {
+        let d = |m: &str| Diagnostic::new(Rule::UnusedSuppression, Default::default(), m);
+        assert_eq!(
+            key(&d("no finding starts on line 12")),
+            key(&d("no finding starts on line 3"))
+        );
+        assert_ne!(key(&d("a")), key(&d("b")));
+    }
+
+    #[test]
+    fn a_fix_that_adds_an_error_is_refused_and_the_others_are_kept() {
+        // Two case fixes to the same key would write it twice (a duplicate key); either one
+        // alone is fine, so exactly one is applied. The unrelated `Image` fix is kept.
+        let text = "version: v4\njobs:\n  a:\n    Image: {uri: docker://x:1}\n    Command: [a]\n    COMMAND: [b]\n";
+        let a = analyze(text);
+        let fixes = non_overlapping(&a.diagnostics);
+        assert_eq!(fixes.len(), 3, "{:?}", a.diagnostics);
+        let fixed = fix_all(&a);
+        let after = analyze(&fixed);
+        assert!(after.tree.errors.is_empty(), "{fixed}");
+        assert!(
+            !after
+                .diagnostics
+                .iter()
+                .any(|d| d.rule == Rule::DuplicateKey),
+            "{fixed}"
+        );
+        assert!(fixed.contains("    image:"), "{fixed}");
+        assert_eq!(fixed.matches("command:").count(), 1, "{fixed}");
+    }
+
+    #[test]
+    fn a_clean_file_is_left_alone() {
+        let text = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [a]\n";
+        assert_eq!(fix_all(&analyze(text)), text);
+    }
+}
