@@ -22,8 +22,19 @@ pub fn build(text: &str, tree: &Tree) -> (Fuzzfile, Vec<Diagnostic>) {
     };
     let mut file = Fuzzfile::default();
     b.duplicate_keys();
-    if let Some(root) = tree.root() {
-        b.root(root, &mut file);
+    match tree.root() {
+        Some(root) if !tree.is_null(root) => b.root(root, &mut file),
+        // Nothing but comments, blank lines or `---`: not a Fuzzfile. (A text that does not
+        // parse has its syntax errors instead.)
+        _ if tree.errors.is_empty() => b.emit(
+            Diagnostic::new(
+                Rule::MissingField,
+                TextRange::empty(0),
+                "the file holds no YAML content: a Fuzzfile needs `version` and `jobs` or `services`",
+            )
+            .with_help("start the file with `version: v4` and a `jobs:` mapping"),
+        ),
+        _ => {}
     }
     (file, b.diags)
 }

@@ -18,6 +18,17 @@ pub(crate) fn lower(a: &Analysis, options: &PlanOptions) -> Result<Plan, Refusal
     if !errors.is_empty() {
         return Err(Refusal::Errors(errors));
     }
+    // A plan names the Fuzzfile version it came from; a text without one (an empty file, or
+    // one whose `missing-field` finding was turned off) is not a Fuzzfile to plan.
+    let Some(version) = a.model.version() else {
+        return Err(Refusal::Errors(vec![fuzzfile_check::Diagnostic::new(
+            fuzzfile_check::Rule::MissingField,
+            TextRange::empty(0),
+            "the Fuzzfile has no `version`: not a Fuzzfile to plan",
+        )
+        .with_severity(Severity::Error)
+        .with_help("start the file with `version: v4`")]));
+    };
     let model = &a.model;
     let mut jobs = Vec::new();
     let mut services = Vec::new();
@@ -58,10 +69,7 @@ pub(crate) fn lower(a: &Analysis, options: &PlanOptions) -> Result<Plan, Refusal
         plan_version: PLAN_VERSION,
         workflow: Workflow {
             source: options.source.clone(),
-            version: model
-                .version()
-                .map_or("unknown", |v| v.as_str())
-                .to_owned(),
+            version: version.as_str().to_owned(),
             annotations: key_values(&model.annotations),
         },
         cluster: options.profile.as_ref().map(|p| Cluster {
@@ -1304,6 +1312,26 @@ fn expand_multinode(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: an empty file (or one of comments only) planned to `version: "unknown"`.
+    /// It is refused, also when the rule that reports it is turned off.
+    #[test]
+    fn a_text_without_a_version_is_refused() {
+        for text in ["", "# only a comment\n", "---\n"] {
+            let a = fuzzfile_check::analyze(text);
+            let Err(Refusal::Errors(d)) = crate::lower(&a, &PlanOptions::default()) else {
+                panic!("{text:?} was planned");
+            };
+            assert!(d.iter().any(|d| d.rule == fuzzfile_check::Rule::MissingField));
+            let mut options = fuzzfile_check::Options::default();
+            options
+                .rules
+                .disabled
+                .insert(fuzzfile_check::Rule::MissingField);
+            let a = fuzzfile_check::analyze_with(text, &options);
+            assert!(crate::lower(&a, &PlanOptions::default()).is_err(), "{text:?}");
+        }
+    }
 
     #[test]
     fn expansion() {
