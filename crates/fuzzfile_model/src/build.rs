@@ -460,6 +460,14 @@ impl<'a> Builder<'a> {
     fn abs_path<S: AsRef<str>>(&mut self, s: &Spanned<S>, what: &str) -> bool {
         let value = s.value.as_ref();
         if value.starts_with('/') {
+            if let Err(m) = values::check_contained_path(value) {
+                self.emit(Diagnostic::new(
+                    Rule::InvalidValue,
+                    s.range,
+                    format!("{what} `{}` {m}", value.escape_debug()),
+                ));
+                return false;
+            }
             return true;
         }
         self.emit(
@@ -637,6 +645,27 @@ impl<'a> Builder<'a> {
                 ),
             );
         }
+    }
+
+    /// Report a NUL character (written as the escape `\0` or `\x00` in a double-quoted
+    /// scalar) in the string `id`: no process argument, environment entry or path can hold
+    /// one, so the job would fail only when it starts.
+    fn no_nul(&mut self, id: NodeId, what: &str) {
+        let Some(s) = self.tree.scalar(id) else {
+            return;
+        };
+        let Some(at) = s.value.find('\0') else {
+            return;
+        };
+        let r = s.map.range_to_source(at..at + 1);
+        self.emit(
+            Diagnostic::new(
+                Rule::InvalidValue,
+                r,
+                format!("{what} holds a NUL character, which no process argument or environment entry can hold"),
+            )
+            .with_help("remove the `\\0` (NUL) escape; the job would fail when it starts"),
+        );
     }
 
     /// The edit that adds `version: v4` as the first key of the root mapping `rid`, at the
@@ -969,11 +998,14 @@ impl<'a> Builder<'a> {
         for item in self.seq(id, &format!("{what} as a list of arguments")) {
             let irid = self.tree.resolve(item);
             match self.tree.scalar(irid) {
-                Some(s) if !self.tree.is_null(irid) => out.push(Spanned::new(
-                    s.value.clone(),
-                    self.tree.node(irid).range,
-                    irid,
-                )),
+                Some(s) if !self.tree.is_null(irid) => {
+                    self.no_nul(irid, &format!("an argument in {what}"));
+                    out.push(Spanned::new(
+                        s.value.clone(),
+                        self.tree.node(irid).range,
+                        irid,
+                    ));
+                }
                 Some(_) => {
                     let r = self.range(item);
                     self.emit(
@@ -1056,6 +1088,7 @@ impl<'a> Builder<'a> {
                             ),
                         );
                     }
+                    self.no_nul(s.node, &format!("the value of `{name}`"));
                     let secret = if value.starts_with("secret://") {
                         match values::parse_secret_ref(value) {
                             Ok(r) => {
@@ -1204,10 +1237,21 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        for m in &out {
-            if m.form != MountForm::V1 && m.path.value.starts_with('/') {
-                continue;
-            }
+        // v4 mount paths are keys (v1 locations went through `abs_path`).
+        let bad: Vec<(TextRange, String)> = out
+            .iter()
+            .filter(|m| m.form != MountForm::V1 && m.path.value.starts_with('/'))
+            .filter_map(|m| {
+                values::check_contained_path(&m.path.value).err().map(|e| {
+                    (
+                        m.path.range,
+                        format!("a mount location `{}` {e}", m.path.value.escape_debug()),
+                    )
+                })
+            })
+            .collect();
+        for (r, m) in bad {
+            self.emit(Diagnostic::new(Rule::InvalidValue, r, m));
         }
         out
     }
@@ -1823,6 +1867,13 @@ impl<'a> Builder<'a> {
     fn volumes(&mut self, id: NodeId) -> Vec<Volume> {
         let mut out = Vec::new();
         for (key, v) in self.map_entries(id, "in `volumes`") {
+            if let Err(m) = values::check_path_name(key.value) {
+                self.emit(Diagnostic::new(
+                    Rule::InvalidValue,
+                    key.range,
+                    format!("invalid volume key `{}`: {m}", key.value.escape_debug()),
+                ));
+            }
             let range = key.range.cover(self.range(v));
             let mut vol = Volume {
                 key: owned(key),
@@ -1926,6 +1977,16 @@ impl<'a> Builder<'a> {
                             self.emit(
                                 Diagnostic::new(Rule::InvalidValue, s.range, format!("`{}` is not a URI; a transfer {what} is `https://…`, `s3://…` or `file://…`", s.value)),
                             );
+                        } else if let Some(path) = values::file_ref(&s.value) {
+                            // A path in the volume (or an inline file's name): it must stay
+                            // inside the volume.
+                            if let Err(m) = values::check_contained_path(path) {
+                                self.emit(Diagnostic::new(
+                                    Rule::InvalidValue,
+                                    s.range,
+                                    format!("the transfer {what} `{}` {m}", s.value.escape_debug()),
+                                ));
+                            }
                         }
                         u.uri = Some(s);
                     }

@@ -380,6 +380,49 @@ pub fn suggest_dns_label(s: &str) -> String {
     out
 }
 
+/// The longest name that becomes one path component (room is left for suffixes).
+pub const MAX_PATH_NAME: usize = 200;
+
+/// Whether `s` can be a volume key: it becomes a directory name (`volumes/<key>` on the node),
+/// so it is a letter or digit followed by letters, digits, `-`, `_` and `.`, at most
+/// [`MAX_PATH_NAME`] bytes (the names the runner accepts; the catalog's keys are
+/// `[a-z0-9_-]`). This keeps `../x`, `a/b`, NUL and control characters out.
+pub fn check_path_name(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        return Err("a name must not be empty".into());
+    }
+    if s.len() > MAX_PATH_NAME {
+        return Err(format!(
+            "is {} bytes long; names become directory names and may have at most {MAX_PATH_NAME}",
+            s.len()
+        ));
+    }
+    if let Some(c) = s
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Err(format!(
+            "contains {c:?}; names become directory names, so they may hold only letters, digits, `-`, `_` and `.`"
+        ));
+    }
+    if !s.as_bytes()[0].is_ascii_alphanumeric() {
+        return Err("starts with a punctuation character; a name starts with a letter or digit (so it is never `.` or `..`)".into());
+    }
+    Ok(())
+}
+
+/// What is wrong with a path that the runner resolves under a directory it owns (a container
+/// path, a path inside a volume): a NUL character or a `..` component.
+pub fn check_contained_path(s: &str) -> Result<(), String> {
+    if s.contains('\0') {
+        return Err("holds a NUL character, which no path can hold".into());
+    }
+    if s.split('/').any(|c| c == "..") {
+        return Err("contains a `..` component, which could reach outside the place it names; write the path without it".into());
+    }
+    Ok(())
+}
+
 /// Whether `s` is a valid environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
 pub fn is_env_name(s: &str) -> bool {
     let mut chars = s.chars();
@@ -506,6 +549,21 @@ mod tests {
         assert!(parse_volume_ref("volume://user").is_err());
         assert!(parse_volume_ref("volume://user/persistent/").is_err());
         assert_eq!(file_ref("file://a.py"), Some("a.py"));
+    }
+
+    #[test]
+    fn path_names() {
+        for ok in ["data", "vol-0", "data_volume", "a.b", "0"] {
+            assert!(check_path_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "..", ".", "../x", "a/b", "a\0b", "-x", "a b", "é", &"a".repeat(201)] {
+            assert!(check_path_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_contained_path("/data/x").is_ok());
+        assert!(check_contained_path("dir/..x").is_ok());
+        for bad in ["/data/../etc", "../x", "a/..", "/a\0"] {
+            assert!(check_contained_path(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -1313,6 +1313,26 @@ fn expand_multinode(
 mod tests {
     use super::*;
 
+    /// Regression: a volume key `../x` and a NUL in an environment value were planned and only
+    /// refused (or failed) when the plan ran.
+    #[test]
+    fn path_names_and_nul_values_are_refused() {
+        let base = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n";
+        for text in [
+            format!("{base}    mounts: {{/data: ../x}}\nvolumes:\n  ../x: {{reference: volume://user/ephemeral}}\n"),
+            format!("{base}    env: [\"G=\\0\"]\n"),
+        ] {
+            let a = fuzzfile_check::analyze(&text);
+            let Err(Refusal::Errors(d)) = crate::lower(&a, &PlanOptions::default()) else {
+                panic!("planned:\n{text}");
+            };
+            assert!(
+                d.iter().any(|d| d.rule == fuzzfile_check::Rule::InvalidValue),
+                "{d:?}"
+            );
+        }
+    }
+
     /// Regression: an empty file (or one of comments only) planned to `version: "unknown"`.
     /// It is refused, also when the rule that reports it is turned off.
     #[test]
