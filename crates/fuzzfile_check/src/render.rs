@@ -166,7 +166,10 @@ pub fn excerpt(line: &str, start: usize, end: usize, width: usize) -> Excerpt<'_
     Excerpt {
         text: std::borrow::Cow::Owned(text),
         caret_column: lead + line[from..start.max(from)].chars().count(),
-        caret_width: line[start.max(from)..shown_end.max(start)].chars().count().max(1),
+        caret_width: line[start.max(from)..shown_end.max(start)]
+            .chars()
+            .count()
+            .max(1),
         cut_span: end > to,
     }
 }
@@ -201,14 +204,28 @@ mod tests {
         let line: String = (0..5000).map(|i| format!("k{i}: 1, ")).collect();
         let at = line.find("k2500:").expect("key");
         let x = excerpt(&line, at, at + 5, 120);
-        assert!(x.text.starts_with('…') && x.text.ends_with('…'), "{}", x.text);
+        assert!(
+            x.text.starts_with('…') && x.text.ends_with('…'),
+            "{}",
+            x.text
+        );
         assert!(x.text.chars().count() <= 122, "{}", x.text.chars().count());
-        let shown: String = x.text.chars().skip(x.caret_column).take(x.caret_width).collect();
+        let shown: String = x
+            .text
+            .chars()
+            .skip(x.caret_column)
+            .take(x.caret_width)
+            .collect();
         assert_eq!(shown, "k2500");
         // At the very end of the line: no trailing marker, the span still under the carets.
         let x = excerpt(&line, line.len() - 2, line.len(), 120);
         assert!(x.text.starts_with('…') && !x.text.ends_with('…'));
-        let shown: String = x.text.chars().skip(x.caret_column).take(x.caret_width).collect();
+        let shown: String = x
+            .text
+            .chars()
+            .skip(x.caret_column)
+            .take(x.caret_width)
+            .collect();
         assert_eq!(shown, ", ");
     }
 

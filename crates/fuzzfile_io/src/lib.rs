@@ -31,7 +31,9 @@ pub enum ReadError {
     #[error("{path} is a directory, not a file")]
     IsDirectory { path: String },
     /// The bytes are not UTF-8 (only for readers that need text).
-    #[error("{path}: invalid UTF-8 at line {line}, column {column} (byte {offset}): save it as UTF-8")]
+    #[error(
+        "{path}: invalid UTF-8 at line {line}, column {column} (byte {offset}): save it as UTF-8"
+    )]
     NotUtf8 {
         path: String,
         offset: usize,
@@ -207,7 +209,10 @@ pub fn into_string(bytes: Vec<u8>, shown: &str) -> Result<String, ReadError> {
             .iter()
             .rposition(|b| *b == b'\n')
             .map_or(0, |i| i + 1);
-        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
         ReadError::NotUtf8 {
             path: shown.to_owned(),
             offset,
@@ -240,7 +245,10 @@ mod tests {
         assert!(matches!(e, ReadError::TooLarge { limit: 9, .. }), "{e}");
         assert_eq!(
             e.to_string(),
-            format!("{} is larger than 9 bytes: it cannot be a test file", p.display())
+            format!(
+                "{} is larger than 9 bytes: it cannot be a test file",
+                p.display()
+            )
         );
         let e = read(&dir, small(9)).expect_err("a directory");
         assert!(matches!(e, ReadError::IsDirectory { .. }), "{e}");
@@ -261,7 +269,13 @@ mod tests {
     fn dev_zero_is_refused_at_the_limit() {
         let e = read(Path::new("/dev/zero"), Kind::CONFIG).expect_err("endless");
         assert!(
-            matches!(e, ReadError::TooLarge { limit: CONFIG_LIMIT, .. }),
+            matches!(
+                e,
+                ReadError::TooLarge {
+                    limit: CONFIG_LIMIT,
+                    ..
+                }
+            ),
             "{e}"
         );
     }

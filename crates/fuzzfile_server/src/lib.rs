@@ -3,8 +3,9 @@
 //!
 //! Shape: [`Server`] is a synchronous state machine. It takes one [`lsp_server::Message`] at a
 //! time and appends what it answers to an output vector; it does no I/O and starts no thread.
-//! [`run`] drives it over an [`lsp_server::Connection`] (stdio in the binary, an in-memory pair
-//! in the tests), and the fuzz target drives it directly.
+//! [`run`] drives it over an [`lsp_server::Connection`] (stdio in the binary, through the
+//! bounded frame reader of [`transport`]; an in-memory pair in the tests), and the fuzz target
+//! drives it directly.
 //!
 //! Invariants:
 //! - this is the only crate that knows LSP and JSON-RPC; the analysis, the rule registry, the
@@ -35,6 +36,7 @@ pub mod position;
 mod semantic;
 mod server;
 mod settings;
+pub mod transport;
 
 pub use server::{Control, Server, CACHED_ANALYSES};
 pub use settings::SETTINGS;
@@ -46,11 +48,15 @@ use std::time::Duration;
 /// Run the server on stdin/stdout until the client says `exit`. Returns the process exit
 /// status the specification asks for: 0 after `shutdown` then `exit`, 1 for an `exit` without
 /// `shutdown` (or a connection that closed first).
+///
+/// Frames are read by [`transport`]: a malformed or oversized frame is answered with a
+/// JSON-RPC error and skipped, and the server goes on.
 pub fn run_stdio() -> i32 {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = transport::stdio();
     let code = run(connection);
-    // The reader thread ends at `exit` or EOF; a write error after the client left is moot.
-    let _ = io_threads.join();
+    // `run` dropped the connection: the writer ends once everything is written. A write
+    // error after the client left is moot.
+    let _ = io_threads.join_writer();
     code
 }
 

@@ -73,10 +73,8 @@ impl TempDir {
     fn new(tag: &str) -> TempDir {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!(
-            "fuzzlint-hostile-{}-{tag}-{n}",
-            std::process::id()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("fuzzlint-hostile-{}-{tag}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).expect("create temp dir");
         TempDir(path)
@@ -119,22 +117,36 @@ fn a_fuzzfile_that_never_ends_is_refused_at_the_limit() {
     let writer = endless_fifo(&d.0.join("fifo.fz"), b"version: v4\n# endless\n");
     std::fs::create_dir(d.0.join("dir.fz")).expect("dir");
     for (name, why) in [
-        ("zero.fz", "zero.fz is larger than 64 MiB: it cannot be a Fuzzfile"),
+        (
+            "zero.fz",
+            "zero.fz is larger than 64 MiB: it cannot be a Fuzzfile",
+        ),
         (
             "sparse.fz",
             "sparse.fz is larger than 64 MiB: it cannot be a Fuzzfile",
         ),
-        ("fifo.fz", "fifo.fz is larger than 64 MiB: it cannot be a Fuzzfile"),
+        (
+            "fifo.fz",
+            "fifo.fz is larger than 64 MiB: it cannot be a Fuzzfile",
+        ),
     ] {
         let r = run_in(&d.0, &["check", name], DEADLINE);
         assert_eq!(r.code, 2, "{name}: {}", r.stderr);
-        assert!(r.stderr.contains(&format!("error: {why}")), "{name}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("error: {why}")),
+            "{name}: {}",
+            r.stderr
+        );
     }
     writer.join().expect("writer");
     // A directory is walked, not read: none of its files is a Fuzzfile.
     let r = run_in(&d.0, &["check", "dir.fz"], DEADLINE);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("dir.fz: no Fuzzfile found"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("dir.fz: no Fuzzfile found"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -149,8 +161,9 @@ fn config_and_cluster_files_that_never_end_are_refused_at_one_mib() {
             let r = run_in(&d.0, &["check", flag, file, "ok.fz"], DEADLINE);
             assert_eq!(r.code, 2, "{flag} {file}: {}", r.stderr);
             assert!(
-                r.stderr
-                    .contains(&format!("{flag} {file}: larger than 1 MiB: it cannot be a {what}")),
+                r.stderr.contains(&format!(
+                    "{flag} {file}: larger than 1 MiB: it cannot be a {what}"
+                )),
                 "{flag} {file}: {}",
                 r.stderr
             );
@@ -158,18 +171,24 @@ fn config_and_cluster_files_that_never_end_are_refused_at_one_mib() {
         let r = run_in(&d.0, &["check", flag, "dir.toml", "ok.fz"], DEADLINE);
         assert_eq!(r.code, 2);
         assert!(
-            r.stderr.contains(&format!("{flag} dir.toml: a directory, not a file")),
+            r.stderr
+                .contains(&format!("{flag} dir.toml: a directory, not a file")),
             "{}",
             r.stderr
         );
     }
     fifo_writer.join().expect("writer");
     // `--config` names a file; a sparse one is read no further than the limit.
-    let r = run_in(&d.0, &["check", "--config", "sparse.toml", "ok.fz"], DEADLINE);
+    let r = run_in(
+        &d.0,
+        &["check", "--config", "sparse.toml", "ok.fz"],
+        DEADLINE,
+    );
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
-        r.stderr
-            .contains("sparse.toml: cannot read: larger than 1 MiB: it cannot be a fuzzlint config file"),
+        r.stderr.contains(
+            "sparse.toml: cannot read: larger than 1 MiB: it cannot be a fuzzlint config file"
+        ),
         "{}",
         r.stderr
     );
@@ -250,7 +269,11 @@ fn human_output_of_a_long_line_is_bounded() {
     assert!(src.starts_with('…') && src.ends_with('…'), "{src}");
 
     // Every finding: each frame is still bounded, whatever the line's length.
-    let r = run_in(&d.0, &["check", "--max-diagnostics", "0", "one.fz"], DEADLINE);
+    let r = run_in(
+        &d.0,
+        &["check", "--max-diagnostics", "0", "one.fz"],
+        DEADLINE,
+    );
     let out = String::from_utf8(r.stdout).expect("UTF-8");
     assert!(!out.contains("more diagnostics"));
     let longest = out.lines().map(|l| l.chars().count()).max().unwrap_or(0);
@@ -272,7 +295,11 @@ fn many_files_each_show_their_own_cap() {
     }
     std::fs::write(d.0.join("a.fz"), &text).expect("write");
     std::fs::write(d.0.join("b.fz"), &text).expect("write");
-    let r = run_in(&d.0, &["check", "--max-diagnostics", "7", "a.fz", "b.fz"], DEADLINE);
+    let r = run_in(
+        &d.0,
+        &["check", "--max-diagnostics", "7", "a.fz", "b.fz"],
+        DEADLINE,
+    );
     let out = String::from_utf8(r.stdout).expect("UTF-8");
     assert_eq!(out.matches("[FZ010 unknown-key]").count(), 14);
     assert!(out.contains("… and 143 more diagnostics in a.fz"));

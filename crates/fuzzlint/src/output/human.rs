@@ -77,7 +77,8 @@ fn fits_ariadne(a: &Analysis, d: &Diagnostic) -> bool {
         let first = a.line_index.line_of(r.start);
         let last = a.line_index.line_of(r.end);
         last - first < MAX_SPAN_LINES
-            && (first..=last).all(|l| a.line_index.line_range(&a.text, l).len() as usize <= LINE_WINDOW)
+            && (first..=last)
+                .all(|l| a.line_index.line_range(&a.text, l).len() as usize <= LINE_WINDOW)
     })
 }
 
@@ -133,7 +134,9 @@ fn ariadne_frame(
         ));
     }
     let mut buf = Vec::new();
-    report.finish().write((c.display.clone(), source), &mut buf)?;
+    report
+        .finish()
+        .write((c.display.clone(), source), &mut buf)?;
     out.write_all(&buf)
 }
 
@@ -169,7 +172,11 @@ fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result
         let start = (r.start - lr.start) as usize;
         let end = (r.end.min(lr.end).max(r.start) - lr.start) as usize;
         let x = excerpt(lr.slice(&a.text), start, end, LINE_WINDOW);
-        let more = if r.end > lr.end || x.cut_span { "…" } else { "" };
+        let more = if r.end > lr.end || x.cut_span {
+            "…"
+        } else {
+            ""
+        };
         writeln!(out, " {:>gutter$} │ {}", line + 1, x.text)?;
         writeln!(
             out,
