@@ -50,7 +50,13 @@ enum Command {
     },
     /// Run a Fuzzfile (or a launch plan, `.json`) on this node. Exit 0 when every job
     /// finished, 1 when one failed, timed out or was skipped, 2 for a plan it cannot run,
-    /// 130 after SIGINT (143 after SIGTERM).
+    /// 3 when every job finished but a log or the events file could not be written in full
+    /// (a full disk: the summary warns which), 130 after SIGINT (143 after SIGTERM).
+    ///
+    /// Every process a job starts ends with it, also one that left its process group: a
+    /// cgroup v2 per instance where the node offers one, else the runner is a child subreaper
+    /// and ends what carries the instance's FUZZ_INSTANCE_ID (FUZZ_PROCESS_TRACKING=subreaper
+    /// forces that way, =cgroup requires a cgroup).
     Run(RunArgs),
 }
 
