@@ -22,6 +22,7 @@ pub fn build(text: &str, tree: &Tree) -> (Fuzzfile, Vec<Diagnostic>) {
     };
     let mut file = Fuzzfile::default();
     b.duplicate_keys();
+    b.tags();
     match tree.root() {
         Some(root) if !tree.is_null(root) => b.root(root, &mut file),
         // Nothing but comments, blank lines or `---`: not a Fuzzfile. (A text that does not
@@ -2016,6 +2017,49 @@ impl<'a> Builder<'a> {
     }
 
     // ---- whole-tree checks -------------------------------------------------------------
+
+    /// Explicit YAML tags, as Fuzzball's YAML decoder (Go `yaml.v3`) honours them: a core tag
+    /// whose node does not match it is an error at the tag (`!!int hi`), a core tag that
+    /// matches decides the type (see `Tree::core_value`: `!!str 42` is a string), and any
+    /// other tag is a warning, since Fuzzball gives it no meaning.
+    fn tags(&mut self) {
+        let tree = self.tree;
+        for (id, node) in tree.nodes() {
+            let Some(tag) = node.tag.as_deref() else {
+                continue;
+            };
+            let r = self.tag_range(node.range.start, tag);
+            if fuzzfile_syntax::core_tag(tag).is_some() {
+                if let Some(m) = tree.tag_mismatch(id) {
+                    self.emit(
+                        Diagnostic::new(Rule::InvalidValue, r, format!("`{tag}`: {m}"))
+                            .with_help(format!("remove the tag `{tag}`, or write a value of its type")),
+                    );
+                }
+            } else {
+                self.emit(
+                    Diagnostic::new(
+                        Rule::InvalidValue,
+                        r,
+                        format!("the tag `{tag}` has no meaning in a Fuzzfile; Fuzzball reads the value as if it were not there, and refuses it where it expects a number or a boolean"),
+                    )
+                    .with_severity(Severity::Warning)
+                    .with_help("remove the tag"),
+                );
+            }
+        }
+    }
+
+    /// The range of the tag `tag` written before the node that starts at `node_start` (the
+    /// nearest occurrence before it); the node's start when it cannot be found.
+    fn tag_range(&self, node_start: u32, tag: &str) -> TextRange {
+        let start = node_start as usize;
+        let from = self.text.get(..start).and_then(|t| t.rfind(tag));
+        match from {
+            Some(i) => TextRange::from_usize(i, i + tag.len()),
+            None => TextRange::empty(node_start),
+        }
+    }
 
     /// `duplicate-key`: every mapping of the tree, flow or block, at any depth.
     fn duplicate_keys(&mut self) {

@@ -231,21 +231,76 @@ impl Tree {
     }
 
     /// Resolve a scalar with the YAML 1.2 core schema. Quoted and block scalars, and scalars
-    /// tagged `!!str`, are strings.
+    /// tagged `!!str` (or the non-specific `!`), are strings. A core tag (`!!int`, `!!float`,
+    /// `!!bool`, `!!null`) decides the type when the content matches it, quoted or not
+    /// (`!!int "12"` is 12, `!!float 1` is 1.0); when it does not (`!!int hi`), the value
+    /// resolves as if untagged and [`Tree::tag_mismatch`] says what is wrong. Other tags
+    /// change nothing.
     pub fn core_value(&self, id: NodeId) -> Option<CoreValue<'_>> {
         let rid = self.resolve(id);
         let node = self.node(rid);
         let NodeKind::Scalar(s) = &node.kind else {
             return None;
         };
-        if s.style != ScalarStyle::Plain || node.tag.as_deref().is_some_and(|t| t.ends_with("str"))
-        {
+        match node.tag.as_deref().map(core_tag) {
+            Some(Some(CoreTag::Str)) => return Some(CoreValue::Str(&s.value)),
+            Some(Some(tag @ (CoreTag::Int | CoreTag::Float | CoreTag::Bool | CoreTag::Null))) => {
+                match (tag, resolve_core(&s.value)) {
+                    (CoreTag::Int, v @ CoreValue::Int(_))
+                    | (CoreTag::Float, v @ CoreValue::Float(_))
+                    | (CoreTag::Bool, v @ CoreValue::Bool(_))
+                    | (CoreTag::Null, v @ CoreValue::Null) => return Some(v),
+                    (CoreTag::Float, CoreValue::Int(i)) => return Some(CoreValue::Float(i as f64)),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        if s.style != ScalarStyle::Plain {
             return Some(CoreValue::Str(&s.value));
         }
         if node.range.is_empty() {
             return Some(CoreValue::Null);
         }
         Some(resolve_core(&s.value))
+    }
+
+    /// What is wrong with node `id`'s explicit core tag, in the words of Go's `yaml.v3` (which
+    /// Fuzzball decodes with): a scalar whose content is not of its tag's type (`!!int hi`:
+    /// "cannot decode !!str `hi` as a !!int"), or a collection tag on another kind of node.
+    /// `None` without a tag, with a matching one, and for tags outside the core schema (see
+    /// [`core_tag`]).
+    pub fn tag_mismatch(&self, id: NodeId) -> Option<String> {
+        let node = self.node(id);
+        let tag = core_tag(node.tag.as_deref()?)?;
+        let shown = |t: CoreTag| t.as_str();
+        match (&node.kind, tag) {
+            (NodeKind::Alias { .. }, _) => None,
+            (NodeKind::Sequence { .. }, CoreTag::Seq) | (NodeKind::Mapping { .. }, CoreTag::Map) => {
+                None
+            }
+            (NodeKind::Sequence { .. }, t) => Some(format!("a list cannot be a {}", shown(t))),
+            (NodeKind::Mapping { .. }, t) => Some(format!("a mapping cannot be a {}", shown(t))),
+            (NodeKind::Scalar(s), t) => {
+                let found = match resolve_core(&s.value) {
+                    CoreValue::Null => CoreTag::Null,
+                    CoreValue::Bool(_) => CoreTag::Bool,
+                    CoreValue::Int(_) => CoreTag::Int,
+                    CoreValue::Float(_) => CoreTag::Float,
+                    CoreValue::Str(_) => CoreTag::Str,
+                };
+                let ok = match t {
+                    CoreTag::Str => true,
+                    CoreTag::Float => matches!(found, CoreTag::Float | CoreTag::Int),
+                    CoreTag::Seq | CoreTag::Map => false,
+                    t => t == found,
+                };
+                let value: String = s.value.chars().take(40).collect();
+                (!ok).then(|| {
+                    format!("cannot decode {} `{value}` as a {}", shown(found), shown(t))
+                })
+            }
+        }
     }
 
     /// A short description of the node's type, for messages ("a mapping", "the string `x`").
@@ -295,6 +350,56 @@ impl Tree {
     pub(crate) fn set_root(&mut self, id: NodeId) {
         self.root = Some(id);
     }
+}
+
+/// A tag of the YAML core schema (the failsafe, JSON and core tags).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CoreTag {
+    Str,
+    Int,
+    Float,
+    Bool,
+    Null,
+    Seq,
+    Map,
+}
+
+impl CoreTag {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CoreTag::Str => "!!str",
+            CoreTag::Int => "!!int",
+            CoreTag::Float => "!!float",
+            CoreTag::Bool => "!!bool",
+            CoreTag::Null => "!!null",
+            CoreTag::Seq => "!!seq",
+            CoreTag::Map => "!!map",
+        }
+    }
+}
+
+/// The core-schema tag a tag as written stands for: `!!int` or its long form
+/// `!<tag:yaml.org,2002:int>`; the non-specific `!` makes a scalar a string. `None` for every
+/// other tag (`!foo`, `!!timestamp`, `!!binary`, `!<tag:example.com:x>`).
+pub fn core_tag(tag: &str) -> Option<CoreTag> {
+    let name = tag
+        .strip_prefix("!!")
+        .or_else(|| tag.strip_prefix("!<tag:yaml.org,2002:")?.strip_suffix('>'));
+    let name = match name {
+        Some(n) => n,
+        None if tag == "!" => "str",
+        None => return None,
+    };
+    Some(match name {
+        "str" => CoreTag::Str,
+        "int" => CoreTag::Int,
+        "float" => CoreTag::Float,
+        "bool" => CoreTag::Bool,
+        "null" => CoreTag::Null,
+        "seq" => CoreTag::Seq,
+        "map" => CoreTag::Map,
+        _ => return None,
+    })
 }
 
 /// YAML 1.2 core schema resolution of a plain scalar.

@@ -347,6 +347,31 @@ fn empty_value_and_tag() {
 }
 
 #[test]
+fn core_tags_decide_the_type_when_the_content_matches() {
+    use crate::CoreValue;
+    let text = "a: !!int \"12\"\nb: !!int hi\nc: !!float 1\nd: !<tag:yaml.org,2002:bool> true\ne: ! 12\nf: !foo 12\ng: !!map [x]\nh: !!mystr 5\n";
+    let tree = parse(text);
+    assert!(tree.errors.is_empty(), "{:?}", tree.errors);
+    let root = tree.root().unwrap();
+    let v = |k: &str| tree.get(root, k).unwrap().value;
+    assert_eq!(tree.core_value(v("a")), Some(CoreValue::Int(12)));
+    assert_eq!(tree.core_value(v("b")), Some(CoreValue::Str("hi")));
+    assert_eq!(
+        tree.tag_mismatch(v("b")).as_deref(),
+        Some("cannot decode !!str `hi` as a !!int")
+    );
+    assert_eq!(tree.core_value(v("c")), Some(CoreValue::Float(1.0)));
+    assert_eq!(tree.tag_mismatch(v("c")), None);
+    assert_eq!(tree.core_value(v("d")), Some(CoreValue::Bool(true)));
+    assert_eq!(tree.core_value(v("e")), Some(CoreValue::Str("12")));
+    // Other tags change nothing and are no core mismatch (the model warns about them).
+    assert_eq!(tree.core_value(v("f")), Some(CoreValue::Int(12)));
+    assert_eq!(tree.tag_mismatch(v("f")), None);
+    assert_eq!(tree.core_value(v("h")), Some(CoreValue::Int(5)));
+    assert!(tree.tag_mismatch(v("g")).is_some());
+}
+
+#[test]
 fn block_scalar_at_end_of_text_without_line_break() {
     // The clipped "\n" has no source byte: it maps to an empty range at the end.
     for text in ["a: |\n  n", "a: >\n  x\n  y", "|\nn", "a: |+\n  n"] {
