@@ -59,7 +59,8 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
             check_range(&format!("error `{}` detected_at", e.message), d)?;
         }
     }
-    let line_count = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    // Lines as the recovery numbers them: `\n`, `\r\n` and a lone `\r` end a line.
+    let line_count = fuzzfile_diagnostics::LineIndex::new(text).line_count();
     if let Some(&l) = tree
         .blanked_lines
         .iter()
