@@ -1149,3 +1149,24 @@ fn fix_never_breaks_a_file_or_changes_its_meaning() {
         assert!(!help.contains("did you mean"), "{help}");
     }
 }
+
+/// Regression: invalid UTF-8 in a TOML file (`fuzzlint.toml`, a cluster profile) is reported
+/// with the file, line and column of the bad byte.
+#[test]
+fn invalid_utf8_in_toml_has_a_position() {
+    let dir = TempDir::new("toml-utf8");
+    dir.write(
+        "a.fz",
+        "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n",
+    );
+    dir.write("p.toml", b"name = \"x\"\n# \xff\n".as_slice());
+    let r = run_in(dir.path(), &["check", "--cluster", "p.toml", "a.fz"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("p.toml"), "{}", r.stderr);
+    assert!(r.stderr.contains("line 2, column 3"), "{}", r.stderr);
+    dir.write("fuzzlint.toml", b"fail-on = \"error\"\n# caf\xe9\n".as_slice());
+    let r = run_in(dir.path(), &["check", "a.fz"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("fuzzlint.toml"), "{}", r.stderr);
+    assert!(r.stderr.contains("line 2, column 6"), "{}", r.stderr);
+}
