@@ -270,9 +270,16 @@ fn a_full_log_file_system_is_a_warning_an_event_and_exit_3() {
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
             .filter(|e| e["event"] == "log_write_failed")
             .collect();
-        assert!(!failed.is_empty(), "{name}: no log_write_failed event:\n{ev}");
+        assert!(
+            !failed.is_empty(),
+            "{name}: no log_write_failed event:\n{ev}"
+        );
         let error = failed[0]["error"].as_str().unwrap_or_default();
-        let log = if name == "member" { "train-1.out" } else { "big.out" };
+        let log = if name == "member" {
+            "train-1.out"
+        } else {
+            "big.out"
+        };
         assert!(error.contains(log), "{name}: {error}");
     }
     let _ = std::fs::remove_dir_all(&d);
@@ -303,4 +310,18 @@ fn complete_logs_exit_0() {
     let log = std::fs::read(d.join("run/logs/ok.out")).expect("log");
     assert_eq!(log.len(), 200_000);
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `fuzz run --help` documents exit 3.
+#[test]
+fn run_help_documents_exit_3() {
+    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        .args(["run", "--help"])
+        .output()
+        .expect("fuzz run --help");
+    let help = text(&out.stdout);
+    assert!(
+        help.contains("3 when every job finished but a log"),
+        "{help}"
+    );
 }

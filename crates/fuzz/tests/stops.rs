@@ -294,7 +294,10 @@ fn every_stop_ends_every_node_under_slurm() {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let mut script = format!("echo $$ > {}; exec", pid_file.display());
-        for a in argv.iter().chain(["--launcher".to_owned(), "slurm".to_owned()].iter()) {
+        for a in argv
+            .iter()
+            .chain(["--launcher".to_owned(), "slurm".to_owned()].iter())
+        {
             script.push(' ');
             script.push_str(&format!("'{}'", a.replace('\'', "'\\''")));
         }

@@ -825,15 +825,15 @@ async fn run_instance(
     if *stop.borrow() != Stop::No {
         return ended(Status::Cancelled, None, "the run was stopped".into());
     }
-    let program = match crate::reaper::resolve_program(&inst.argv[0], &inst.env, inst.cwd.as_deref())
-    {
-        Ok(p) => p,
-        Err(e) => {
-            let detail = format!("cannot start {}: {e}", inst.argv[0]);
-            ctx.say(&inst.label, &detail);
-            return ended(Status::Failed, None, detail);
-        }
-    };
+    let program =
+        match crate::reaper::resolve_program(&inst.argv[0], &inst.env, inst.cwd.as_deref()) {
+            Ok(p) => p,
+            Err(e) => {
+                let detail = format!("cannot start {}: {e}", inst.argv[0]);
+                ctx.say(&inst.label, &detail);
+                return ended(Status::Failed, None, detail);
+            }
+        };
     let track = ctx.tracker.instance();
     let argv = Tracker::argv(&track, &program, &inst.argv);
     let mut cmd = tokio::process::Command::new(&argv[0]);
@@ -1094,5 +1094,45 @@ async fn pump<R: AsyncRead + Unpin>(
                 json!({"instance": label, "id": x.id, "explanation": x.text, "rule": x.rule}),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(status: Status, interrupted: Option<i32>, log_failures: &[&str]) -> Outcome {
+        Outcome {
+            jobs: vec![JobReport {
+                name: "j".into(),
+                status,
+                exit_code: Some(0),
+                duration: Duration::ZERO,
+                detail: String::new(),
+            }],
+            interrupted,
+            run_dir: PathBuf::from("/run"),
+            transfer_failures: Vec::new(),
+            log_failures: log_failures.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn incomplete_logs_exit_3_unless_a_job_failed_or_the_run_was_stopped() {
+        assert_eq!(outcome(Status::Finished, None, &[]).exit_code(), 0);
+        let cut = ["cannot write /run/logs/j.out: No space left on device"];
+        let o = outcome(Status::Finished, None, &cut);
+        assert_eq!(o.exit_code(), LOGS_INCOMPLETE);
+        let summary = o.summary();
+        assert!(
+            summary.contains("  warning: cannot write /run/logs/j.out"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("the logs of this run are incomplete"),
+            "{summary}"
+        );
+        assert_eq!(outcome(Status::Failed, None, &cut).exit_code(), 1);
+        assert_eq!(outcome(Status::Cancelled, Some(2), &cut).exit_code(), 130);
     }
 }

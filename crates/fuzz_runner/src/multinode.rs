@@ -47,12 +47,12 @@
 
 use crate::redact::{LogWriter, Redactor};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The line [`NODE_SCRIPT`] prints first when `exec_all` asks for it: the node has started.

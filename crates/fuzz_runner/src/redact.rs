@@ -259,7 +259,6 @@ impl LogWriter {
             }
         }
     }
-
 }
 
 #[cfg(test)]
@@ -371,6 +370,60 @@ mod tests {
         let red = r(&["first-half\nsecond-half"]);
         assert_eq!(red.redact("first-half"), "***");
         assert_eq!(red.redact("x second-half y"), "x *** y");
+    }
+
+    #[test]
+    fn the_log_writer_redacts_and_creates_owner_only_files() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("fuzz-logwriter-{}", std::process::id()));
+        create_log_dir(&dir).expect("log dir");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), LOG_DIR_MODE);
+        // An existing directory and file with wider modes are narrowed.
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        create_log_dir(&dir).expect("log dir again");
+        assert_eq!(mode(&dir), LOG_DIR_MODE);
+        let path = dir.join("job.out");
+        std::fs::write(&path, "old content\n").expect("old");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let red = Arc::new(r(&["tok-secret-1"]));
+        let mut w = LogWriter::create(&path, red.clone());
+        assert_eq!(w.write(b"a tok-secret-1 b\n"), None);
+        assert_eq!(w.write(b""), None);
+        drop(w);
+        assert_eq!(mode(&path), LOG_FILE_MODE);
+        assert_eq!(std::fs::read_to_string(&path).expect("log"), "a *** b\n");
+        let mut a = LogWriter::append(&path, red);
+        assert_eq!(a.write(b"tok-secret-1\n"), None);
+        drop(a);
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("log"),
+            "a *** b\n***\n"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_log_write_error_is_reported_once() {
+        // /dev/full fails every write with ENOSPC, like a full disk.
+        let mut w = LogWriter::append(Path::new("/dev/full"), Arc::new(Redactor::default()));
+        let first = w.write(b"line\n").expect("an error");
+        assert!(
+            first.contains("/dev/full") && first.contains("No space left"),
+            "{first}"
+        );
+        assert_eq!(w.write(b"more\n"), None);
+        // A log that cannot be created says so at its first write.
+        let mut w = LogWriter::create(
+            Path::new("/nonexistent-dir-for-logs/x.out"),
+            Arc::new(Redactor::default()),
+        );
+        let first = w.write(b"").expect("an error");
+        assert!(
+            first.starts_with("cannot create /nonexistent-dir-for-logs/x.out"),
+            "{first}"
+        );
+        assert_eq!(w.write(b"x"), None);
     }
 
     #[test]
