@@ -97,22 +97,42 @@ fn apply(text: &str, fixes: &[&Fix]) -> String {
 
 /// The fixes of `diags` in order, each taken whole, leaving out a fix with an edit that
 /// overlaps an edit of a fix taken before it (an insertion strictly inside a replaced range
-/// overlaps it; insertions at the same point do not).
+/// overlaps it; insertions at the same point do not). `O(k log k)` in the number of edits.
 pub fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Fix> {
-    let mut taken: Vec<&Edit> = Vec::new();
+    use std::collections::BTreeSet;
+    // Taken edits as (start, end, serial): non-overlapping among themselves.
+    let mut taken: BTreeSet<(u32, u32, usize)> = BTreeSet::new();
+    let overlaps = |e: &Edit, t: (u32, u32)| {
+        let (ts, te) = t;
+        let (es, ee) = (e.range.start, e.range.end);
+        (es < te && ts < ee)
+            || (es == ee && ts < es && es < te)
+            || (ts == te && es < ts && ts < ee)
+    };
+    let clashes = |taken: &BTreeSet<(u32, u32, usize)>, e: &Edit| {
+        let (es, ee) = (e.range.start, e.range.end);
+        // The taken edit that starts last before `e` (the longest one at that start)...
+        let before = taken
+            .range(..(es, 0, 0))
+            .next_back()
+            .is_some_and(|&(ts, te, _)| overlaps(e, (ts, te)));
+        // ...and every taken edit that starts inside `e`.
+        before
+            || taken
+                .range((es, 0, 0)..(ee.max(es + 1), 0, 0))
+                .any(|&(ts, te, _)| overlaps(e, (ts, te)))
+    };
     let mut out = Vec::new();
+    let mut serial = 0;
     for f in diags.iter().filter_map(|d| d.fix.as_ref()) {
-        let clashes = f.edits.iter().any(|e| {
-            taken.iter().any(|t| {
-                (e.range.start < t.range.end && t.range.start < e.range.end)
-                    || (e.range.is_empty() && t.range.start < e.range.start && e.range.start < t.range.end)
-                    || (t.range.is_empty() && e.range.start < t.range.start && t.range.start < e.range.end)
-            })
-        });
-        if !clashes && !f.edits.is_empty() {
-            taken.extend(f.edits.iter());
-            out.push(f);
+        if f.edits.is_empty() || f.edits.iter().any(|e| clashes(&taken, e)) {
+            continue;
         }
+        for e in &f.edits {
+            serial += 1;
+            taken.insert((e.range.start, e.range.end, serial));
+        }
+        out.push(f);
     }
     out
 }
@@ -130,10 +150,10 @@ pub fn verified_fixes(a: &Analysis) -> Vec<&Fix> {
     }
     // Find the culprits by halving: a group that verifies (with what is already accepted) is
     // taken whole, one that does not is split, a single fix that does not is dropped.
-    let mut accepted: Vec<&Fix> = Vec::new();
+    let mut accepted = vec![false; candidates.len()];
     let mut budget = MAX_VERIFICATIONS;
     let mid = candidates.len() / 2;
-    let mut pending: Vec<&[&Fix]> = vec![&candidates[mid..], &candidates[..mid]];
+    let mut pending: Vec<std::ops::Range<usize>> = vec![mid..candidates.len(), 0..mid];
     while let Some(group) = pending.pop() {
         if group.is_empty() {
             continue;
@@ -142,20 +162,26 @@ pub fn verified_fixes(a: &Analysis) -> Vec<&Fix> {
             break;
         }
         budget -= 1;
-        let mut trial = accepted.clone();
-        trial.extend_from_slice(group);
+        let trial: Vec<&Fix> = candidates
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| accepted[*i] || group.contains(i))
+            .map(|(_, f)| *f)
+            .collect();
         if verified_against(a, &base, &trial) {
-            accepted = trial;
+            for i in group {
+                accepted[i] = true;
+            }
         } else if group.len() > 1 {
-            let mid = group.len() / 2;
-            pending.push(&group[mid..]);
-            pending.push(&group[..mid]);
+            let mid = group.start + group.len() / 2;
+            pending.push(mid..group.end);
+            pending.push(group.start..mid);
         }
     }
-    // Keep the reading order of the fixes.
     candidates
         .into_iter()
-        .filter(|f| accepted.iter().any(|g| std::ptr::eq(*f, *g)))
+        .zip(accepted)
+        .filter_map(|(f, ok)| ok.then_some(f))
         .collect()
 }
 
@@ -200,6 +226,41 @@ mod tests {
         );
         assert!(fixed.contains("    image:"), "{fixed}");
         assert_eq!(fixed.matches("command:").count(), 1, "{fixed}");
+    }
+
+    #[test]
+    fn overlapping_fixes_are_left_out_whole() {
+        let fix = |edits: &[(u32, u32)]| Fix {
+            message: "f".into(),
+            edits: edits
+                .iter()
+                .map(|&(s, e)| Edit {
+                    range: fuzzfile_diagnostics::TextRange::new(s, e),
+                    replacement: "x".into(),
+                })
+                .collect(),
+        };
+        let d = |f: Fix| {
+            Diagnostic::new(Rule::UnknownKey, Default::default(), "m").with_fix(f)
+        };
+        let diags = vec![
+            d(fix(&[(2, 5)])),
+            d(fix(&[(0, 1), (4, 6)])), // second edit overlaps the first fix: left out whole
+            d(fix(&[(5, 5)])),         // an insertion at the end of a replacement: kept
+            d(fix(&[(5, 5)])),         // another at the same point: kept
+            d(fix(&[(3, 3)])),         // an insertion inside a replacement: left out
+            d(fix(&[(0, 2)])),         // touches the first at its start: kept
+            d(fix(&[(6, 9)])),
+            d(fix(&[(8, 10)])),        // overlaps the one before
+        ];
+        let kept: Vec<Vec<(u32, u32)>> = non_overlapping(&diags)
+            .iter()
+            .map(|f| f.edits.iter().map(|e| (e.range.start, e.range.end)).collect())
+            .collect();
+        assert_eq!(
+            kept,
+            vec![vec![(2, 5)], vec![(5, 5)], vec![(5, 5)], vec![(0, 2)], vec![(6, 9)]]
+        );
     }
 
     #[test]

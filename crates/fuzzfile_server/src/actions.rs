@@ -155,6 +155,9 @@ pub fn suppress_edit(v: &View<'_>, d: &Diagnostic) -> Option<Edit> {
     let indent: String = lr.slice(text).chars().take_while(|c| *c == ' ').collect();
     Some(Edit {
         range: TextRange::empty(lr.start),
-        replacement: format!("{indent}# fuzzlint: ignore[{name}]\n"),
+        replacement: format!(
+            "{indent}# fuzzlint: ignore[{name}]{}",
+            fuzzfile_diagnostics::newline_of(text)
+        ),
     })
 }
