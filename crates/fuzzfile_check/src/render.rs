@@ -41,19 +41,25 @@ fn plain_of(a: &Analysis, diagnostics: &[crate::Diagnostic]) -> String {
             s.column,
             e.line,
             e.column,
-            d.message
+            printable(&d.message)
         );
         frame(a, d.range, &mut out);
         for l in &d.labels {
             let p = a.line_col(l.range.start);
-            let _ = writeln!(out, "  note {}:{}: {}", p.line, p.column, l.message);
+            let _ = writeln!(
+                out,
+                "  note {}:{}: {}",
+                p.line,
+                p.column,
+                printable(&l.message)
+            );
             frame(a, l.range, &mut out);
         }
         if let Some(h) = &d.help {
-            let _ = writeln!(out, "  help: {h}");
+            let _ = writeln!(out, "  help: {}", printable(h));
         }
         if let Some(f) = &d.fix {
-            let _ = writeln!(out, "  fix: {}", f.message);
+            let _ = writeln!(out, "  fix: {}", printable(&f.message));
             for ed in &f.edits {
                 let p = a.line_col(ed.range.start);
                 let q = a.line_col(ed.range.end);
@@ -80,7 +86,8 @@ fn frame(a: &Analysis, range: fuzzfile_diagnostics::TextRange, out: &mut String)
     let start = (range.start - lr.start) as usize;
     let end = (range.end.min(lr.end).max(range.start) - lr.start) as usize;
     let x = excerpt(text, start, end, LINE_WINDOW);
-    let _ = writeln!(out, "  {:>3} | {}", line + 1, x.text.replace('\t', "→"));
+    let shown = frame_source(&x.text).replace('\t', "→");
+    let _ = writeln!(out, "  {:>3} | {shown}", line + 1);
     let more = if range.end > lr.end && !x.cut_span {
         "…"
     } else {
@@ -172,6 +179,56 @@ pub fn excerpt(line: &str, start: usize, end: usize, width: usize) -> Excerpt<'_
             .max(1),
         cut_span: end > to,
     }
+}
+
+/// Whether `c` must not reach a terminal or a CI log as it is: C0 controls other than tab,
+/// DEL, C1 controls, the Unicode line and paragraph separators, and the bidirectional
+/// overrides and isolates (which reorder what a reader sees, "Trojan Source").
+fn is_unprintable(c: char) -> bool {
+    (c.is_control() && c != '\t')
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Text taken from a checked file (a key, a value, a path), as a terminal or a CI log may show
+/// it: every unprintable character (see `is_unprintable`) is written as an escape (`\n`,
+/// `\r`, `\u{1b}`), so a hostile file cannot move the cursor, clear the screen, set a
+/// hyperlink, start a line with a CI workflow command (`::error`) or reorder what is shown.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unprintable) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if is_unprintable(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The source text as a code frame may show it: every unprintable character other than the
+/// line breaks (`\n`, `\r`) is replaced by a visible character of the same UTF-8 length (`?`,
+/// `¿` or `�`), so byte offsets, columns and line breaks stay exactly those of the file.
+pub fn frame_source(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| is_unprintable(c) && c != '\n' && c != '\r';
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| match c.len_utf8() {
+                _ if !hidden(c) => c,
+                1 => '?',
+                2 => '\u{bf}',
+                _ => '\u{fffd}',
+            })
+            .collect(),
+    )
 }
 
 /// `text` as `{:?}` shows it, cut to about `width` characters (edits of fixes can span many

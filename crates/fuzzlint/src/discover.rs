@@ -1,13 +1,17 @@
 //! Finding Fuzzfiles: explicit files are taken as they are; directories are walked honouring
 //! .gitignore, keeping `*.fz` files and `*.yaml`/`*.yml` files that look like Fuzzfiles.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use fuzzfile_check::looks_like_fuzzfile;
 
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok();
     for p in paths {
+        if let Some(cwd) = &cwd {
+            refuse_link_out_of(cwd, p)?;
+        }
         let meta =
             std::fs::metadata(p).map_err(|e| format!("{}: {}", p.display(), describe_io(&e)))?;
         // Anything but a directory is read as a file, through the bounded reader: a pipe
@@ -36,10 +40,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
             let keep = match ext {
                 "fz" => true,
-                "yaml" | "yml" => {
-                    fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
-                        .is_ok_and(|t| looks_like_fuzzfile(&t))
-                }
+                "yaml" | "yml" => fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
+                    .is_ok_and(|t| looks_like_fuzzfile(&t)),
                 _ => false,
             };
             if keep {
@@ -58,6 +60,34 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     Ok(out)
+}
+
+/// Refuse a relative path without `..` (what a pre-commit hook or `git diff --name-only`
+/// passes) that leads out of the working directory through a symbolic link: a file of a pull
+/// request can be a link to `/proc/self/environ` or a key file, and its code frames would print
+/// the machine's secrets into the CI log. Walked directories never follow links (the walker
+/// skips them); a path written absolute or with `..` is read as given.
+fn refuse_link_out_of(cwd: &Path, p: &Path) -> Result<(), String> {
+    use std::path::Component;
+    let plain_relative = p
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !plain_relative {
+        return Ok(());
+    }
+    let Ok(target) = std::fs::canonicalize(cwd.join(p)) else {
+        return Ok(()); // A missing file is reported where it is read.
+    };
+    if target.starts_with(cwd) {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: a symbolic link leads out of the working directory (to {}); fuzzlint does not follow it, \
+         since a link in a pull request could point at a secret of this machine. \
+         To check that file, name it by its own path.",
+        p.display(),
+        target.display()
+    ))
 }
 
 fn describe_io(e: &std::io::Error) -> String {

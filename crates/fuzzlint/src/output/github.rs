@@ -1,6 +1,7 @@
 //! GitHub Actions workflow commands: `::error file=F,line=L,col=C,...::message`.
 
 use crate::Checked;
+use fuzzfile_check::render::printable;
 use fuzzfile_check::Severity;
 use std::io::{self, Write};
 
@@ -25,10 +26,12 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
             };
             let s = a.line_col(d.range.start);
             let e = a.line_col(d.range.end);
-            let mut msg = d.message.clone();
+            // Text from the file is escaped first (`printable`): only the line break this
+            // writer puts between message and help stays one.
+            let mut msg = printable(&d.message).into_owned();
             if let Some(h) = &d.help {
-                msg.push_str("\n");
-                msg.push_str(h);
+                msg.push('\n');
+                msg.push_str(&printable(h));
             }
             writeln!(
                 out,

@@ -7,7 +7,7 @@
 
 use crate::Checked;
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
-use fuzzfile_check::render::{excerpt, LINE_WINDOW};
+use fuzzfile_check::render::{excerpt, frame_source, printable, LINE_WINDOW};
 use fuzzfile_check::{Analysis, Diagnostic, Severity, TextRange};
 use std::io::{self, Write};
 
@@ -30,7 +30,10 @@ pub fn write(
         for d in &a.diagnostics {
             counts[d.severity as usize] += 1;
         }
-        let source = Source::from(a.text.as_str());
+        // What the file holds reaches the terminal only in printable form: control characters
+        // in the frames are replaced, byte for byte, and escaped in messages and paths.
+        let text = frame_source(&a.text);
+        let source = Source::from(text.as_ref());
         let shown = a.diagnostics.len().min(max_per_file);
         for d in &a.diagnostics[..shown] {
             if fits_ariadne(a, d) {
@@ -99,44 +102,43 @@ fn ariadne_frame(
 ) -> io::Result<()> {
     let (kind, col, _) = kind_name(d.severity);
     let span = d.range.as_usize();
+    let file = printable(&c.display).into_owned();
     // ariadne starts a new frame, headed by the primary position, for a label above an
     // earlier one: order the labels by position so that one frame shows them all.
     let order = |start: u32| i32::try_from(start).unwrap_or(i32::MAX);
-    let mut report = Report::build(kind, (c.display.clone(), span.clone()))
+    let mut report = Report::build(kind, (file.clone(), span.clone()))
         .with_config(
             Config::default()
                 .with_index_type(IndexType::Byte)
                 .with_color(color),
         )
         .with_code(format!("{} {}", d.rule.code(), d.rule.name()))
-        .with_message(&d.message)
+        .with_message(printable(&d.message))
         .with_label(
-            Label::new((c.display.clone(), span))
-                .with_message(&d.message)
+            Label::new((file.clone(), span))
+                .with_message(printable(&d.message))
                 .with_color(col)
                 .with_order(order(d.range.start)),
         );
     for l in &d.labels {
         report = report.with_label(
-            Label::new((c.display.clone(), l.range.as_usize()))
-                .with_message(&l.message)
+            Label::new((file.clone(), l.range.as_usize()))
+                .with_message(printable(&l.message))
                 .with_color(Color::Blue)
                 .with_order(order(l.range.start)),
         );
     }
     if let Some(h) = &d.help {
-        report = report.with_help(h);
+        report = report.with_help(printable(h));
     }
     if let Some(f) = &d.fix {
         report = report.with_note(format!(
             "fix available: {} (`fuzzlint check --fix`)",
-            f.message
+            printable(&f.message)
         ));
     }
     let mut buf = Vec::new();
-    report
-        .finish()
-        .write((c.display.clone(), source), &mut buf)?;
+    report.finish().write((file, source), &mut buf)?;
     out.write_all(&buf)
 }
 
@@ -146,6 +148,7 @@ fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result
     let a = &c.analysis;
     let (_, _, kind) = kind_name(d.severity);
     let pos = a.line_col(d.range.start);
+    let file = printable(&c.display);
     let mut spans: Vec<(TextRange, &str)> = std::iter::once((d.range, d.message.as_str()))
         .chain(d.labels.iter().map(|l| (l.range, l.message.as_str())))
         .collect();
@@ -162,9 +165,9 @@ fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result
         "[{} {}] {kind}: {}",
         d.rule.code(),
         d.rule.name(),
-        d.message
+        printable(&d.message)
     )?;
-    writeln!(out, "{pad}╭─[ {}:{}:{} ]", c.display, pos.line, pos.column)?;
+    writeln!(out, "{pad}╭─[ {file}:{}:{} ]", pos.line, pos.column)?;
     writeln!(out, "{pad}│")?;
     for (r, message) in spans {
         let line = a.line_index.line_of(r.start);
@@ -177,24 +180,25 @@ fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result
         } else {
             ""
         };
-        writeln!(out, " {:>gutter$} │ {}", line + 1, x.text)?;
+        writeln!(out, " {:>gutter$} │ {}", line + 1, frame_source(&x.text))?;
         writeln!(
             out,
-            "{pad}│ {}{}{more} {message}",
+            "{pad}│ {}{}{more} {}",
             " ".repeat(x.caret_column),
-            "^".repeat(x.caret_width)
+            "^".repeat(x.caret_width),
+            printable(message)
         )?;
     }
     if let Some(h) = &d.help {
         writeln!(out, "{pad}│ ")?;
-        writeln!(out, "{pad}│ Help: {h}")?;
+        writeln!(out, "{pad}│ Help: {}", printable(h))?;
     }
     if let Some(f) = &d.fix {
         writeln!(out, "{pad}│ ")?;
         writeln!(
             out,
             "{pad}│ Note: fix available: {} (`fuzzlint check --fix`)",
-            f.message
+            printable(&f.message)
         )?;
     }
     writeln!(out, "{}╯", "─".repeat(gutter + 2))

@@ -52,7 +52,7 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
         version: 1,
     };
     let mut w = io::BufWriter::new(&mut *out);
-    serde_json::to_writer_pretty(&mut w, &doc)?;
+    super::write_json_pretty(&mut w, &doc)?;
     writeln!(w)?;
     w.flush()
 }

@@ -102,7 +102,7 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
         }],
     });
     let mut w = io::BufWriter::new(&mut *out);
-    serde_json::to_writer_pretty(
+    super::write_json_pretty(
         &mut w,
         &Splice {
             value: &doc,
