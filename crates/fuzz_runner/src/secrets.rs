@@ -126,6 +126,16 @@ pub fn parse_secrets(text: &str) -> Result<BTreeMap<String, String>, String> {
                 };
                 return Err(at(value.span().start, what));
             };
+            if v.contains('\0') {
+                // No process environment can hold it.
+                return Err(at(
+                    value.span().start,
+                    format!(
+                        "the secret secret://{scope_name}/{name_str} contains a NUL character \
+                         (`\\u0000`), which no environment variable can hold"
+                    ),
+                ));
+            }
             out.insert(format!("{scope_name}/{name_str}"), v.to_string());
         }
     }
@@ -224,6 +234,13 @@ line two"""
         assert!(e.starts_with("2:8: ") && e.contains("an array"), "{e}");
         let e = err("[user]\nflag = true\n");
         assert!(e.contains("a boolean"), "{e}");
+    }
+
+    #[test]
+    fn a_value_with_nul_is_located() {
+        let e = err("[user]\nok = \"x\"\ntoken = \"a\\u0000b\"\n");
+        assert!(e.starts_with("3:9: "), "{e}");
+        assert!(e.contains("secret://user/token contains a NUL"), "{e}");
     }
 
     #[test]

@@ -48,8 +48,11 @@
 //! links are copied as links, never followed; other special files (sockets, devices, FIFOs)
 //! are an error. File permissions are kept; times and ownership are not. Putting a file where
 //! a directory is, or a tree where a file is, is an error, and so is copying a tree into
-//! itself. A path in the volume that leads out of it through a symbolic link (possible in a
-//! persistent volume) is refused when the transfer runs.
+//! itself. Everything is written into the volume through [`crate::safe_fs`]: a path in the
+//! volume that goes through a symbolic link (possible in a persistent volume, or left by a
+//! job) is refused when the transfer runs, and a link at the destination's own name is
+//! replaced, never written through. An egress source that leads out of the volume through a
+//! link is refused too.
 //!
 //! # Limits
 //!
