@@ -154,7 +154,9 @@ impl Events {
         let failed = f.lock().ok().and_then(|mut f| f.write(&line));
         if let Some(m) = failed {
             if let Ok(mut v) = self.failures.lock() {
-                v.push(m);
+                if !v.contains(&m) {
+                    v.push(m);
+                }
             }
         }
     }
@@ -207,6 +209,10 @@ impl Ctx {
     /// line of the summary; the run exits [`LOGS_INCOMPLETE`].
     fn log_failed(&self, label: &str, message: &str) {
         let message = self.redactor.redact(message).into_owned();
+        // Once per message (`exec_all` opens the events file for each event it appends).
+        if self.log_failures.lock().is_ok_and(|v| v.contains(&message)) {
+            return;
+        }
         self.say(
             label,
             &format!("warning: {message}; the logs of this run are incomplete"),

@@ -30,7 +30,9 @@
 //! the script then sends SIGTERM to the command's whole process group, and SIGKILL after the
 //! grace period. So a stopped job, a timed-out job or a killed runner stops what it started on
 //! every node. What left that group (`setsid daemon &`) is found by `FUZZ_NODE_ID`, which
-//! only the command's processes carry, and ended with it, also after a normal end.
+//! only the command's processes carry, and ended with it. After the command exits by itself
+//! nothing is swept on a remote node: Open MPI's `orted` daemonizes and must live on (it ends
+//! with `mpirun`); on this node the runner ends what is left when the instance ends.
 //!
 //! With the `local` launcher the script runs in a process group of its own: a signal to the
 //! job's group (a stop, a timeout, the guard after the runner was killed) ends `exec_all`,
@@ -69,7 +71,8 @@ pub const LOG_FAILED_MARKER: &str = "\u{1e}fuzz-log-failed ";
 ///
 /// The command's processes carry `FUZZ_NODE_ID` in their environment (the script's own
 /// helpers do not): what left the command's process group (`setsid daemon &`) is found by it
-/// in `/proc` and ended too, when the pipe closes and after the command exits.
+/// in `/proc` and ended too when the pipe closes. Not after the command exits by itself: a
+/// launcher's daemon (Open MPI's `orted` daemonizes) must outlive the command that started it.
 pub const NODE_SCRIPT: &str = r#"exec 3<&0
 [ "$3" = marker ] && printf '\036fuzz-node-started\n'
 id="$$.$(date +%s%N 2>/dev/null)"
@@ -85,7 +88,6 @@ exec 3<&-
 w=$!
 wait $p; rc=$?
 kill $w 2>/dev/null
-sweep KILL
 exit $rc
 "#;
 
