@@ -243,5 +243,5 @@ mod explain;
 pub mod hosts;
 mod redact;
 pub mod safe_fs;
-pub mod validate;
 pub mod secrets;
+pub mod validate;

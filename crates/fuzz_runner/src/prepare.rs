@@ -163,7 +163,7 @@ pub fn prepare(
     };
     let mut volumes = Vec::new();
     let mut host_dirs: BTreeMap<&str, PathBuf> = BTreeMap::new();
-    for (name, _) in &options.volumes {
+    for name in options.volumes.keys() {
         if !plan.volumes.iter().any(|v| &v.key == name) {
             return refuse(format!(
                 "--volume {name}=…: the plan has no volume `{name}` (its volumes: {})",

@@ -215,9 +215,11 @@ mod tests {
             status_ok(b"HTTP/1.1 503 Service Unavailable\r\n"),
             Err("HTTP status 503".into())
         );
-        assert!(status_ok(b"").unwrap_err().contains("without an answer"));
+        assert!(status_ok(b"")
+            .expect_err("empty")
+            .contains("without an answer"));
         assert!(status_ok(b"SSH-2.0-OpenSSH\r\n")
-            .unwrap_err()
+            .expect_err("ssh")
             .contains("not an HTTP answer"));
     }
 

@@ -569,7 +569,10 @@ mod tests {
             .expect_err("log at a link");
         assert!(matches!(e.kind, ErrorKind::Symlink), "{e}");
         for bad in ["../x", "/etc/x", ""] {
-            assert!(dir.write_file(Path::new(bad), b"x", 0o644).is_err(), "{bad}");
+            assert!(
+                dir.write_file(Path::new(bad), b"x", 0o644).is_err(),
+                "{bad}"
+            );
         }
         assert_eq!(
             std::fs::read_to_string(outside.join("file")).expect("read"),

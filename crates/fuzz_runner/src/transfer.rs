@@ -616,10 +616,7 @@ fn place_in_volume(
         .map_err(|e| format!("the volume's directory {}: {e}", volume_dir.display()))?;
     let root = Dir::open(&root_path).map_err(|e| format!("the volume's directory {e}"))?;
     let Some(file) = rel.file_name() else {
-        return Err(format!(
-            "`{}` names no file in the volume",
-            rel.display()
-        ));
+        return Err(format!("`{}` names no file in the volume", rel.display()));
     };
     let parent = rel.parent().unwrap_or(Path::new(""));
     let dir = root.create_dirs(parent).map_err(|e| match e.kind {
@@ -830,9 +827,7 @@ fn copy_any(src: &Path, dir: &Dir, name: &OsStr, budget: &mut Budget) -> Result<
         }
         match existing {
             Some(Kind::Dir) => {
-                let sub = dir
-                    .open_dir(Path::new(name))
-                    .map_err(|e| e.to_string())?;
+                let sub = dir.open_dir(Path::new(name)).map_err(|e| e.to_string())?;
                 copy_tree(src, &sub, budget)
             }
             Some(_) => Err(format!(

@@ -78,20 +78,30 @@ pub fn validate_plan(plan: &Plan) -> Result<(), RunError> {
             bounded(s, MAX_PATH)
         });
     }
-    for (k, n) in plan.graph.nodes.iter().enumerate() {
-        v.check(&format!("/graph/nodes/{k}/name"), "name", &n.name, check_name);
-    }
-    for (k, e) in plan.graph.edges.iter().enumerate() {
-        v.check(&format!("/graph/edges/{k}/from"), "name", &e.from, check_name);
-        v.check(&format!("/graph/edges/{k}/to"), "name", &e.to, check_name);
-    }
-    for (k, n) in plan.graph.order.iter().enumerate() {
-        v.check(&format!("/graph/order/{k}"), "name", n, check_name);
-    }
     for (list, tasks) in [("jobs", &plan.jobs), ("services", &plan.services)] {
         for (k, t) in tasks.iter().enumerate() {
             task(&mut v, &format!("/{list}/{k}"), t);
         }
+    }
+    for (k, n) in plan.graph.nodes.iter().enumerate() {
+        v.check(
+            &format!("/graph/nodes/{k}/name"),
+            "name",
+            &n.name,
+            check_name,
+        );
+    }
+    for (k, e) in plan.graph.edges.iter().enumerate() {
+        v.check(
+            &format!("/graph/edges/{k}/from"),
+            "name",
+            &e.from,
+            check_name,
+        );
+        v.check(&format!("/graph/edges/{k}/to"), "name", &e.to, check_name);
+    }
+    for (k, n) in plan.graph.order.iter().enumerate() {
+        v.check(&format!("/graph/order/{k}"), "name", n, check_name);
     }
     v.into_result()
 }
@@ -160,7 +170,7 @@ fn task(v: &mut Problems, at: &str, t: &Task) {
         for (k, h) in mn.hosts.iter().enumerate() {
             v.check(
                 &format!("{at}/multinode/hosts/{k}"),
-                "host",
+                "",
                 h,
                 crate::hosts::validate_hostname,
             );
@@ -189,7 +199,7 @@ fn task(v: &mut Problems, at: &str, t: &Task) {
         if let Some(h) = &i.host {
             v.check(
                 &format!("{at}/host"),
-                "host",
+                "",
                 h,
                 crate::hosts::validate_hostname,
             );
@@ -209,7 +219,7 @@ fn task(v: &mut Problems, at: &str, t: &Task) {
                 EnvValue::Literal(s) => {
                     v.check(
                         &format!("{at}/value/literal"),
-                        &format!("the value of {}", var.name),
+                        &format!("value of {}", var.name),
                         s,
                         no_nul,
                     );
@@ -218,7 +228,7 @@ fn task(v: &mut Problems, at: &str, t: &Task) {
                     if let Some(host) = r.strip_prefix("address-of:") {
                         v.check(
                             &format!("{at}/value/runtime"),
-                            "host",
+                            "",
                             host,
                             crate::hosts::validate_hostname,
                         );
@@ -296,7 +306,9 @@ pub fn check_env_name(s: &str) -> Result<(), String> {
         ));
     }
     if s.as_bytes()[0].is_ascii_digit() {
-        return Err("starts with a digit: an environment variable name starts with a letter or '_'".into());
+        return Err(
+            "starts with a digit: an environment variable name starts with a letter or '_'".into(),
+        );
     }
     Ok(())
 }
@@ -336,7 +348,9 @@ pub fn check_container_path(path: &str) -> Result<(), String> {
 fn check_mode(mode: &str) -> Result<(), String> {
     match u32::from_str_radix(mode, 8) {
         Ok(m) if m <= 0o777 && !mode.is_empty() => Ok(()),
-        Ok(_) => Err("is more than 0777 (set-user-ID, set-group-ID and sticky bits are not written)".into()),
+        Ok(_) => Err(
+            "is more than 0777 (set-user-ID, set-group-ID and sticky bits are not written)".into(),
+        ),
         Err(_) => Err("is not an octal number like 0644".into()),
     }
 }
@@ -353,7 +367,10 @@ fn no_nul(s: &str) -> Result<(), String> {
 
 fn bounded(s: &str, max: usize) -> Result<(), String> {
     if s.len() > max {
-        return Err(format!("is {} bytes long: at most {max} are allowed", s.len()));
+        return Err(format!(
+            "is {} bytes long: at most {max} are allowed",
+            s.len()
+        ));
     }
     Ok(())
 }
@@ -381,8 +398,12 @@ impl Problems {
     fn check(&mut self, at: &str, what: &str, value: &str, f: impl Fn(&str) -> Result<(), String>) {
         if let Err(why) = f(value) {
             if self.list.len() < MAX_LISTED {
-                self.list
-                    .push(format!("{at}: the {what} {} {why}", shown(value)));
+                self.list.push(if what.is_empty() {
+                    // The check's message names the value itself.
+                    format!("{at}: {why}")
+                } else {
+                    format!("{at}: the {what} {} {why}", shown(value))
+                });
             } else {
                 self.more += 1;
             }

@@ -2,9 +2,7 @@
 //! through environment names, to pass options to ssh through host names, or to write through
 //! symbolic links: each is refused before anything starts, or written where it belongs.
 
-use fuzz_runner::{
-    execute, multinode, prepare, read_plan, Options, RunError, RuntimeKind, Status,
-};
+use fuzz_runner::{execute, multinode, prepare, read_plan, Options, RunError, RuntimeKind, Status};
 use fuzzfile_plan::{lower, to_json, EnvValue, EnvVar, Plan, PlanOptions, Source};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -131,7 +129,10 @@ fn an_instance_hostname_that_is_a_path_is_refused() {
         assert!(m.contains("/jobs/0/instances/0/hostname"), "{bad}: {m}");
         assert!(m.contains("instance hostname"), "{bad}: {m}");
     }
-    assert!(!run_dir.exists(), "a refused plan created its run directory");
+    assert!(
+        !run_dir.exists(),
+        "a refused plan created its run directory"
+    );
     assert_eq!(std::fs::read_dir(&watch).expect("ls").count(), 0);
 }
 
@@ -240,7 +241,10 @@ fn a_plan_host_that_is_an_option_is_refused() {
     assert!(m.contains(&why), "{m}\nnot the --hosts message: {why}");
     assert!(by_hosts_arg.contains("starts with '-'"), "{by_hosts_arg}");
     assert!(why.contains("starts with '-'"), "{why}");
-    for (k, bad) in ["-oProxyCommand=x", "a b", "x;y", ""].into_iter().enumerate() {
+    for (k, bad) in ["-oProxyCommand=x", "a b", "x;y", ""]
+        .into_iter()
+        .enumerate()
+    {
         let mut p = base.clone();
         p.jobs[0].instances[1].host = Some(bad.into());
         let m = refusal(&p, &run_dir);
@@ -265,11 +269,18 @@ fn other_names_and_paths_are_refused() {
     let mut p = base.clone();
     p.volumes[0].key = "../x".into();
     assert!(refusal(&p, &run_dir).contains("/volumes/0/key"));
-    let job = p.jobs.iter().position(|t| !t.files.is_empty()).expect("a job with files");
+    let job = p
+        .jobs
+        .iter()
+        .position(|t| !t.files.is_empty())
+        .expect("a job with files");
     let mut p = base.clone();
     p.jobs[job].files[0].path = "/data/../../../tmp/x".into();
     let m = refusal(&p, &run_dir);
-    assert!(m.contains(&format!("/jobs/{job}/files/0/path")) && m.contains("`..`"), "{m}");
+    assert!(
+        m.contains(&format!("/jobs/{job}/files/0/path")) && m.contains("`..`"),
+        "{m}"
+    );
     let mut p = base.clone();
     p.jobs[job].files[0].mode = "4755".into();
     assert!(refusal(&p, &run_dir).contains("more than 0777"));
@@ -284,7 +295,10 @@ fn other_names_and_paths_are_refused() {
     p.volumes[0].key = "../x".into();
     p.jobs[job].files[0].mode = "4755".into();
     let m = refusal(&p, &run_dir);
-    assert!(m.contains("/volumes/0/key") && m.contains("/files/0/mode"), "{m}");
+    assert!(
+        m.contains("/volumes/0/key") && m.contains("/files/0/mode"),
+        "{m}"
+    );
     assert!(!run_dir.exists());
 }
 
@@ -359,7 +373,11 @@ fn files_are_never_written_through_a_symbolic_link_in_a_volume() {
 #[test]
 fn files_are_never_written_through_a_symbolic_link_in_a_kept_run_directory() {
     let base = example("hello-world.fz", None);
-    let t = base.jobs.iter().position(|t| !t.files.is_empty()).expect("a script");
+    let t = base
+        .jobs
+        .iter()
+        .position(|t| !t.files.is_empty())
+        .expect("a script");
     let name = base.jobs[t].name.clone();
     let outside = tmp("kept-outside");
     let run_dir = tmp("kept-run").join("run");
@@ -399,7 +417,10 @@ fn environment_files_are_private() {
             env_files += 1;
         }
     }
-    assert_eq!(env_files, 3, "two environment files and the node configuration");
+    assert_eq!(
+        env_files, 3,
+        "two environment files and the node configuration"
+    );
 }
 
 /// A kept run directory whose log file is a link outside: the log is not written through it,
@@ -451,7 +472,10 @@ fn every_lowered_plan_passes_the_check() {
     let mut checked = 0;
     for f in &files {
         let a = fuzzfile_check::analyze_bytes(&std::fs::read(f).expect("read"));
-        for hosts in [None, Some(vec!["gpu-01".to_owned(), "gpu-02.cluster".to_owned()])] {
+        for hosts in [
+            None,
+            Some(vec!["gpu-01".to_owned(), "gpu-02.cluster".to_owned()]),
+        ] {
             let Ok(plan) = lower(
                 &a,
                 &PlanOptions {

@@ -303,7 +303,11 @@ fn mutate(p: &mut Plan, rng: &mut Rng, watch: &Path) {
             if let Some(t) = pick_task(p, k) {
                 let n = t.files.len();
                 if let Some(f) = t.files.get_mut(rng.below(n)) {
-                    f.path = if h.starts_with('/') { h } else { format!("/data/{h}") };
+                    f.path = if h.starts_with('/') {
+                        h
+                    } else {
+                        format!("/data/{h}")
+                    };
                 }
             }
         }
@@ -510,7 +514,10 @@ fn mutated_plans_are_refused_or_stay_in_their_run_directory() {
                         .map(|k| format!("removed {}", k.display())),
                 )
                 .collect();
-            panic!("{shown}: changed outside the run directory: {changed:?}\nplan: {}", to_json(&plan));
+            panic!(
+                "{shown}: changed outside the run directory: {changed:?}\nplan: {}",
+                to_json(&plan)
+            );
         }
         let _ = std::fs::remove_dir_all(&root);
     }
