@@ -23,7 +23,10 @@ pub fn delete_lines(text: &str, range: TextRange) -> Option<Edit> {
         return None;
     }
     Some(Edit {
-        range: TextRange::from_usize(line_start, fuzzfile_diagnostics::next_line_start(text, r.end)),
+        range: TextRange::from_usize(
+            line_start,
+            fuzzfile_diagnostics::next_line_start(text, r.end),
+        ),
         replacement: String::new(),
     })
 }
@@ -222,7 +225,8 @@ fn content_end(
                 None => return Some(node.range.end as usize),
             },
             NodeKind::Scalar(s) if s.style.is_block() => {
-                let header = fuzzfile_diagnostics::lines(text.get(node.range.as_usize())?).next()?;
+                let header =
+                    fuzzfile_diagnostics::lines(text.get(node.range.as_usize())?).next()?;
                 if header.contains('+') {
                     return None;
                 }

@@ -105,9 +105,7 @@ pub fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Fix> {
     let overlaps = |e: &Edit, t: (u32, u32)| {
         let (ts, te) = t;
         let (es, ee) = (e.range.start, e.range.end);
-        (es < te && ts < ee)
-            || (es == ee && ts < es && es < te)
-            || (ts == te && es < ts && ts < ee)
+        (es < te && ts < ee) || (es == ee && ts < es && es < te) || (ts == te && es < ts && ts < ee)
     };
     let clashes = |taken: &BTreeSet<(u32, u32, usize)>, e: &Edit| {
         let (es, ee) = (e.range.start, e.range.end);
@@ -240,9 +238,7 @@ mod tests {
                 })
                 .collect(),
         };
-        let d = |f: Fix| {
-            Diagnostic::new(Rule::UnknownKey, Default::default(), "m").with_fix(f)
-        };
+        let d = |f: Fix| Diagnostic::new(Rule::UnknownKey, Default::default(), "m").with_fix(f);
         let diags = vec![
             d(fix(&[(2, 5)])),
             d(fix(&[(0, 1), (4, 6)])), // second edit overlaps the first fix: left out whole
@@ -251,15 +247,26 @@ mod tests {
             d(fix(&[(3, 3)])),         // an insertion inside a replacement: left out
             d(fix(&[(0, 2)])),         // touches the first at its start: kept
             d(fix(&[(6, 9)])),
-            d(fix(&[(8, 10)])),        // overlaps the one before
+            d(fix(&[(8, 10)])), // overlaps the one before
         ];
         let kept: Vec<Vec<(u32, u32)>> = non_overlapping(&diags)
             .iter()
-            .map(|f| f.edits.iter().map(|e| (e.range.start, e.range.end)).collect())
+            .map(|f| {
+                f.edits
+                    .iter()
+                    .map(|e| (e.range.start, e.range.end))
+                    .collect()
+            })
             .collect();
         assert_eq!(
             kept,
-            vec![vec![(2, 5)], vec![(5, 5)], vec![(5, 5)], vec![(0, 2)], vec![(6, 9)]]
+            vec![
+                vec![(2, 5)],
+                vec![(5, 5)],
+                vec![(5, 5)],
+                vec![(0, 2)],
+                vec![(6, 9)]
+            ]
         );
     }
 

@@ -138,7 +138,11 @@ fn specs() {
                     );
                 }
                 // No error that the file did not have.
-                for d in after.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+                for d in after
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == Severity::Error)
+                {
                     assert!(
                         a.diagnostics.iter().any(|x| x.severity == Severity::Error
                             && x.rule == d.rule

@@ -223,9 +223,15 @@ mod tests {
         for line in 0..idx.line_count() {
             let start = idx.line_start(line) as usize;
             assert_eq!(line_start_at(text, start), start);
-            assert_eq!(line_end_at(text, start), idx.line_range(text, line).end as usize);
+            assert_eq!(
+                line_end_at(text, start),
+                idx.line_range(text, line).end as usize
+            );
             if line + 1 < idx.line_count() {
-                assert_eq!(next_line_start(text, start), idx.line_start(line + 1) as usize);
+                assert_eq!(
+                    next_line_start(text, start),
+                    idx.line_start(line + 1) as usize
+                );
             }
         }
         assert_eq!(newline_of(text), "\r");

@@ -100,7 +100,7 @@ impl<'a> Builder<'a> {
         // Did-you-mean needs the sibling keys; collect them only when a key is unknown.
         let mut unknown: Vec<(Key<'a>, NodeId)> = Vec::new();
         for (key, value) in entries {
-            match place.key(&key.value) {
+            match place.key(key.value) {
                 Some(spec) => {
                     if !spec.versions.allows(self.version) {
                         let v = self.version.map_or("", |v| v.as_str());
@@ -172,14 +172,14 @@ impl<'a> Builder<'a> {
         let tree = self.tree;
         let fits = |name: &str| schema::value_kind(place, name).fits(tree, value);
         let same_kind: Vec<&'static str> = valid.iter().copied().filter(|k| fits(k)).collect();
-        let kebab = kebab_case(&key.value);
+        let kebab = kebab_case(key.value);
         let mut d = Diagnostic::new(
             Rule::UnknownKey,
             key.range,
             format!("unknown key `{}` {}", key.value, place.describe()),
         );
         let rename = |d: &mut Diagnostic, to: &str, help: String| {
-            if siblings.iter().any(|s| *s == to) {
+            if siblings.contains(&to) {
                 d.help = Some(format!(
                     "{help} (but `{to}` is already set in this mapping: merge the two)"
                 ));
@@ -194,7 +194,7 @@ impl<'a> Builder<'a> {
                 d.fix = Some(Fix::replace(format!("Rename to `{to}`"), key.range, to));
             }
         };
-        if let Some(s) = valid.iter().find(|v| v.eq_ignore_ascii_case(&key.value)) {
+        if let Some(s) = valid.iter().find(|v| v.eq_ignore_ascii_case(key.value)) {
             rename(&mut d, s, format!("keys are case-sensitive: write `{s}`"));
         } else if kebab != key.value && valid.contains(&kebab.as_str()) {
             rename(
@@ -202,15 +202,15 @@ impl<'a> Builder<'a> {
                 &kebab,
                 format!("Fuzzfile keys are kebab-case: write `{kebab}`"),
             );
-        } else if let Some(s) = did_you_mean(&key.value, same_kind.iter().copied())
-            .or_else(|| did_you_mean(&key.value, valid.iter().copied()))
+        } else if let Some(s) = did_you_mean(key.value, same_kind.iter().copied())
+            .or_else(|| did_you_mean(key.value, valid.iter().copied()))
         {
             // A close key of another kind stays a suggestion, without a fix (`rename` says
             // what the key takes).
             rename(&mut d, s, format!("did you mean `{s}`?"));
         } else if let Some(other) = crate::schema::ALL_PLACES.iter().find(|p| {
             **p != place
-                && p.key(&key.value)
+                && p.key(key.value)
                     .is_some_and(|k| matches!(k.status, Status::Current))
         }) {
             d.help = Some(format!(
@@ -725,7 +725,7 @@ impl<'a> Builder<'a> {
         };
         let mut out = Vec::new();
         for (name, body) in self.map_entries(id, what) {
-            if let Err(m) = values::check_dns_label(&name.value) {
+            if let Err(m) = values::check_dns_label(name.value) {
                 // No automatic fix: renaming would break the references to this name.
                 self.emit(Diagnostic::new(
                     Rule::InvalidValue,
@@ -2032,8 +2032,9 @@ impl<'a> Builder<'a> {
             if fuzzfile_syntax::core_tag(tag).is_some() {
                 if let Some(m) = tree.tag_mismatch(id) {
                     self.emit(
-                        Diagnostic::new(Rule::InvalidValue, r, format!("`{tag}`: {m}"))
-                            .with_help(format!("remove the tag `{tag}`, or write a value of its type")),
+                        Diagnostic::new(Rule::InvalidValue, r, format!("`{tag}`: {m}")).with_help(
+                            format!("remove the tag `{tag}`, or write a value of its type"),
+                        ),
                     );
                 }
             } else {

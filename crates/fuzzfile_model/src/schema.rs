@@ -568,9 +568,7 @@ pub fn value_kind(place: Place, key: &str) -> ValueKind {
         }
         (Place::Defaults, "job") => Map,
         (Place::DefaultsJob | Place::Job | Place::Service, "env") => List,
-        (Place::DefaultsJob | Place::Job | Place::Service, "mounts" | "policy" | "resource") => {
-            Map
-        }
+        (Place::DefaultsJob | Place::Job | Place::Service, "mounts" | "policy" | "resource") => Map,
         (Place::Job | Place::Service, "image" | "files" | "multinode" | "network") => Map,
         (Place::Job | Place::Service, "command" | "args" | "requires" | "depends-on") => List,
         (Place::Job | Place::Service, "script" | "cwd" | "name") => String,
@@ -675,8 +673,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=m {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {

@@ -556,7 +556,18 @@ mod tests {
         for ok in ["data", "vol-0", "data_volume", "a.b", "0"] {
             assert!(check_path_name(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "..", ".", "../x", "a/b", "a\0b", "-x", "a b", "é", &"a".repeat(201)] {
+        for bad in [
+            "",
+            "..",
+            ".",
+            "../x",
+            "a/b",
+            "a\0b",
+            "-x",
+            "a b",
+            "é",
+            &"a".repeat(201),
+        ] {
             assert!(check_path_name(bad).is_err(), "{bad:?}");
         }
         assert!(check_contained_path("/data/x").is_ok());

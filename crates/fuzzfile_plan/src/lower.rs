@@ -1342,14 +1342,19 @@ mod tests {
             let Err(Refusal::Errors(d)) = crate::lower(&a, &PlanOptions::default()) else {
                 panic!("{text:?} was planned");
             };
-            assert!(d.iter().any(|d| d.rule == fuzzfile_check::Rule::MissingField));
+            assert!(d
+                .iter()
+                .any(|d| d.rule == fuzzfile_check::Rule::MissingField));
             let mut options = fuzzfile_check::Options::default();
             options
                 .rules
                 .disabled
                 .insert(fuzzfile_check::Rule::MissingField);
             let a = fuzzfile_check::analyze_with(text, &options);
-            assert!(crate::lower(&a, &PlanOptions::default()).is_err(), "{text:?}");
+            assert!(
+                crate::lower(&a, &PlanOptions::default()).is_err(),
+                "{text:?}"
+            );
         }
     }
 

@@ -276,9 +276,8 @@ impl Tree {
         let shown = |t: CoreTag| t.as_str();
         match (&node.kind, tag) {
             (NodeKind::Alias { .. }, _) => None,
-            (NodeKind::Sequence { .. }, CoreTag::Seq) | (NodeKind::Mapping { .. }, CoreTag::Map) => {
-                None
-            }
+            (NodeKind::Sequence { .. }, CoreTag::Seq)
+            | (NodeKind::Mapping { .. }, CoreTag::Map) => None,
             (NodeKind::Sequence { .. }, t) => Some(format!("a list cannot be a {}", shown(t))),
             (NodeKind::Mapping { .. }, t) => Some(format!("a mapping cannot be a {}", shown(t))),
             (NodeKind::Scalar(s), t) => {
@@ -296,9 +295,7 @@ impl Tree {
                     t => t == found,
                 };
                 let value: String = s.value.chars().take(40).collect();
-                (!ok).then(|| {
-                    format!("cannot decode {} `{value}` as a {}", shown(found), shown(t))
-                })
+                (!ok).then(|| format!("cannot decode {} `{value}` as a {}", shown(found), shown(t)))
             }
         }
     }

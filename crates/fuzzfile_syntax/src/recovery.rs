@@ -122,7 +122,10 @@ fn blank_line_or_earlier(work: &mut [u8], starts: &[usize], line: usize) -> Opti
         let s = starts[l];
         let e = starts.get(l + 1).map_or(work.len(), |&n| n - 1);
         let slice = &mut work[s..e];
-        if slice.iter().any(|b| !matches!(b, b' ' | b'\r' | b'\n' | b'\t')) {
+        if slice
+            .iter()
+            .any(|b| !matches!(b, b' ' | b'\r' | b'\n' | b'\t'))
+        {
             for b in slice.iter_mut() {
                 if !fuzzfile_diagnostics::is_break(*b) {
                     *b = b' ';

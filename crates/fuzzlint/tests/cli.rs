@@ -1091,7 +1091,10 @@ fn lone_cr_line_breaks_give_the_right_line_and_column() {
     let text = "version: v4\rjobs:\r  a:\r    image: {uri: docker://x:1}\r    command: [x]\r    bogus: 1\r";
     dir.write("cr.fz", text);
     dir.write("cr-syntax.fz", "version: v4\rjobs:\r  a: [\r");
-    let r = run_in(dir.path(), &["check", "--format", "json", "cr.fz", "cr-syntax.fz"]);
+    let r = run_in(
+        dir.path(),
+        &["check", "--format", "json", "cr.fz", "cr-syntax.fz"],
+    );
     let doc = r.json();
     let diags = doc["diagnostics"].as_array().expect("diagnostics");
     let find = |rule: &str| {
@@ -1130,7 +1133,14 @@ fn fix_never_breaks_a_file_or_changes_its_meaning() {
     dir.write("cycle.fz", cycle);
     let r = run_in(
         dir.path(),
-        &["check", "--fix", "indented.fz", "probe.fz", "unknown.fz", "cycle.fz"],
+        &[
+            "check",
+            "--fix",
+            "indented.fz",
+            "probe.fz",
+            "unknown.fz",
+            "cycle.fz",
+        ],
     );
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("read");
@@ -1142,7 +1152,10 @@ fn fix_never_breaks_a_file_or_changes_its_meaning() {
     let r = run_in(dir.path(), &["check", "--format", "json", "indented.fz"]);
     assert_eq!(r.code, 0, "{}", r.stdout);
     // No misleading suggestion either.
-    let r = run_in(dir.path(), &["check", "--format", "json", "probe.fz", "unknown.fz"]);
+    let r = run_in(
+        dir.path(),
+        &["check", "--format", "json", "probe.fz", "unknown.fz"],
+    );
     for d in r.json()["diagnostics"].as_array().expect("diagnostics") {
         assert!(d["fix"].is_null(), "{d}");
         let help = d["help"].as_str().unwrap_or("");
@@ -1164,7 +1177,10 @@ fn invalid_utf8_in_toml_has_a_position() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("p.toml"), "{}", r.stderr);
     assert!(r.stderr.contains("line 2, column 3"), "{}", r.stderr);
-    dir.write("fuzzlint.toml", b"fail-on = \"error\"\n# caf\xe9\n".as_slice());
+    dir.write(
+        "fuzzlint.toml",
+        b"fail-on = \"error\"\n# caf\xe9\n".as_slice(),
+    );
     let r = run_in(dir.path(), &["check", "a.fz"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("fuzzlint.toml"), "{}", r.stderr);

@@ -27,9 +27,12 @@ use super::Context;
 use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
 use std::collections::{HashMap, VecDeque};
 
-/// Edges of the dependency graph: for each task (by index), the tasks it waits for, with the
-/// range of the reference.
-pub fn edges<'a>(ctx: &Context<'a>) -> (Vec<&'a str>, Vec<Vec<(usize, TextRange)>>) {
+/// For each task (by index), the tasks it waits for, with the range of the reference.
+pub type Adjacency = Vec<Vec<(usize, TextRange)>>;
+
+/// Edges of the dependency graph: the task names, and for each task (by index), the tasks it
+/// waits for, with the range of the reference.
+pub fn edges<'a>(ctx: &Context<'a>) -> (Vec<&'a str>, Adjacency) {
     let names: Vec<&str> = ctx.model.tasks().map(|t| t.name.value.as_str()).collect();
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let mut adj = vec![Vec::new(); names.len()];

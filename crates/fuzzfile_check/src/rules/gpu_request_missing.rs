@@ -48,9 +48,9 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for inv in ctx.invocations(task) {
             match inv.launcher {
                 Launcher::Torchrun | Launcher::DistributedLaunch => {
-                    let args = torchrun_args(&inv);
+                    let args = torchrun_args(inv);
                     let nproc =
-                        torchrun_setting(&inv, &args, &env, "nproc-per-node").map(|s| s.value);
+                        torchrun_setting(inv, &args, &env, "nproc-per-node").map(|s| s.value);
                     if matches!(&nproc, Some(Resolved::Literal(v)) if v == "cpu") {
                         continue;
                     }
@@ -66,7 +66,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     break;
                 }
                 Launcher::Mpirun => {
-                    let m = mpirun_args(&inv);
+                    let m = mpirun_args(inv);
                     if let Some(p) = m.program.first().filter(|p| is_nccl_test(&p.text)) {
                         evidence = Some((p.range, format!("`{}` is an NCCL test", p.text), None));
                         break;

@@ -50,7 +50,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             if inv.launcher != Launcher::Mpirun {
                 continue;
             }
-            let m = mpirun_args(&inv);
+            let m = mpirun_args(inv);
             let uses_slots = |names: &[&str], var: &str| {
                 m.get(names)
                     .and_then(|f| f.value.as_ref())

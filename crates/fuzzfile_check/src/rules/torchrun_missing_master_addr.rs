@@ -72,10 +72,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             } else {
                 "\"$MULTINODE_NODE_IP\""
             };
-            if is_static(&inv, &args, &env)
-                && torchrun_setting(&inv, &args, &env, "rdzv-endpoint").is_none()
+            if is_static(inv, &args, &env)
+                && torchrun_setting(inv, &args, &env, "rdzv-endpoint").is_none()
             {
-                match torchrun_setting(&inv, &args, &env, "master-addr") {
+                match torchrun_setting(inv, &args, &env, "master-addr") {
                     None => {
                         let flag = if argv {
                             "--master-addr=$MULTINODE_NODE_IP".to_owned()
@@ -85,7 +85,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, inv.range(), format!("multinode torchrun without `--master-addr`: each of the {n} nodes looks for the master at 127.0.0.1"))
                             .with_label(nodes_range, format!("{n} nodes"))
                             .with_help(format!("add `{flag}` (the head node's address)"));
-                        if let Some(e) = insert_flag(ctx.text, ctx.tree, task, &inv, &flag) {
+                        if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &flag) {
                             d = d.with_fix(Fix {
                                 message: format!("Add `{flag}`"),
                                 edits: vec![e],
@@ -110,7 +110,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         }
                     }
                 }
-            } else if let Some(s) = torchrun_setting(&inv, &args, &env, "rdzv-endpoint") {
+            } else if let Some(s) = torchrun_setting(inv, &args, &env, "rdzv-endpoint") {
                 if let Resolved::Literal(v) = &s.value {
                     let host = host_of(v);
                     if is_loopback(host) {

@@ -75,10 +75,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 );
                 continue;
             }
-            if !is_static(&inv, &args, &env) {
+            if !is_static(inv, &args, &env) {
                 continue;
             }
-            match torchrun_setting(&inv, &args, &env, "node-rank") {
+            match torchrun_setting(inv, &args, &env, "node-rank") {
                 None => {
                     let flag = if inv.origin == Origin::Argv {
                         "--node-rank=$RANK"
@@ -89,7 +89,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         .with_label(nodes_range, format!("{n} nodes"))
                         .with_help(format!("add `{flag}` (`exec_all` sets `RANK` on each node), or use `--rdzv-backend=c10d`"));
                     if inv.exec_all.is_some() {
-                        if let Some(e) = insert_flag(ctx.text, ctx.tree, task, &inv, flag) {
+                        if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, flag) {
                             d = d.with_fix(Fix {
                                 message: format!("Add `{flag}`"),
                                 edits: vec![e],

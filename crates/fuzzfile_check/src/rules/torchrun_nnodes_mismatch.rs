@@ -53,7 +53,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let node_count = multinode.map_or(1, |n| n.0);
         let env = effective_env(ctx.model, task);
         for (inv, args) in ctx.torchruns(task) {
-            let Some(setting) = torchrun_setting(&inv, &args, &env, "nnodes") else {
+            let Some(setting) = torchrun_setting(inv, &args, &env, "nnodes") else {
                 if node_count > 1 && !args.has("standalone") {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));
                     let mut d = Diagnostic::new(
@@ -67,7 +67,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         ctx.text,
                         ctx.tree,
                         task,
-                        &inv,
+                        inv,
                         &format!("--nnodes={node_count}"),
                     ) {
                         d = d.with_fix(Fix {

@@ -45,7 +45,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         let env = effective_env(ctx.model, task);
         for (inv, args) in ctx.torchruns(task) {
-            let Some(setting) = torchrun_setting(&inv, &args, &env, "nproc-per-node") else {
+            let Some(setting) = torchrun_setting(inv, &args, &env, "nproc-per-node") else {
                 if gpus > 1 {
                     let mut d = Diagnostic::new(
                         Rule::TorchrunNprocMismatch,
@@ -59,7 +59,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         ctx.text,
                         ctx.tree,
                         task,
-                        &inv,
+                        inv,
                         &format!("--nproc-per-node={gpus}"),
                     ) {
                         d = d.with_fix(Fix {

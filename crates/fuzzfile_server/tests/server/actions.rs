@@ -167,6 +167,9 @@ fn fixes_that_would_add_an_error_are_not_offered() {
     for e in errors(&fixed) {
         assert!(before.contains(&e), "new error {e:?} in\n{fixed}");
     }
-    assert_eq!(fixed, fuzzfile_check::fix_all(&fuzzfile_check::analyze(text)));
+    assert_eq!(
+        fixed,
+        fuzzfile_check::fix_all(&fuzzfile_check::analyze(text))
+    );
     c.shutdown();
 }

@@ -692,9 +692,17 @@ fn lone_cr_documents_stay_in_sync_under_incremental_edits() {
         let mut version = 1;
         let edits: &[&[(&str, usize, usize, &str)]] = &[
             &[("polcy", 3, 0, "i")],
-            &[("🚀", 0, "🚀".len(), "⚡🔥"), ("nproc-per-node=8", 15, 1, "4")],
+            &[
+                ("🚀", 0, "🚀".len(), "⚡🔥"),
+                ("nproc-per-node=8", 15, 1, "4"),
+            ],
             // Insert a new line (with a lone CR) after non-ASCII text, then an unknown key.
-            &[("\"préparé ✓\"]", "\"préparé ✓\"]".len(), 0, "\r    tïmeout: 3")],
+            &[(
+                "\"préparé ✓\"]",
+                "\"préparé ✓\"]".len(),
+                0,
+                "\r    tïmeout: 3",
+            )],
             // Delete a whole line with its CR.
             &[("      - NP=8\r", 0, "      - NP=8\r".len(), "")],
             // A CRLF pair split across two changes stays one line break for both sides.
