@@ -173,21 +173,37 @@ pub fn read_to_string(path: &Path, kind: Kind) -> Result<String, ReadError> {
 }
 
 /// Read at most `kind.limit` bytes from `reader`; one byte more is a `TooLarge` error (the
-/// rest is not read).
-pub fn read_from(reader: impl Read, shown: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
-    let mut buf = Vec::new();
-    let mut limited = reader.take(kind.limit.saturating_add(1));
-    if let Err(source) = limited.read_to_end(&mut buf) {
-        // Reading a directory by a path that does not look like one (`/dev/fd/N`).
-        if source.kind() == io::ErrorKind::IsADirectory {
-            return Err(ReadError::IsDirectory {
-                path: shown.to_owned(),
-            });
+/// rest is not read: at most `limit + 1` bytes are taken).
+pub fn read_from(mut reader: impl Read, shown: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    let cap = usize::try_from(kind.limit.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    while buf.len() < cap {
+        let want = chunk.len().min(cap - buf.len());
+        let n = match reader.read(&mut chunk[..want]) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // Reading a directory by a path that does not look like one (`/dev/fd/N`).
+            Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
+                return Err(ReadError::IsDirectory {
+                    path: shown.to_owned(),
+                });
+            }
+            Err(source) => {
+                return Err(ReadError::Io {
+                    path: shown.to_owned(),
+                    source,
+                })
+            }
+        };
+        if buf.capacity() - buf.len() < n {
+            // Doubling, but never past the limit: an endless stream costs the limit, not
+            // twice it.
+            let grow = buf.len().max(n).min(cap - buf.len()).max(n);
+            buf.reserve_exact(grow);
         }
-        return Err(ReadError::Io {
-            path: shown.to_owned(),
-            source,
-        });
+        buf.extend_from_slice(&chunk[..n]);
     }
     if buf.len() as u64 > kind.limit {
         return Err(ReadError::TooLarge {

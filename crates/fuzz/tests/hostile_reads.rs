@@ -1,0 +1,151 @@
+//! Every file `fuzz` reads goes through the one bounded reader: `/dev/zero`, a FIFO that never
+//! ends and a 10 GB sparse file are refused at the size limit, as a Fuzzfile (`plan`, `check`,
+//! `run`), a cluster profile (`--cluster`), a hostfile (`--hostfile`) and a secrets file
+//! (`--secrets`); a directory is refused by name. Each run has a deadline (a hang guard).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fuzz");
+const DEADLINE: Duration = Duration::from_secs(60);
+const GOOD: &str = "version: v4\njobs:\n  a:\n    image:\n      uri: docker://alpine:3.20\n    command: [echo, hi]\n";
+
+struct Dir(PathBuf);
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp(tag: &str) -> Dir {
+    let p = std::env::temp_dir().join(format!("fuzz-hostile-reads-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).expect("temp dir");
+    Dir(p)
+}
+
+/// Exit code and stderr of `fuzz args` in `dir`, killed after [`DEADLINE`].
+fn fuzz(dir: &Path, args: &[&str]) -> (i32, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start fuzz");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("fuzz {args:?} still ran after {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (
+        status.code().expect("fuzz was killed by a signal"),
+        reader.join().expect("stderr"),
+    )
+}
+
+/// A FIFO whose writer thread writes until the reader goes away.
+fn endless_fifo(path: &Path) -> std::thread::JoinHandle<()> {
+    let st = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(st.success());
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&path) else {
+            return;
+        };
+        let chunk = "# endless\n".repeat(6554);
+        while f.write_all(chunk.as_bytes()).is_ok() {}
+    })
+}
+
+fn sparse(path: &Path) {
+    let f = std::fs::File::create(path).expect("create");
+    f.set_len(10 * 1024 * 1024 * 1024).expect("sparse 10 GB");
+}
+
+#[test]
+fn every_kind_of_file_is_read_with_a_limit() {
+    let d = temp("all");
+    std::fs::write(d.0.join("ok.fz"), GOOD).expect("write");
+    sparse(&d.0.join("sparse"));
+    std::fs::create_dir(d.0.join("dir")).expect("dir");
+
+    // Each case: the arguments (FILE stands for the hostile file) and what stderr says.
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["plan", "FILE"],
+            "FILE is larger than 64 MiB: it cannot be a Fuzzfile",
+        ),
+        (
+            &["check", "FILE"],
+            "FILE is larger than 64 MiB: it cannot be a Fuzzfile",
+        ),
+        (
+            &["run", "FILE"],
+            "FILE is larger than 64 MiB: it cannot be a Fuzzfile or launch plan",
+        ),
+        (
+            &["plan", "--cluster", "FILE", "ok.fz"],
+            "--cluster FILE: larger than 1 MiB: it cannot be a cluster profile",
+        ),
+        (
+            &["plan", "--hostfile", "FILE", "ok.fz"],
+            "--hostfile FILE: larger than 1 MiB: it cannot be a hostfile",
+        ),
+    ];
+    for (args, want) in cases {
+        for file in ["/dev/zero", "sparse", "fifo"] {
+            let writer = (file == "fifo").then(|| endless_fifo(&d.0.join("fifo")));
+            let args: Vec<&str> = args
+                .iter()
+                .map(|a| if *a == "FILE" { file } else { a })
+                .collect();
+            let (code, err) = fuzz(&d.0, &args);
+            assert_eq!(code, 2, "fuzz {args:?}: {err}");
+            let want = want.replace("FILE", file);
+            assert!(err.contains(&want), "fuzz {args:?}: {err}\nwanted: {want}");
+            if let Some(w) = writer {
+                w.join().expect("writer");
+                std::fs::remove_file(d.0.join("fifo")).expect("rm fifo");
+            }
+        }
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == "FILE" { "dir" } else { a })
+            .collect();
+        let (code, err) = fuzz(&d.0, &args);
+        assert_eq!(code, 2, "fuzz {args:?}: {err}");
+        assert!(
+            err.contains("dir") && err.contains("directory"),
+            "fuzz {args:?}: {err}"
+        );
+    }
+    // Secrets files: only regular files, at most 1 MiB (checked before reading, and by the
+    // reader while reading).
+    for file in ["/dev/zero", "sparse", "dir"] {
+        let (code, err) = fuzz(&d.0, &["run", "--secrets", file, "ok.fz"]);
+        assert_eq!(code, 2, "--secrets {file}: {err}");
+        assert!(
+            err.contains(&format!("{file} is not a file"))
+                || err.contains("a secrets file is at most"),
+            "--secrets {file}: {err}"
+        );
+    }
+}
