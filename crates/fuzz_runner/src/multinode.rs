@@ -304,8 +304,8 @@ pub fn load_config() -> Result<NodeConfig, String> {
         "FUZZ_MULTINODE_CONFIG is not set: this helper runs inside a multinode job of `fuzz run`",
     )?;
     let path = PathBuf::from(path);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = fuzzfile_io::read_to_string(&path, fuzzfile_io::Kind::NODE_CONFIG)
+        .map_err(|e| format!("cannot read {}: {}", path.display(), e.reason()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

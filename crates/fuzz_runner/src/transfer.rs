@@ -946,7 +946,8 @@ fn extra_roots(ca_file: Option<&Path>) -> Result<Vec<ureq::tls::Certificate<'sta
 }
 
 fn read_pem(path: &Path, what: &str) -> Result<Vec<ureq::tls::Certificate<'static>>, String> {
-    let bytes = fs::read(path).map_err(|e| format!("{what} {}: {e}", path.display()))?;
+    let bytes = fuzzfile_io::read(path, fuzzfile_io::Kind::CERTIFICATES)
+        .map_err(|e| format!("{what} {}: {}", path.display(), e.reason()))?;
     let mut certs = Vec::new();
     for item in ureq::tls::parse_pem(&bytes) {
         match item {

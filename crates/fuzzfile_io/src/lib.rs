@@ -133,6 +133,14 @@ impl Kind {
         what: "secrets file",
         limit: CONFIG_LIMIT,
     };
+    pub const CERTIFICATES: Kind = Kind {
+        what: "PEM certificate file",
+        limit: 16 * 1024 * 1024,
+    };
+    pub const NODE_CONFIG: Kind = Kind {
+        what: "multinode node configuration",
+        limit: FUZZFILE_LIMIT,
+    };
     pub const SETTINGS: Kind = Kind {
         what: "settings file",
         limit: CONFIG_LIMIT,
