@@ -235,15 +235,10 @@ impl Dir {
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
         ) {
             Ok(fd) => return Ok(fd),
-            // No openat2 here; or a link, or a file where a directory is needed, somewhere on
-            // the way (`O_DIRECTORY | O_NOFOLLOW` on a link is `ENOTDIR`): the walk says which.
-            Err(Errno::NOSYS) | Err(Errno::NOTDIR) => {}
-            Err(Errno::LOOP) | Err(Errno::XDEV) => {
-                return Err(Error {
-                    path: shown,
-                    kind: ErrorKind::Symlink,
-                })
-            }
+            // No openat2 here; or a link (`ELOOP`, or `EXDEV` for one that leads out), or a
+            // file where a directory is needed, somewhere on the way (`O_DIRECTORY |
+            // O_NOFOLLOW` on a link is `ENOTDIR`): the walk names which component.
+            Err(Errno::NOSYS) | Err(Errno::NOTDIR) | Err(Errno::LOOP) | Err(Errno::XDEV) => {}
             Err(e) => return Err(err(&shown, e)),
         }
         self.open_by_components(rel, flags, mode)

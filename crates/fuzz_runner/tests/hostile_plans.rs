@@ -388,6 +388,13 @@ fn files_are_never_written_through_a_symbolic_link_in_a_kept_run_directory() {
     let r = out.jobs.iter().find(|j| j.name == name).expect("report");
     assert_eq!(r.status, Status::Failed, "{r:?}");
     assert!(r.detail.contains("symbolic link"), "{}", r.detail);
+    // The message names the link itself.
+    let link = run_dir.join("files").join(&name);
+    assert!(
+        r.detail.contains(&format!("{}:", link.display())),
+        "{}",
+        r.detail
+    );
     assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0);
 }
 
