@@ -908,7 +908,12 @@ impl<'a> Builder<'a> {
                     .with_fix(Fix::replace(
                         "Wrap in `{uri: ...}`",
                         range,
-                        format!("{{uri: {}}}", range.slice(self.text)),
+                        // A bare image name is a Docker reference, as the help says.
+                        if v.contains("://") || s.style != ScalarStyle::Plain {
+                            format!("{{uri: {}}}", range.slice(self.text))
+                        } else {
+                            format!("{{uri: docker://{}}}", range.slice(self.text))
+                        },
                     )),
                 );
                 return None;
