@@ -1266,6 +1266,45 @@ mod tests {
     }
 
     #[test]
+    fn a_link_at_the_destination_is_replaced_and_a_tree_never_goes_through_one() {
+        let vol = tmpdir("link-name");
+        let outside = tmpdir("link-name-outside");
+        fs::write(outside.join("file"), "keep").expect("write");
+        std::os::unix::fs::symlink(outside.join("file"), vol.join("x")).expect("symlink");
+        ingress(
+            &vol,
+            &tin("file://params.csv", "file://x"),
+            &[top("params.csv", "new")],
+            &Default::default(),
+        )
+        .expect("a link at the name is replaced");
+        assert_eq!(
+            fs::read_to_string(outside.join("file")).expect("read"),
+            "keep"
+        );
+        assert!(fs::symlink_metadata(vol.join("x")).expect("meta").is_file());
+        assert_eq!(fs::read_to_string(vol.join("x")).expect("read"), "new");
+        // A tree merged into a directory of the volume whose subdirectory is a link outside.
+        let src = tmpdir("link-tree-src");
+        fs::create_dir_all(src.join("tree/sub")).expect("mkdir");
+        fs::write(src.join("tree/sub/f"), "f").expect("write");
+        fs::create_dir(vol.join("tree")).expect("mkdir");
+        std::os::unix::fs::symlink(&outside, vol.join("tree/sub")).expect("symlink");
+        let e = ingress(
+            &vol,
+            &tin(&format!("file://{}/tree", src.display()), "file://"),
+            &[],
+            &Default::default(),
+        )
+        .expect_err("a tree through a link");
+        assert!(e.contains("not a directory"), "{e}");
+        assert_eq!(entries(&outside), vec!["file".to_owned()]);
+        for d in [vol, outside, src] {
+            fs::remove_dir_all(d).ok();
+        }
+    }
+
+    #[test]
     fn paths_that_leave_the_volume_are_refused() {
         for dst in ["file://../x", "file://a/../../x", "file:///../etc/passwd"] {
             let e = check(&volume(vec![tin("https://example.org/x", dst)], vec![])).expect_err(dst);
