@@ -191,4 +191,26 @@ mod tests {
         d.apply(ch(99, 0, 99, 5, "c: 3\n"), Encoding::Utf8);
         assert_eq!(d.text, "a: ü\nb: 2\nc: 3\n");
     }
+
+    /// Regression: with lone CR line breaks the server took the whole text for one line, so
+    /// an edit on line 2 landed at the end of the text.
+    #[test]
+    fn incremental_changes_in_a_lone_cr_document() {
+        let uri: lsp_types::Uri = "file:///x.fz".parse().expect("uri");
+        let mut d = Document::new(uri, "fuzzfile", 1, "a: 1\rb: 2\rc: 3\r".into());
+        let ch = |l1, c1, l2, c2, t: &str| TextDocumentContentChangeEvent {
+            range: Some(lsp_types::Range::new(
+                lsp_types::Position::new(l1, c1),
+                lsp_types::Position::new(l2, c2),
+            )),
+            range_length: None,
+            text: t.into(),
+        };
+        d.apply(ch(1, 3, 1, 4, "20"), Encoding::Utf16);
+        assert_eq!(d.text, "a: 1\rb: 20\rc: 3\r");
+        // Delete line 0 with its break, then insert a line before the last one.
+        d.apply(ch(0, 0, 1, 0, ""), Encoding::Utf8);
+        d.apply(ch(1, 0, 1, 0, "x: 9\r"), Encoding::Utf8);
+        assert_eq!(d.text, "b: 20\rx: 9\rc: 3\r");
+    }
 }

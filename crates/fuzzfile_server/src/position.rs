@@ -172,6 +172,25 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_cr_ends_a_line_in_both_directions() {
+        // `\r`, `\n` and `\r\n` all end a line, as the LSP specification says.
+        let text = "ab\rcé\r\nd\ne";
+        let index = LineIndex::new(text);
+        for enc in [Encoding::Utf8, Encoding::Utf16] {
+            let l = Lines::new(text, &index, enc);
+            assert_eq!(l.position(3), pos(1, 0), "{enc:?}");
+            assert_eq!(l.offset(pos(1, 0)), 3, "{enc:?}");
+            assert_eq!(l.offset(pos(2, 0)), 8, "{enc:?}");
+            assert_eq!(l.offset(pos(3, 0)), 10, "{enc:?}");
+            // Past the end of line 0: before its `\r`, not on the next line.
+            assert_eq!(l.offset(pos(0, 9)), 2, "{enc:?}");
+        }
+        let u16 = Lines::new(text, &index, Encoding::Utf16);
+        assert_eq!(u16.position(6), pos(1, 2));
+        assert_eq!(u16.offset(pos(1, 9)), 6);
+    }
+
+    #[test]
     fn crlf_line_ends_are_not_columns() {
         let text = "ab\r\ncd\r\n";
         let index = LineIndex::new(text);
