@@ -840,17 +840,25 @@ async fn run_instance(
                 return ended(Status::Failed, None, detail);
             }
         };
-    let track = ctx.tracker.instance();
+    // A container that its runtime stops by name (podman, docker) is its runtime's to end:
+    // its processes are in the container, and podman's monitor must finish removing it.
+    let track = if inst.stop.is_empty() {
+        ctx.tracker.instance()
+    } else {
+        Tracker::untracked()
+    };
     let argv = Tracker::argv(&track, &program, &inst.argv);
     let mut cmd = tokio::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .envs(inst.env.iter().map(|(k, v)| (k, v)))
-        .env(crate::reaper::INSTANCE_VAR, &track.tag)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    if !track.tag.is_empty() {
+        cmd.env(crate::reaper::INSTANCE_VAR, &track.tag);
+    }
     if let Some(c) = &inst.cwd {
         cmd.current_dir(c);
     }

@@ -24,13 +24,18 @@
 //!
 //! When the runner itself is killed (SIGKILL), the guard ([`crate::guard`]) writes to the
 //! run's `cgroup.kill` and ends every process holding the run's `FUZZ_INSTANCE_ID` prefix.
+//!
+//! Not tracked: a container that its runtime stops by name (podman, docker: the plan gives a
+//! `stop` line). Its processes live in the container, which `podman stop` and `--rm` end, and
+//! podman's monitor (`conmon`, a descendant of the client) must outlive the client to remove
+//! it. Apptainer's processes are the runner's own descendants and are tracked.
 
 use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag};
 use nix::unistd::Pid;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The environment variable that marks an instance's processes.
@@ -43,9 +48,15 @@ const CGROUP_WRAPPER: &str = r#"echo $$ > "$1" || { echo "fuzz run: cannot enter
 shift
 exec "$@""#;
 
+/// Trackers alive in this process, and how many were ever started (a library user may run
+/// several plans at once, even with the same run id).
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+static STARTED: AtomicU64 = AtomicU64::new(0);
+
 /// How one run tracks the processes of its instances.
 pub(crate) struct Tracker {
-    run_id: String,
+    /// The run id, made unique in this process: the tag prefix and the cgroup's name.
+    key: String,
     /// `fuzz-<run-id>` in the cgroup v2 hierarchy, when the cgroup way is used.
     cgroup: Option<PathBuf>,
     next: AtomicU64,
@@ -67,10 +78,14 @@ impl Tracker {
     /// `FUZZ_PROCESS_TRACKING=cgroup` asks for cgroups that this node does not offer.
     pub(crate) fn start(run_id: &str) -> Result<Tracker, String> {
         let want = std::env::var(TRACKING_VAR).unwrap_or_default();
+        let key = match STARTED.fetch_add(1, Ordering::Relaxed) {
+            0 => run_id.to_owned(),
+            n => format!("{run_id}-{n}"),
+        };
         let subreaper = nix::sys::prctl::set_child_subreaper(true);
         let (cgroup, how) = match want.as_str() {
             "subreaper" => (None, "subreaper (forced)".to_owned()),
-            "" | "auto" | "cgroup" => match run_cgroup(run_id) {
+            "" | "auto" | "cgroup" => match run_cgroup(&key) {
                 Ok(dir) => {
                     let how = format!("cgroup {}", dir.display());
                     (Some(dir), how)
@@ -91,8 +106,9 @@ impl Tracker {
                 ));
             }
         }
+        ACTIVE.fetch_add(1, Ordering::SeqCst);
         Ok(Tracker {
-            run_id: run_id.to_owned(),
+            key,
             cgroup,
             next: AtomicU64::new(0),
             how,
@@ -111,7 +127,16 @@ impl Tracker {
 
     /// The prefix of every instance's tag (for the guard).
     pub(crate) fn tag_prefix(&self) -> String {
-        format!("{}:", self.run_id)
+        format!("{}:", self.key)
+    }
+
+    /// No tracking: for a container that its runtime runs under a monitor of its own and
+    /// that the runner stops by name (podman's `conmon` must finish removing it).
+    pub(crate) fn untracked() -> Track {
+        Track {
+            tag: String::new(),
+            cgroup: None,
+        }
     }
 
     /// A new instance's tracking: its tag, and its cgroup when the run has one (should its
@@ -123,7 +148,7 @@ impl Tracker {
             std::fs::create_dir(&c).ok().map(|()| c)
         });
         Track {
-            tag: format!("{}:{n}", self.run_id),
+            tag: format!("{}:{n}", self.key),
             cgroup,
         }
     }
@@ -153,6 +178,9 @@ impl Tracker {
     /// `grace` (at once when `kill_now` is set); reaps those re-parented to the runner, and
     /// removes the instance's cgroup. Blocks for at most `grace` and a few seconds.
     pub(crate) fn end(&self, t: &Track, grace: Duration, kill_now: &AtomicBool) {
+        if t.tag.is_empty() && t.cgroup.is_none() {
+            return;
+        }
         let members = || {
             let mut m = BTreeSet::new();
             if let Some(c) = &t.cgroup {
@@ -169,9 +197,12 @@ impl Tracker {
 
     /// The run's end: whatever is left of any instance (by tag or in the run's cgroup), and
     /// every process re-parented to the runner, is ended and reaped; the run's cgroup removed.
+    /// (Re-parented processes only when this is the process's one run: a library user's other
+    /// children are not the run's. Never podman's `conmon`, which removes a stopped container.)
     pub(crate) fn finish(&self, grace: Duration) {
         let prefix = format!("{INSTANCE_VAR}={}", self.tag_prefix());
         let me = std::process::id() as i32;
+        let alone = ACTIVE.load(Ordering::SeqCst) == 1;
         let members = || {
             let mut m = BTreeSet::new();
             if let Some(c) = &self.cgroup {
@@ -180,19 +211,23 @@ impl Tracker {
                 }
             }
             m.extend(tagged(&prefix, false));
-            m.extend(
-                procs()
-                    .into_iter()
-                    .filter(|&p| stat(p).is_some_and(|(state, ppid)| ppid == me && state != 'Z')),
-            );
+            if alone {
+                m.extend(procs().into_iter().filter(|&p| {
+                    stat(p).is_some_and(|(state, ppid)| ppid == me && state != 'Z')
+                        && std::fs::read_to_string(format!("/proc/{p}/comm"))
+                            .is_ok_and(|c| c.trim() != "conmon")
+                }));
+            }
             m
         };
         let never = AtomicBool::new(false);
         sweep(members, None, grace, &never);
         // Zombies re-parented to the runner that nobody else waits for.
-        for p in procs() {
-            if stat(p).is_some_and(|(_, ppid)| ppid == me) {
-                let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
+        if alone {
+            for p in procs() {
+                if stat(p).is_some_and(|(state, ppid)| ppid == me && state == 'Z') {
+                    let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
+                }
             }
         }
         if let Some(c) = &self.cgroup {
@@ -202,6 +237,12 @@ impl Tracker {
                 remove_cgroup(&d);
             }
         }
+    }
+}
+
+impl Drop for Tracker {
+    fn drop(&mut self) {
+        ACTIVE.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
