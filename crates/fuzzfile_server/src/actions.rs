@@ -57,6 +57,8 @@ pub fn code_actions(
     let mut out = Vec::new();
     let quickfix = CodeActionKind::QUICKFIX;
     if wanted(ctx, &quickfix) {
+        // Built once: a range over thousands of findings stays linear.
+        let suppressor = Suppressor::new(v);
         // Each quick fix is verified alone (its result parses and has no new error); a range
         // holding many fixable findings gets the first `MAX_QUICK_FIXES` verified ones.
         let mut verifications = 0;
@@ -81,7 +83,7 @@ pub fn code_actions(
                     ..Default::default()
                 }));
             }
-            if let Some(edit) = suppress_edit(v, d) {
+            if let Some(edit) = suppressor.edit(v, d) {
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("Suppress `{}` on this line", d.rule.name()),
                     kind: Some(quickfix.clone()),
@@ -109,55 +111,89 @@ pub fn code_actions(
     out
 }
 
-/// Whether `offset` lies strictly inside a scalar (a comment there would become text).
-fn inside_scalar(v: &View<'_>, offset: u32) -> bool {
-    v.analysis.tree.nodes().any(|(_, n)| {
-        matches!(n.kind, NodeKind::Scalar(_)) && n.range.start < offset && offset < n.range.end
-    })
+/// What the suppress action needs to know of the document, computed once per request: the
+/// trailing `# fuzzlint:` directives by line, and the scalars' ranges sorted by start (with
+/// the largest end so far, so that "inside a scalar" is one binary search).
+struct Suppressor {
+    directives: std::collections::HashMap<usize, suppress::Directive>,
+    scalars: Vec<(u32, u32)>,
 }
 
-/// The edit that suppresses `d`'s rule on the line where it starts: add the rule to a
-/// trailing `# fuzzlint: ignore[...]` already there, else append one, else (the line ends
-/// inside a multi-line scalar) put one on its own line above. `None` where no comment can
-/// reach the finding (inside a block scalar's body), and for `unused-suppression` itself.
-pub fn suppress_edit(v: &View<'_>, d: &Diagnostic) -> Option<Edit> {
-    if d.rule == Rule::UnusedSuppression {
-        return None;
-    }
-    let a = v.analysis;
-    let text = &a.text;
-    let index = &a.line_index;
-    let line = index.line_of(d.range.start);
-    let lr = index.line_range(text, line);
-    let name = d.rule.name();
-    for dir in suppress::directives(text, index, &a.tree) {
-        if dir.line != line || dir.own_line {
-            continue;
+impl Suppressor {
+    fn new(v: &View<'_>) -> Suppressor {
+        let a = v.analysis;
+        let mut directives = std::collections::HashMap::new();
+        for dir in suppress::directives(&a.text, &a.line_index, &a.tree) {
+            if !dir.own_line {
+                // The first on its line, as a scan in order would find.
+                directives.entry(dir.line).or_insert(dir);
+            }
         }
-        if let DirectiveKind::Ignore { entries, .. } = &dir.kind {
-            let last = entries.last()?;
+        let mut scalars: Vec<(u32, u32)> = a
+            .tree
+            .nodes()
+            .filter(|(_, n)| matches!(n.kind, NodeKind::Scalar(_)))
+            .map(|(_, n)| (n.range.start, n.range.end))
+            .collect();
+        scalars.sort_unstable();
+        let mut max_end = 0;
+        for s in &mut scalars {
+            max_end = max_end.max(s.1);
+            s.1 = max_end;
+        }
+        Suppressor {
+            directives,
+            scalars,
+        }
+    }
+
+    /// Whether `offset` lies strictly inside a scalar (a comment there would become text).
+    fn inside_scalar(&self, offset: u32) -> bool {
+        // Scalars starting before `offset`; the largest end among them.
+        let before = self.scalars.partition_point(|(start, _)| *start < offset);
+        before > 0 && offset < self.scalars[before - 1].1
+    }
+
+    /// The edit that suppresses `d`'s rule on the line where it starts: add the rule to a
+    /// trailing `# fuzzlint: ignore[...]` already there, else append one, else (the line ends
+    /// inside a multi-line scalar) put one on its own line above. `None` where no comment can
+    /// reach the finding (inside a block scalar's body), and for `unused-suppression` itself.
+    fn edit(&self, v: &View<'_>, d: &Diagnostic) -> Option<Edit> {
+        if d.rule == Rule::UnusedSuppression {
+            return None;
+        }
+        let a = v.analysis;
+        let text = &a.text;
+        let index = &a.line_index;
+        let line = index.line_of(d.range.start);
+        let lr = index.line_range(text, line);
+        let name = d.rule.name();
+        if let Some(dir) = self.directives.get(&line) {
+            if let DirectiveKind::Ignore { entries, .. } = &dir.kind {
+                let last = entries.last()?;
+                return Some(Edit {
+                    range: TextRange::empty(last.range.end),
+                    replacement: format!(", {name}"),
+                });
+            }
+            return None;
+        }
+        if !self.inside_scalar(lr.end) {
             return Some(Edit {
-                range: TextRange::empty(last.range.end),
-                replacement: format!(", {name}"),
+                range: TextRange::empty(lr.end),
+                replacement: format!("  # fuzzlint: ignore[{name}]"),
             });
         }
-        return None;
+        if self.inside_scalar(lr.start) {
+            return None;
+        }
+        let indent: String = lr.slice(text).chars().take_while(|c| *c == ' ').collect();
+        Some(Edit {
+            range: TextRange::empty(lr.start),
+            replacement: format!(
+                "{indent}# fuzzlint: ignore[{name}]{}",
+                fuzzfile_diagnostics::newline_of(text)
+            ),
+        })
     }
-    if !inside_scalar(v, lr.end) {
-        return Some(Edit {
-            range: TextRange::empty(lr.end),
-            replacement: format!("  # fuzzlint: ignore[{name}]"),
-        });
-    }
-    if inside_scalar(v, lr.start) {
-        return None;
-    }
-    let indent: String = lr.slice(text).chars().take_while(|c| *c == ' ').collect();
-    Some(Edit {
-        range: TextRange::empty(lr.start),
-        replacement: format!(
-            "{indent}# fuzzlint: ignore[{name}]{}",
-            fuzzfile_diagnostics::newline_of(text)
-        ),
-    })
 }
