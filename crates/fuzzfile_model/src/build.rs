@@ -613,6 +613,22 @@ impl<'a> Builder<'a> {
                 "files" => {
                     file.files_key = Some(key.range);
                     for kv in self.string_map(*value, "in `files`") {
+                        // Referenced as `file://<name>`; Fuzzball allows any name, but an
+                        // empty one cannot be referenced and a NUL cannot reach the runner.
+                        let bad = if kv.key.value.is_empty() {
+                            Some("is empty: it cannot be referenced as `file://<name>`")
+                        } else if kv.key.value.contains('\0') {
+                            Some("holds a NUL character, which no file name can hold")
+                        } else {
+                            None
+                        };
+                        if let Some(m) = bad {
+                            self.emit(Diagnostic::new(
+                                Rule::InvalidValue,
+                                kv.key.range,
+                                format!("the file name `{}` {m}", kv.key.value.escape_debug()),
+                            ));
+                        }
                         file.files.push(InlineFile {
                             name: kv.key,
                             content: kv.value,
