@@ -287,6 +287,9 @@ pub fn parse_secret_ref(s: &str) -> Result<SecretRef, String> {
     let Some(rest) = s.strip_prefix("secret://") else {
         return Err(format!("`{s}` is not a secret reference; write `secret://<scope>/<name>`, as in `secret://user/my-token`"));
     };
+    if let Some(c) = rest.chars().find(|c| c.is_control()) {
+        return Err(format!("`{}` holds the control character {c:?}, which no secret name holds", s.escape_debug()));
+    }
     match rest.split_once('/') {
         Some((scope, name)) if !scope.is_empty() && !name.is_empty() => Ok(SecretRef { scope: scope.into(), name: name.into() }),
         _ => Err(format!("`{s}` needs a scope and a name: `secret://<scope>/<name>`, as in `secret://user/my-token`")),
@@ -549,6 +552,13 @@ mod tests {
         assert!(parse_volume_ref("volume://user").is_err());
         assert!(parse_volume_ref("volume://user/persistent/").is_err());
         assert_eq!(file_ref("file://a.py"), Some("a.py"));
+    }
+
+    #[test]
+    fn secret_names_hold_no_control_characters() {
+        assert!(parse_secret_ref("secret://user/token").is_ok());
+        assert!(parse_secret_ref("secret://user/to\0ken").is_err());
+        assert!(parse_secret_ref("secret://user/to\nken").is_err());
     }
 
     #[test]
