@@ -2073,12 +2073,16 @@ impl<'a> Builder<'a> {
     }
 
     /// The range of the tag `tag` written before the node that starts at `node_start` (the
-    /// nearest occurrence before it); the node's start when it cannot be found.
+    /// nearest occurrence in the 4 KiB before it, so many tags cost linear time); the node's
+    /// start when it cannot be found.
     fn tag_range(&self, node_start: u32, tag: &str) -> TextRange {
-        let start = node_start as usize;
-        let from = self.text.get(..start).and_then(|t| t.rfind(tag));
-        match from {
-            Some(i) => TextRange::from_usize(i, i + tag.len()),
+        let start = (node_start as usize).min(self.text.len());
+        let mut from = start.saturating_sub(4096);
+        while !self.text.is_char_boundary(from) {
+            from += 1;
+        }
+        match self.text.get(from..start).and_then(|t| t.rfind(tag)) {
+            Some(i) => TextRange::from_usize(from + i, from + i + tag.len()),
             None => TextRange::empty(node_start),
         }
     }
