@@ -4,8 +4,8 @@
 //!
 //! cargo run --release -p fuzzfile_check --example growth [-- FAMILY...]
 //!
-//! Families: env, defaults-env, unknown-keys, one-line, script, jobs, fan-in, fan-out,
-//! aliases, nesting, list.
+//! Families: env, defaults-env, unknown-keys, one-line, script, launcher-script, jobs, fan-in,
+//! fan-out, aliases, nesting, list.
 
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -57,6 +57,14 @@ fn family(name: &str, n: usize) -> String {
             s.push_str("  a:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n");
             for i in 0..n {
                 let _ = writeln!(s, "      echo line {i} $HOME && X{i}=1");
+            }
+        }
+        "launcher-script" => {
+            // A launcher word makes the script parsed; then n assignments and n commands.
+            s.push_str(HEAD);
+            s.push_str("  a:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      # torchrun\n");
+            for i in 0..n {
+                let _ = writeln!(s, "      X{i}=1\n      echo {i}");
             }
         }
         "jobs" => {
@@ -130,7 +138,8 @@ fn family(name: &str, n: usize) -> String {
 
 fn base(name: &str) -> usize {
     match name {
-        "one-line" | "unknown-keys" | "jobs" | "fan-in" | "fan-out" | "aliases" => 5_000,
+        "one-line" | "unknown-keys" | "launcher-script" | "jobs" | "fan-in" | "fan-out"
+        | "aliases" => 5_000,
         "nesting" => 500,
         _ => 25_000,
     }
@@ -154,6 +163,7 @@ fn main() {
         "unknown-keys",
         "one-line",
         "script",
+        "launcher-script",
         "jobs",
         "fan-in",
         "fan-out",

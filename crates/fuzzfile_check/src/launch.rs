@@ -9,7 +9,6 @@
 use fuzzfile_diagnostics::TextRange;
 use fuzzfile_model::{EnvVar, Fuzzfile, Implementation, Task};
 use fuzzfile_syntax::{NodeId, Tree};
-use std::collections::BTreeMap;
 
 /// A word of a command line, placed in the Fuzzfile.
 #[derive(Clone, Debug)]
@@ -87,7 +86,28 @@ pub struct Invocation {
     pub inline_env: Vec<(String, String)>,
     pub origin: Origin,
     /// Shell variables assigned as statements before this command (`NPROC=4`).
-    pub shell_vars: BTreeMap<String, String>,
+    pub shell_vars: ShellVars,
+}
+
+/// The shell variables assigned as statements of a script, shared by its invocations: each
+/// invocation sees those assigned before it. Built once per script and looked up by binary
+/// search, so a script of many assignments and commands costs linear time (it cost one map of
+/// every earlier assignment per command).
+#[derive(Clone, Debug, Default)]
+pub struct ShellVars {
+    /// Each name's assignments: (byte offset in the shell text, value), in order.
+    by_name: std::sync::Arc<std::collections::HashMap<String, Vec<(usize, String)>>>,
+    /// This invocation's command starts here.
+    before: usize,
+}
+
+impl ShellVars {
+    /// The value last assigned to `name` before the command.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        let assigned = self.by_name.get(name)?;
+        let i = assigned.partition_point(|(at, _)| *at < self.before);
+        i.checked_sub(1).map(|i| assigned[i].1.as_str())
+    }
 }
 
 impl Invocation {
@@ -438,7 +458,7 @@ pub fn resolve(text: &str, inv: &Invocation, env: &[&EnvVar]) -> Resolved {
             .rev()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.clone())
-            .or_else(|| inv.shell_vars.get(name).cloned())
+            .or_else(|| inv.shell_vars.get(name).map(str::to_owned))
             .or_else(|| {
                 env.iter()
                     .rev()
@@ -495,7 +515,7 @@ pub fn invocations(text: &str, tree: &Tree, task: &Task) -> Vec<Invocation> {
                 );
             }
             _ => {
-                if let Some(inv) = from_words(argv, Vec::new(), Origin::Argv, BTreeMap::new()) {
+                if let Some(inv) = from_words(argv, Vec::new(), Origin::Argv, ShellVars::default()) {
                     out.push(inv);
                 }
             }
@@ -577,6 +597,18 @@ fn shell_invocations(
             _ => tree.node(node).range,
         }
     };
+    let mut by_name: std::collections::HashMap<String, Vec<(usize, String)>> =
+        std::collections::HashMap::new();
+    for a in &parsed.assignments {
+        by_name
+            .entry(a.name.clone())
+            .or_default()
+            .push((a.range.start, a.value.clone()));
+    }
+    for v in by_name.values_mut() {
+        v.sort_by_key(|(at, _)| *at);
+    }
+    let assigned = std::sync::Arc::new(by_name);
     for c in &parsed.commands {
         let words: Vec<FileWord> = c
             .words
@@ -598,14 +630,10 @@ fn shell_invocations(
             .iter()
             .map(|a| (a.name.clone(), a.value.clone()))
             .collect();
-        let mut vars = BTreeMap::new();
-        for a in parsed
-            .assignments
-            .iter()
-            .filter(|a| a.range.start < c.range.start)
-        {
-            vars.insert(a.name.clone(), a.value.clone());
-        }
+        let vars = ShellVars {
+            by_name: std::sync::Arc::clone(&assigned),
+            before: c.range.start,
+        };
         if let Some(inv) = from_words(words, inline, origin, vars) {
             out.push(inv);
         }
@@ -618,7 +646,7 @@ fn from_words(
     words: Vec<FileWord>,
     mut inline_env: Vec<(String, String)>,
     origin: Origin,
-    shell_vars: BTreeMap<String, String>,
+    shell_vars: ShellVars,
 ) -> Option<Invocation> {
     let mut i = 0;
     let mut exec_all = None;
@@ -701,7 +729,7 @@ fn exec_all_only(
     words: &[FileWord],
     inline_env: Vec<(String, String)>,
     origin: Origin,
-    shell_vars: BTreeMap<String, String>,
+    shell_vars: ShellVars,
 ) -> Option<Invocation> {
     exec_all.map(|r| Invocation {
         launcher: Launcher::ExecAll,
@@ -799,6 +827,37 @@ mod tests {
             resolve(&rank.text, &inv[0], &env),
             Resolved::Runtime("RANK".into())
         );
+    }
+
+    #[test]
+    fn each_invocation_sees_the_assignments_before_it() {
+        let src = "version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n    env: [NP=1]\n    script: |\n      torchrun --nproc-per-node $NP a.py\n      NP=2\n      NP=4\n      torchrun --nproc-per-node $NP b.py\n      NP=8\n      OTHER=1\n      torchrun --nproc-per-node $NP c.py\n";
+        let (_, inv, a) = analyse(src);
+        let env = effective_env(&a.model, &a.model.jobs[0]);
+        let nps: Vec<Resolved> = inv
+            .iter()
+            .map(|i| {
+                let args = torchrun_args(i);
+                let np = args.get("nproc-per-node").unwrap().value.clone().unwrap();
+                resolve(&np.text, i, &env)
+            })
+            .collect();
+        assert_eq!(
+            nps,
+            ["1", "4", "8"].map(|v| Resolved::Literal(v.into())).to_vec()
+        );
+    }
+
+    #[test]
+    fn effective_env_keeps_each_name_at_its_last_entry() {
+        let src = "version: v4\ndefaults:\n  job:\n    env: [A=d, B=d, C=d]\njobs:\n  t:\n    image: {uri: docker://x:1}\n    command: [x]\n    env: [B=1, D=1, A=2, B=3]\n";
+        let (_, _, a) = analyse(src);
+        let env: Vec<(&str, &str)> = effective_env(&a.model, &a.model.jobs[0])
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.as_str()))
+            .collect();
+        // What removing the earlier entry and appending the later one gives.
+        assert_eq!(env, [("C", "d"), ("D", "1"), ("A", "2"), ("B", "3")]);
     }
 
     #[test]

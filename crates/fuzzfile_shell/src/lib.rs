@@ -58,8 +58,7 @@ impl Script {
     pub fn assigned_before(&self, name: &str, offset: usize) -> Option<&Assignment> {
         self.assignments
             .iter()
-            .filter(|a| a.name == name && a.range.start < offset)
-            .last()
+            .rfind(|a| a.name == name && a.range.start < offset)
     }
 }
 
@@ -136,13 +135,11 @@ pub fn parse_uncached(text: &str) -> Script {
                     script.commands.push(c);
                 }
             }
-            "variable_assignment" => {
-                // Only assignments that are statements of their own (or under `export` /
-                // `declare`), not the prefix of a command (handled in `command`).
-                if node.parent().is_some_and(|p| p.kind() != "command") {
-                    if let Some(a) = assignment(text, node) {
-                        script.assignments.push(a);
-                    }
+            // Only assignments that are statements of their own (or under `export` /
+            // `declare`), not the prefix of a command (handled in `command`).
+            "variable_assignment" if node.parent().is_some_and(|p| p.kind() != "command") => {
+                if let Some(a) = assignment(text, node) {
+                    script.assignments.push(a);
                 }
             }
             _ => {}
