@@ -146,7 +146,7 @@ impl<'a> Builder<'a> {
             }
         }
         if !unknown.is_empty() {
-            let siblings: Vec<&str> = out
+            let siblings: std::collections::HashSet<&str> = out
                 .iter()
                 .map(|(k, _)| k.value)
                 .chain(unknown.iter().map(|(k, _)| k.value))
@@ -162,7 +162,13 @@ impl<'a> Builder<'a> {
     /// key of the same mapping (renaming would create a duplicate) and takes the kind of value
     /// written under the key (a list does not become a mapping key's value); "did you mean"
     /// only proposes keys that take that kind of value.
-    fn unknown_key(&mut self, key: &Key<'a>, value: NodeId, place: Place, siblings: &[&str]) {
+    fn unknown_key(
+        &mut self,
+        key: &Key<'a>,
+        value: NodeId,
+        place: Place,
+        siblings: &std::collections::HashSet<&str>,
+    ) {
         let valid: Vec<&'static str> = place
             .keys()
             .iter()
@@ -179,7 +185,7 @@ impl<'a> Builder<'a> {
             format!("unknown key `{}` {}", key.value, place.describe()),
         );
         let rename = |d: &mut Diagnostic, to: &str, help: String| {
-            if siblings.contains(&to) {
+            if siblings.contains(to) {
                 d.help = Some(format!(
                     "{help} (but `{to}` is already set in this mapping: merge the two)"
                 ));
