@@ -5,8 +5,14 @@
 //!   warning with a fix to hours, since Go has none;
 //! - image URIs (`docker://…`, `oras://…`), `secret://<scope>/<name>`,
 //!   `volume://<scope>/<class>[/<name>]`;
-//! - absolute paths (`cwd`, mount locations, file paths), job and service names (DNS labels:
-//!   they become host names), `NAME=VALUE` env entries;
+//! - absolute paths (`cwd`, mount locations, file paths) without a `..` component, job and
+//!   service names (DNS labels: they become host names), volume keys (they become directory
+//!   names: a letter or digit, then letters, digits, `-`, `_`, `.`), transfer `file://` paths
+//!   without `..`, `NAME=VALUE` env entries; a NUL (`"\0"`) in a command argument, an env
+//!   value, a file name or a secret reference, which no process or file can take;
+//! - YAML tags as Fuzzball's decoder (Go `yaml.v3`) reads them: a value that does not match
+//!   its core tag (`!!int hi`) is an error at the tag; a tag outside the core schema (`!foo`)
+//!   is a warning, since Fuzzball gives it no meaning;
 //! - enumerations (CPU affinity, multinode implementation, dependency status, probe scheme,
 //!   port protocol, endpoint protocol/type/scope), booleans, whole numbers and ranges
 //!   (`task-array` end before start, concurrency over 200, ports);

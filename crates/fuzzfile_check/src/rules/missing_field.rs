@@ -1,5 +1,6 @@
 //! ## What it does
-//! Reports a required key that is absent: `version`, at least one job or service, a job's
+//! Reports a required key that is absent: `version` (an empty file, or one of comments only,
+//! is not a Fuzzfile), at least one job or service, a job's
 //! `image` and `image.uri`, `multinode.nodes` and `multinode.implementation`, `task-array`
 //! `start` and `end`, a `depends-on` item's `name`, a mount's `location` (v1) or `volume` (v4),
 //! a transfer's `source`/`destination` and their `uri`, a port's `name` and `port`, an

@@ -5,6 +5,11 @@
 //! wrong case, and otherwise lists the valid keys. Keys removed from Fuzzball (`completed`,
 //! service `ports`, `proxy`, `export`) say what replaced them.
 //!
+//! A rename is offered only onto a key that takes the kind of value written under the unknown
+//! key (a number is not renamed to a key that takes a mapping) and that the mapping does not
+//! already have; like every fix, it is applied only when the renamed file parses and has no
+//! new error (renaming `dependson: [a]` in job `a` would make `a` depend on itself).
+//!
 //! ## Why is this bad?
 //! Fuzzball 3.3 and later reject a workflow with an unknown key; older servers silently
 //! dropped it, so a misspelt `depends_on` meant a job started before its input was ready.
