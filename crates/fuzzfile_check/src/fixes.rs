@@ -189,6 +189,27 @@ pub fn fix_all(a: &Analysis) -> String {
     apply(&a.text, &verified_fixes(a))
 }
 
+/// The most rounds of [`fix_until_stable`].
+pub const MAX_FIX_ROUNDS: usize = 4;
+
+/// What `fuzzlint check --fix` writes: [`fix_all`], re-analysed and fixed again while the text
+/// changes (a fix can reveal or enable another), at most [`MAX_FIX_ROUNDS`] rounds. Each round
+/// is verified against the text before it, so the result has no error the input did not have.
+pub fn fix_until_stable(a: &Analysis) -> String {
+    let mut text = fix_all(a);
+    for _ in 1..MAX_FIX_ROUNDS {
+        if text == a.text {
+            break;
+        }
+        let next = fix_all(&analyze_with(&text, &a.options));
+        if next == text {
+            break;
+        }
+        text = next;
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,3 +60,48 @@ pub fn check(a: &Analysis, options: &Options) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// What `--fix` promises, on `a` (the analysis of its own text): the text
+/// [`crate::fix_until_stable`] writes has no more errors of any rule than `a`, and no more
+/// syntax errors. Shared by the `fixes` fuzz target and the tests that replay its seeds.
+pub fn check_fixes(a: &Analysis) -> Result<(), String> {
+    if !a.diagnostics.iter().any(|d| d.fix.is_some()) {
+        return Ok(());
+    }
+    let fixed = crate::fix_until_stable(a);
+    if fixed == a.text {
+        return Ok(());
+    }
+    let after = analyze_with(&fixed, &a.options);
+    let count = |a: &Analysis| {
+        let mut by_rule = std::collections::BTreeMap::new();
+        for d in &a.diagnostics {
+            if d.severity == fuzzfile_diagnostics::Severity::Error {
+                *by_rule.entry(d.rule.name()).or_insert(0usize) += 1;
+            }
+        }
+        by_rule
+    };
+    let (was, now) = (count(a), count(&after));
+    let new: Vec<_> = now
+        .iter()
+        .filter(|(rule, n)| was.get(*rule).copied().unwrap_or(0) < **n)
+        .map(|(rule, _)| *rule)
+        .collect();
+    if after.tree.errors.len() > a.tree.errors.len() || !new.is_empty() {
+        let messages: Vec<String> = after
+            .diagnostics
+            .iter()
+            .filter(|d| new.contains(&d.rule.name()))
+            .map(|d| format!("{}: {}", d.rule.name(), d.message))
+            .collect();
+        return Err(format!(
+            "--fix added errors {new:?} (syntax errors {} -> {})\ninput: {:?}\nfixed: {fixed:?}\n{}",
+            a.tree.errors.len(),
+            after.tree.errors.len(),
+            a.text,
+            messages.join("\n")
+        ));
+    }
+    Ok(())
+}

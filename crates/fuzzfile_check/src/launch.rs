@@ -515,7 +515,8 @@ pub fn invocations(text: &str, tree: &Tree, task: &Task) -> Vec<Invocation> {
                 );
             }
             _ => {
-                if let Some(inv) = from_words(argv, Vec::new(), Origin::Argv, ShellVars::default()) {
+                if let Some(inv) = from_words(argv, Vec::new(), Origin::Argv, ShellVars::default())
+                {
                     out.push(inv);
                 }
             }
@@ -844,7 +845,9 @@ mod tests {
             .collect();
         assert_eq!(
             nps,
-            ["1", "4", "8"].map(|v| Resolved::Literal(v.into())).to_vec()
+            ["1", "4", "8"]
+                .map(|v| Resolved::Literal(v.into()))
+                .to_vec()
         );
     }
 

@@ -187,4 +187,4 @@ pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> String {
     fuzzfile_diagnostics::apply_edits(text, fixes.iter().flat_map(|f| f.edits.iter()))
 }
 
-pub use fixes::fix_all;
+pub use fixes::{fix_all, fix_until_stable};

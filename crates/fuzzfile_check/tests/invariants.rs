@@ -56,6 +56,28 @@ fn seeds_specs_and_examples_keep_the_invariants() {
 }
 
 #[test]
+fn fixes_add_no_error_on_seeds_specs_examples_and_the_corpus() {
+    // What the `fixes` fuzz target checks, on everything it starts from and what it found.
+    let mut files = Vec::new();
+    for d in ["fuzz/seeds", "tests/specs", "examples"] {
+        collect(&root().join(d), &mut files);
+    }
+    collect(&root().join("../shared/corpus/plain"), &mut files);
+    let mut fixed_some = 0;
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let a = analyze_bytes_with(&bytes, &Options::default());
+        if a.diagnostics.iter().any(|d| d.fix.is_some()) {
+            fixed_some += 1;
+        }
+        if let Err(e) = invariants::check_fixes(&a) {
+            panic!("{}: {e}", f.display());
+        }
+    }
+    assert!(fixed_some > 20, "only {fixed_some} inputs have a fix");
+}
+
+#[test]
 fn truncated_inputs_keep_the_invariants() {
     // Every prefix of a few rich files: half-typed edits are what an editor sees.
     for f in [

@@ -262,8 +262,8 @@ fn check(args: CheckArgs) -> ExitCode {
         .par_iter()
         .zip(file_settings.par_iter())
         .map(|(path, settings)| {
-            let bytes = fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE)
-                .map_err(|e| e.to_string())?;
+            let bytes =
+                fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
             let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
             Ok(Checked {
                 path: path.clone(),
@@ -294,19 +294,9 @@ fn check(args: CheckArgs) -> ExitCode {
                 continue;
             }
             // Apply, re-analyse, repeat: a fix can reveal or enable another. Only fixes whose
-            // result parses and has no new error are applied (`fix_all` verifies them).
+            // result parses and has no new error are applied.
+            let text = fuzzfile_check::fix_until_stable(&c.analysis);
             let options = &c.settings.options;
-            let mut text = fuzzfile_check::fix_all(&c.analysis);
-            for _ in 0..3 {
-                if text == c.analysis.text {
-                    break;
-                }
-                let next = fuzzfile_check::fix_all(&fuzzfile_check::analyze_with(&text, options));
-                if next == text {
-                    break;
-                }
-                text = next;
-            }
             if text != c.analysis.text {
                 if let Err(e) = std::fs::write(path, &text) {
                     eprintln!("error: cannot write {}: {e}", path.display());
