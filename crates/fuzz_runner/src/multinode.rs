@@ -71,7 +71,9 @@ pub const LOG_FAILED_MARKER: &str = "\u{1e}fuzz-log-failed ";
 ///
 /// The command's processes carry `FUZZ_NODE_ID` in their environment (the script's own
 /// helpers do not): what left the command's process group (`setsid daemon &`) is found by it
-/// in `/proc` and ended too when the pipe closes. Not after the command exits by itself: a
+/// in `/proc` and ended too when the pipe closes. The watcher ignores SIGINT, SIGTERM and
+/// SIGHUP: `slurmstepd` signals every process of a step when `srun` is stopped, and the watcher
+/// must live on to end what left the command's group once the pipe closes. Not after the command exits by itself: a
 /// launcher's daemon (Open MPI's `orted` daemonizes) must outlive the command that started it.
 pub const NODE_SCRIPT: &str = r#"exec 3<&0
 [ "$3" = marker ] && printf '\036fuzz-node-started\n'
@@ -83,11 +85,11 @@ sweep() {
 }
 FUZZ_NODE_ID="$id" setsid sh -c "$2" </dev/null 3<&- &
 p=$!
-( cat <&3; kill -TERM -$p; sweep TERM; sleep "$1"; kill -KILL -$p; sweep KILL ) >/dev/null 2>&1 &
+( trap '' INT TERM HUP; cat <&3; kill -TERM -$p; sweep TERM; sleep "$1"; kill -KILL -$p; sweep KILL ) >/dev/null 2>&1 &
 exec 3<&-
 w=$!
 wait $p; rc=$?
-kill $w 2>/dev/null
+kill -KILL $w 2>/dev/null
 exit $rc
 "#;
 

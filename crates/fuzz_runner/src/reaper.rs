@@ -181,13 +181,13 @@ impl Tracker {
         if t.tag.is_empty() && t.cgroup.is_none() {
             return;
         }
-        let members = || {
-            let mut m = BTreeSet::new();
-            if let Some(c) = &t.cgroup {
-                m.extend(cgroup_procs(c));
-            }
-            m.extend(tagged(&format!("{INSTANCE_VAR}={}", t.tag), true));
-            m
+        // In its cgroup, every descendant is found without reading every process's
+        // environment (a `/proc` walk costs milliseconds on a busy node).
+        let members = || match &t.cgroup {
+            Some(c) => cgroup_procs(c).into_iter().collect(),
+            None => tagged(&format!("{INSTANCE_VAR}={}", t.tag), true)
+                .into_iter()
+                .collect::<BTreeSet<i32>>(),
         };
         sweep(members, t.cgroup.as_deref(), grace, kill_now);
         if let Some(c) = &t.cgroup {
@@ -205,12 +205,14 @@ impl Tracker {
         let alone = ACTIVE.load(Ordering::SeqCst) == 1;
         let members = || {
             let mut m = BTreeSet::new();
-            if let Some(c) = &self.cgroup {
-                for d in cgroup_tree(c) {
-                    m.extend(cgroup_procs(&d));
+            match &self.cgroup {
+                Some(c) => {
+                    for d in cgroup_tree(c) {
+                        m.extend(cgroup_procs(&d));
+                    }
                 }
+                None => m.extend(tagged(&prefix, false)),
             }
-            m.extend(tagged(&prefix, false));
             if alone {
                 m.extend(procs().into_iter().filter(|&p| {
                     stat(p).is_some_and(|(state, ppid)| ppid == me && state != 'Z')
