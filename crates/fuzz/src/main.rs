@@ -323,7 +323,14 @@ fn run(args: RunArgs) -> ExitCode {
             }
         },
     };
-    let text = match fuzzfile_io::read(file, fuzzfile_io::Kind::FUZZFILE_OR_PLAN) {
+    // A plan spells out every instance and is many times its Fuzzfile: `.json` gets the plan
+    // limit.
+    let kind = if file.extension().is_some_and(|x| x == "json") {
+        fuzzfile_io::Kind::PLAN
+    } else {
+        fuzzfile_io::Kind::FUZZFILE_OR_PLAN
+    };
+    let text = match fuzzfile_io::read(file, kind) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("error: {e}");

@@ -11,8 +11,10 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-/// Fuzzfiles and launch plans: the same bound as the YAML parser's input limit.
+/// Fuzzfiles: the same bound as the YAML parser's input limit.
 pub const FUZZFILE_LIMIT: u64 = 64 * 1024 * 1024;
+/// Launch plans (`fuzz run PLAN.json`).
+pub const PLAN_LIMIT: u64 = 512 * 1024 * 1024;
 /// Small configuration files: `fuzzlint.toml`, cluster profiles, hostfiles, secrets files,
 /// language-server settings.
 pub const CONFIG_LIMIT: u64 = 1024 * 1024;
@@ -109,9 +111,11 @@ impl Kind {
         what: "Fuzzfile",
         limit: FUZZFILE_LIMIT,
     };
+    /// A plan spells out every instance's argv, environment and runtime command lines: a
+    /// Fuzzfile's plan is often 10 to 50 times its size.
     pub const PLAN: Kind = Kind {
         what: "launch plan",
-        limit: FUZZFILE_LIMIT,
+        limit: PLAN_LIMIT,
     };
     pub const FUZZFILE_OR_PLAN: Kind = Kind {
         what: "Fuzzfile or launch plan",
