@@ -73,12 +73,16 @@ impl Case {
         f
     }
 
-    /// `fuzz run FILE` with the flags every case uses.
+    /// `fuzz run FILE` with the flags every case uses (a grace period of 1 s).
     fn fuzz_run(&self, file: &Path) -> Command {
+        self.fuzz_run_with_grace(file, "1")
+    }
+
+    fn fuzz_run_with_grace(&self, file: &Path, grace: &str) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fuzz"));
         cmd.arg("run")
             .arg(file)
-            .args(["--status", "never", "--runtime", "host", "--grace", "1"])
+            .args(["--status", "never", "--runtime", "host", "--grace", grace])
             .arg("--workdir")
             .arg(self.dir.join("run"))
             .stdin(Stdio::null())
@@ -410,4 +414,34 @@ fn an_unknown_tracking_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{se}");
     assert!(se.contains("FUZZ_PROCESS_TRACKING=pids"), "{se}");
     assert!(!case.dir.join("ran").exists());
+}
+
+/// A stop does not wait out the grace period when everything ends at SIGTERM: the orphans of
+/// the job's group die as the runner's children (it is their subreaper) and are reaped at
+/// once, so the group is seen gone (with a cgroup; a node's watcher waits on its group too).
+#[test]
+fn a_stop_ends_as_soon_as_every_process_is_gone() {
+    let case = Case::new("quick-stop");
+    let f = case.multinode(Stop::Int);
+    let events = case.dir.join("events.jsonl");
+    let mut cmd = case.fuzz_run_with_grace(&f, "30");
+    cmd.args(["--launcher", "local", "--events"])
+        .arg(&events)
+        .env_remove("FUZZ_PROCESS_TRACKING");
+    let mut child = cmd.spawn().expect("spawn fuzz run");
+    case.wait_started(2, &mut child);
+    let ready = std::fs::read_to_string(&events).unwrap_or_default();
+    let start = Instant::now();
+    let code = case.stop(child, Stop::Int);
+    let took = start.elapsed();
+    assert_eq!(code, Some(130));
+    case.assert_gone("quick stop");
+    if ready.contains("\"process_tracking\":\"cgroup ") {
+        assert!(
+            took < Duration::from_secs(15),
+            "the stop took {took:?} with a grace period of 30 s"
+        );
+    } else {
+        eprintln!("no cgroup v2 here: the stop may wait out the grace period");
+    }
 }

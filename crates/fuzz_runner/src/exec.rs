@@ -1039,6 +1039,9 @@ async fn stop_group(
                 exit = Some(s);
             }
         }
+        // Orphans of the group die as the runner's children (its subreaper): reaped here,
+        // or the group would never look empty.
+        crate::reaper::reap_group_orphans(&[group.as_raw()].into(), group.as_raw());
         if exit.is_some() && killpg(group, None).is_err() {
             break;
         }

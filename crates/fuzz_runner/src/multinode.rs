@@ -65,7 +65,8 @@ pub const STARTED_MARKER: &str = "\u{1e}fuzz-node-started";
 /// log failure of the run (`fuzz run` exits 3) instead of printing it.
 pub const LOG_FAILED_MARKER: &str = "\u{1e}fuzz-log-failed ";
 
-/// Run on every node: `sh -c NODE_SCRIPT fuzz-node GRACE COMMAND [marker]`.
+/// Run on every node: `sh -c NODE_SCRIPT fuzz-node GRACE COMMAND [marker]`, the grace period
+/// in tenths of a second (the watcher stops waiting as soon as the command's group is gone).
 /// (A background list's standard input is /dev/null unless redirected, hence fd 3; the
 /// watcher holds none of the output pipes, so ssh or srun end when the command does.)
 ///
@@ -85,7 +86,9 @@ sweep() {
 }
 FUZZ_NODE_ID="$id" setsid sh -c "$2" </dev/null 3<&- &
 p=$!
-( trap '' INT TERM HUP; cat <&3; kill -TERM -$p; sweep TERM; sleep "$1"; kill -KILL -$p; sweep KILL ) >/dev/null 2>&1 &
+( trap '' INT TERM HUP; cat <&3; kill -TERM -$p; sweep TERM
+  t=0; while [ "$t" -lt "$1" ] && kill -0 -$p; do sleep 0.1; t=$((t+1)); done
+  kill -KILL -$p; sweep KILL ) >/dev/null 2>&1 &
 exec 3<&-
 w=$!
 wait $p; rc=$?
@@ -219,7 +222,7 @@ impl NodeConfig {
             }
             setup.push_str("; ");
         }
-        let grace = format!("{:.3}", self.grace().as_secs_f64());
+        let grace = self.grace_ms.div_ceil(100).to_string();
         let mut words = vec![
             "sh".to_owned(),
             "-c".to_owned(),

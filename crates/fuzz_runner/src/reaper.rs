@@ -191,6 +191,7 @@ impl Tracker {
         };
         sweep(members, t.cgroup.as_deref(), grace, kill_now);
         if let Some(c) = &t.cgroup {
+            reap_zombies_of(c);
             remove_cgroup(c);
         }
     }
@@ -258,11 +259,17 @@ fn sweep(
 ) {
     let me = std::process::id() as i32;
     let mut seen: BTreeSet<i32> = BTreeSet::new();
+    let mut groups: BTreeSet<i32> = BTreeSet::new();
     let start = Instant::now();
     let mut killed_at: Option<Instant> = None;
     loop {
         let now: BTreeSet<i32> = members().into_iter().filter(|&p| p != me).collect();
+        groups.extend(now.iter().filter_map(|&p| stat3(p).map(|(_, _, g)| g)));
         reap(&seen, me);
+        reap_group_orphans(&groups, 0);
+        if let Some(c) = cgroup {
+            reap_zombies_of(c);
+        }
         if now.is_empty() {
             break;
         }
@@ -303,6 +310,37 @@ fn reap(pids: &BTreeSet<i32>, me: i32) {
     }
 }
 
+/// Reaps the zombies re-parented to the runner that died in cgroup `dir` (a zombie is not in
+/// `cgroup.procs` but its `/proc/PID/cgroup` still names the cgroup). Only orphans of the
+/// instance are there: its leader, the runner's own child, was waited for already. A zombie
+/// left unreaped keeps its process group alive for `kill -0`, which a node's watcher waits on.
+fn reap_zombies_of(dir: &Path) {
+    let me = std::process::id() as i32;
+    let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let Some(run) = dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+    else {
+        return;
+    };
+    let suffix = format!("/{run}/{name}");
+    for p in procs() {
+        if !stat(p).is_some_and(|(state, ppid)| state == 'Z' && ppid == me) {
+            continue;
+        }
+        let in_cgroup = std::fs::read_to_string(format!("/proc/{p}/cgroup")).is_ok_and(|t| {
+            t.lines()
+                .any(|l| l.strip_prefix("0::").is_some_and(|c| c.ends_with(&suffix)))
+        });
+        if in_cgroup {
+            let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
+        }
+    }
+}
+
 /// The process ids in `/proc`.
 fn procs() -> Vec<i32> {
     let Ok(rd) = std::fs::read_dir("/proc") else {
@@ -315,13 +353,42 @@ fn procs() -> Vec<i32> {
 
 /// A process's state letter and parent, from `/proc/PID/stat`.
 fn stat(pid: i32) -> Option<(char, i32)> {
+    stat3(pid).map(|(s, p, _)| (s, p))
+}
+
+/// A process's state letter, parent and process group, from `/proc/PID/stat`.
+fn stat3(pid: i32) -> Option<(char, i32, i32)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may hold anything: fields follow the last `)`.
     let rest = &text[text.rfind(')')? + 1..];
     let mut f = rest.split_whitespace();
     let state = f.next()?.chars().next()?;
     let ppid = f.next()?.parse().ok()?;
-    Some((state, ppid))
+    let pgid = f.next()?.parse().ok()?;
+    Some((state, ppid, pgid))
+}
+
+/// Reaps the zombies re-parented to the runner whose process group is one of `groups`, except
+/// `keep` (the runner's own child, which its owner waits for). Orphans of an instance die as
+/// the runner's children (it is their subreaper); unreaped, they would keep their group
+/// alive for `kill -0` and `killpg(group, 0)`, by which the runner and a node's watcher tell
+/// that a group has ended. A group's zombies are the instance's: another instance's leader is
+/// the leader of a group of its own.
+pub(crate) fn reap_group_orphans(groups: &BTreeSet<i32>, keep: i32) {
+    if groups.is_empty() {
+        return;
+    }
+    let me = std::process::id() as i32;
+    for p in procs() {
+        if p == keep {
+            continue;
+        }
+        if stat3(p)
+            .is_some_and(|(state, ppid, pgid)| state == 'Z' && ppid == me && groups.contains(&pgid))
+        {
+            let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
+        }
+    }
 }
 
 /// Live processes whose environment holds `entry` (exactly, or as a prefix when `exact` is
