@@ -9,6 +9,11 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok();
     for p in paths {
+        // Standard input, read through the same bounded reader as a file.
+        if p.as_os_str() == "-" {
+            out.push(p.clone());
+            continue;
+        }
         if let Some(cwd) = &cwd {
             refuse_link_out_of(cwd, p)?;
         }

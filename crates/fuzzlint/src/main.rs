@@ -46,9 +46,9 @@ enum Command {
 
 #[derive(clap::Args)]
 struct CheckArgs {
-    /// Files or directories (default: the current directory). Directories are searched for
-    /// `*.fz` files and for `*.yaml`/`*.yml` files with a top-level `version:` and `jobs:` or
-    /// `services:`, honouring .gitignore.
+    /// Files or directories (default: the current directory); `-` is standard input.
+    /// Directories are searched for `*.fz` files and for `*.yaml`/`*.yml` files with a
+    /// top-level `version:` and `jobs:` or `services:`, honouring .gitignore.
     paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -291,6 +291,11 @@ fn check(args: CheckArgs) -> ExitCode {
         for c in checked.iter_mut() {
             let path = &c.path;
             if !c.analysis.diagnostics.iter().any(|d| d.fix.is_some()) {
+                continue;
+            }
+            if path.as_os_str() == "-" {
+                eprintln!("error: --fix cannot write back to standard input; name the file");
+                io_errors = true;
                 continue;
             }
             // Apply, re-analyse, repeat: a fix can reveal or enable another. Only fixes whose

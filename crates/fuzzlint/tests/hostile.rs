@@ -311,3 +311,60 @@ fn many_files_each_show_their_own_cap() {
     assert!(out.contains("… and 143 more diagnostics in b.fz"));
     assert!(out.ends_with("2 files checked: 300 errors, 0 warnings, 0 notes\n"));
 }
+
+#[test]
+fn standard_input_is_read_with_the_same_limit() {
+    let run_stdin = |args: &[&str], feed: Box<dyn FnOnce(std::process::ChildStdin) + Send>| {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start fuzzlint");
+        let stdin = child.stdin.take().expect("stdin");
+        let writer = std::thread::spawn(move || feed(stdin));
+        let out = child.wait_with_output().expect("wait");
+        writer.join().expect("writer");
+        (
+            out.status.code().expect("exit code"),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // An endless stream: refused at the limit (the writer ends when the reader closes).
+    let (code, _, err) = run_stdin(
+        &["check", "-"],
+        Box::new(|mut w| {
+            let chunk = vec![b'#'; 64 * 1024];
+            while w.write_all(&chunk).is_ok() {}
+        }),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("error: - is larger than 64 MiB: it cannot be a Fuzzfile"),
+        "{err}"
+    );
+    // A Fuzzfile on standard input is checked like a file; `--fix` cannot write it back.
+    let bad = "version: v4\njobs:\n  a:\n    image:\n      uri: docker://alpine:3.20\n    command: [echo, hi]\n    Cwd: /tmp\n";
+    let (code, out, _) = run_stdin(
+        &["check", "-"],
+        Box::new(move |mut w| {
+            let _ = w.write_all(bad.as_bytes());
+        }),
+    );
+    assert_eq!(code, 1);
+    assert!(out.contains("unknown key `Cwd` in a job"), "{out}");
+    let (code, _, err) = run_stdin(
+        &["check", "--fix", "-"],
+        Box::new(move |mut w| {
+            let _ = w.write_all(bad.as_bytes());
+        }),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--fix cannot write back to standard input"),
+        "{err}"
+    );
+}
