@@ -58,6 +58,11 @@ impl Case {
     /// A two-node generic job: the head leaves `setsid sleep` behind, then every node starts
     /// `setsid sleep` in the background, says so, and sleeps in the foreground.
     fn multinode(&self, stop: Stop) -> PathBuf {
+        self.multinode_with(stop, "setsid sleep {m} & ")
+    }
+
+    /// The same, `node_escape` (with `{m}` for the marker) run first on every node.
+    fn multinode_with(&self, stop: Stop, node_escape: &str) -> PathBuf {
         let m = &self.marker;
         let d = self.dir.display();
         let timeout = if stop == Stop::Timeout {
@@ -65,8 +70,9 @@ impl Case {
         } else {
             ""
         };
+        let node_escape = node_escape.replace("{m}", m);
         let text = format!(
-            "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      setsid sleep {m} &\n      exec_all sh -c 'setsid sleep {m} & touch {d}/started.$RANK; exec sleep {m}'\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n{timeout}    multinode:\n      nodes: 2\n      implementation: generic\n      procs-per-node: 1\n"
+            "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      setsid sleep {m} &\n      exec_all sh -c '{node_escape}touch {d}/started.$RANK; exec sleep {m}'\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n{timeout}    multinode:\n      nodes: 2\n      implementation: generic\n      procs-per-node: 1\n"
         );
         let f = self.dir.join("train.fz");
         std::fs::write(&f, text).expect("write Fuzzfile");
@@ -288,7 +294,10 @@ fn every_stop_ends_every_node_under_slurm() {
     let slurm = LocalSlurm::start(2).expect("start a local Slurm cluster");
     for stop in [Stop::Int, Stop::Term, Stop::Kill, Stop::Timeout] {
         let case = Case::new(&format!("slurm-{stop:?}"));
-        let f = case.multinode(stop);
+        // Under srun a member node's own `setsid` escapee is Slurm's to end (its process
+        // tracking: proctrack/cgroup ends it, the test cluster's proctrack/linuxproc loses
+        // it once orphaned); the head's escapee and every node's command are the runner's.
+        let f = case.multinode_with(stop, "");
         let pid_file = case.dir.join("fuzz.pid");
         // `fuzz run` inside an allocation of both nodes (its pid written first, to be
         // signalled); the launcher is `slurm`, the hosts the allocation's.
@@ -314,7 +323,7 @@ fn every_stop_ends_every_node_under_slurm() {
             .spawn()
             .expect("spawn salloc");
         case.wait_started(2, &mut salloc);
-        assert!(case.alive().len() >= 5, "{:?}", case.alive());
+        assert!(case.alive().len() >= 3, "{:?}", case.alive());
         let pid: i32 = std::fs::read_to_string(&pid_file)
             .expect("the pid of fuzz run")
             .trim()

@@ -74,7 +74,9 @@ pub const LOG_FAILED_MARKER: &str = "\u{1e}fuzz-log-failed ";
 /// helpers do not): what left the command's process group (`setsid daemon &`) is found by it
 /// in `/proc` and ended too when the pipe closes. The watcher ignores SIGINT, SIGTERM and
 /// SIGHUP: `slurmstepd` signals every process of a step when `srun` is stopped, and the watcher
-/// must live on to end what left the command's group once the pipe closes. Not after the command exits by itself: a
+/// must live on to end what left the command's group once the pipe closes. The script itself
+/// ends what left the group when it gets SIGTERM or SIGHUP (`slurmstepd` again: the step, and
+/// so the pipe, does not end while an escaped process holds the step's output). Not after the command exits by itself: a
 /// launcher's daemon (Open MPI's `orted` daemonizes) must outlive the command that started it.
 pub const NODE_SCRIPT: &str = r#"exec 3<&0
 [ "$3" = marker ] && printf '\036fuzz-node-started\n'
@@ -86,6 +88,7 @@ sweep() {
 }
 FUZZ_NODE_ID="$id" setsid sh -c "$2" </dev/null 3<&- &
 p=$!
+trap 'kill -TERM -$p 2>/dev/null; sweep TERM; exit 143' TERM HUP
 ( trap '' INT TERM HUP; cat <&3; kill -TERM -$p; sweep TERM
   t=0; while [ "$t" -lt "$1" ] && kill -0 -$p; do sleep 0.1; t=$((t+1)); done
   kill -KILL -$p; sweep KILL ) >/dev/null 2>&1 &
