@@ -851,6 +851,34 @@ mod tests {
         );
     }
 
+    /// The cost bound of the variable lookup: one index per script, shared by all its
+    /// invocations (a copy per command was quadratic in the script's length).
+    #[test]
+    fn invocations_of_one_script_share_one_variable_index() {
+        let mut script = String::new();
+        for i in 0..50 {
+            script.push_str(&format!(
+                "      NP={i}\n      torchrun --nproc-per-node $NP x.py\n"
+            ));
+        }
+        let src = format!(
+            "version: v4\njobs:\n  t:\n    image: {{uri: docker://x:1}}\n    script: |\n{script}"
+        );
+        let (_, inv, a) = analyse(&src);
+        assert_eq!(inv.len(), 50);
+        assert!(inv
+            .windows(2)
+            .all(|w| std::sync::Arc::ptr_eq(&w[0].shell_vars.by_name, &w[1].shell_vars.by_name)));
+        assert_eq!(inv[0].shell_vars.by_name.get("NP").map(Vec::len), Some(50));
+        let env = effective_env(&a.model, &a.model.jobs[0]);
+        let last = torchrun_args(&inv[49]);
+        let np = last.get("nproc-per-node").unwrap().value.clone().unwrap();
+        assert_eq!(
+            resolve(&np.text, &inv[49], &env),
+            Resolved::Literal("49".into())
+        );
+    }
+
     #[test]
     fn effective_env_keeps_each_name_at_its_last_entry() {
         let src = "version: v4\ndefaults:\n  job:\n    env: [A=d, B=d, C=d]\njobs:\n  t:\n    image: {uri: docker://x:1}\n    command: [x]\n    env: [B=1, D=1, A=2, B=3]\n";
