@@ -92,8 +92,8 @@ pub fn main() {
             .collect();
         paths.sort();
         for p in paths {
-            if let Ok(t) = std::fs::read_to_string(&p) {
-                inputs.push((p.file_name().unwrap().to_string_lossy().into_owned(), t));
+            if let (Some(name), Ok(t)) = (p.file_name(), std::fs::read_to_string(&p)) {
+                inputs.push((name.to_string_lossy().into_owned(), t));
             }
         }
     }
@@ -136,7 +136,8 @@ pub fn main() {
         worst.as_secs_f64() * 1e6
     );
 
-    for jobs in [5_000usize] {
+    {
+        let jobs = 5_000usize;
         let text = synthetic(jobs);
         let mb = text.len() as f64 / 1e6;
         let big_iters = (iters / 4).max(3);

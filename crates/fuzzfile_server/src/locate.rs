@@ -355,6 +355,35 @@ pub fn line_context(text: &str, index: &fuzzfile_check::LineIndex, offset: u32) 
     }
 }
 
+/// The byte range of the run of `is_word` characters around `offset` inside `node`, if it is
+/// not empty (`offset` is clamped into the node).
+pub(crate) fn word_around(
+    text: &str,
+    node: TextRange,
+    offset: u32,
+    is_word: impl Fn(char) -> bool,
+) -> Option<(usize, usize)> {
+    let lo = node.start as usize;
+    let hi = (node.end as usize).min(text.len());
+    let at = (offset as usize).clamp(lo, hi);
+    let before = text.get(lo..at)?;
+    let after = text.get(at..hi)?;
+    let start = at
+        - before
+            .chars()
+            .rev()
+            .take_while(|&c| is_word(c))
+            .map(char::len_utf8)
+            .sum::<usize>();
+    let end = at
+        + after
+            .chars()
+            .take_while(|&c| is_word(c))
+            .map(char::len_utf8)
+            .sum::<usize>();
+    (start < end).then_some((start, end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,33 +546,4 @@ mod tests {
             .windows(2)
             .all(|w| w[1].start <= w[0].start && w[0].end <= w[1].end));
     }
-}
-
-/// The byte range of the run of `is_word` characters around `offset` inside `node`, if it is
-/// not empty (`offset` is clamped into the node).
-pub(crate) fn word_around(
-    text: &str,
-    node: TextRange,
-    offset: u32,
-    is_word: impl Fn(char) -> bool,
-) -> Option<(usize, usize)> {
-    let lo = node.start as usize;
-    let hi = (node.end as usize).min(text.len());
-    let at = (offset as usize).clamp(lo, hi);
-    let before = text.get(lo..at)?;
-    let after = text.get(at..hi)?;
-    let start = at
-        - before
-            .chars()
-            .rev()
-            .take_while(|&c| is_word(c))
-            .map(char::len_utf8)
-            .sum::<usize>();
-    let end = at
-        + after
-            .chars()
-            .take_while(|&c| is_word(c))
-            .map(char::len_utf8)
-            .sum::<usize>();
-    (start < end).then_some((start, end))
 }

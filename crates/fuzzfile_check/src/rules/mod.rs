@@ -197,30 +197,6 @@ pub fn documentation(rule: Rule) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_rule_documents_the_fixed_headings() {
-        for &rule in Rule::ALL {
-            let doc = documentation(rule);
-            for heading in [
-                "## What it does",
-                "## Why is this bad?",
-                "## Example",
-                "## Use instead",
-            ] {
-                assert!(
-                    doc.contains(heading),
-                    "{} lacks `{heading}`:\n{doc}",
-                    rule.name()
-                );
-            }
-        }
-    }
-}
-
 /// The generated page `docs/rules/<name>.md` of `rule`.
 pub fn markdown_page(rule: Rule) -> String {
     format!(
@@ -249,4 +225,28 @@ pub fn markdown_index() -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_documents_the_fixed_headings() {
+        for &rule in Rule::ALL {
+            let doc = documentation(rule);
+            for heading in [
+                "## What it does",
+                "## Why is this bad?",
+                "## Example",
+                "## Use instead",
+            ] {
+                assert!(
+                    doc.contains(heading),
+                    "{} lacks `{heading}`:\n{doc}",
+                    rule.name()
+                );
+            }
+        }
+    }
 }
