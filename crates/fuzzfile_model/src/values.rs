@@ -288,7 +288,10 @@ pub fn parse_secret_ref(s: &str) -> Result<SecretRef, String> {
         return Err(format!("`{s}` is not a secret reference; write `secret://<scope>/<name>`, as in `secret://user/my-token`"));
     };
     if let Some(c) = rest.chars().find(|c| c.is_control()) {
-        return Err(format!("`{}` holds the control character {c:?}, which no secret name holds", s.escape_debug()));
+        return Err(format!(
+            "`{}` holds the control character {c:?}, which no secret name holds",
+            s.escape_debug()
+        ));
     }
     match rest.split_once('/') {
         Some((scope, name)) if !scope.is_empty() && !name.is_empty() => Ok(SecretRef { scope: scope.into(), name: name.into() }),
