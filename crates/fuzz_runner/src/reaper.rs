@@ -31,7 +31,7 @@
 //! it. Apptainer's processes are the runner's own descendants and are tracked.
 
 use nix::sys::signal::{kill, Signal};
-use nix::sys::wait::{waitpid, WaitPidFlag};
+use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -226,7 +226,7 @@ impl Tracker {
         let never = AtomicBool::new(false);
         sweep(members, None, grace, &never);
         // Zombies re-parented to the runner that nobody else waits for.
-        if alone {
+        if alone && has_unwaited_children() {
             for p in procs() {
                 if stat(p).is_some_and(|(state, ppid)| ppid == me && state == 'Z') {
                     let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
@@ -327,6 +327,9 @@ fn reap_zombies_of(dir: &Path) {
         return;
     };
     let suffix = format!("/{run}/{name}");
+    if !has_unwaited_children() {
+        return;
+    }
     for p in procs() {
         if !stat(p).is_some_and(|(state, ppid)| state == 'Z' && ppid == me) {
             continue;
@@ -339,6 +342,15 @@ fn reap_zombies_of(dir: &Path) {
             let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
         }
     }
+}
+
+/// Whether the runner has a child that exited and was not waited for, found without waiting
+/// for it (`waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT)`). The zombie reapers below walk `/proc`
+/// (every process of the node: thousands on a large one) only when this says there is
+/// something to reap; after a normal end there is not.
+fn has_unwaited_children() -> bool {
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    !matches!(waitid(Id::All, flags), Ok(WaitStatus::StillAlive) | Err(_))
 }
 
 /// The process ids in `/proc`.
@@ -375,7 +387,7 @@ fn stat3(pid: i32) -> Option<(char, i32, i32)> {
 /// that a group has ended. A group's zombies are the instance's: another instance's leader is
 /// the leader of a group of its own.
 pub(crate) fn reap_group_orphans(groups: &BTreeSet<i32>, keep: i32) {
-    if groups.is_empty() {
+    if groups.is_empty() || !has_unwaited_children() {
         return;
     }
     let me = std::process::id() as i32;
