@@ -21,6 +21,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::{mpsc, oneshot, watch, Semaphore};
 
+/// How much of the end of a log the runner reads to explain a failure.
+const LOG_TAIL: u64 = 1024 * 1024;
+
 /// How a job (or one instance of it) ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -497,7 +500,9 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                     // A multinode job: name the node that failed first.
                     if r.status != Status::Finished {
                         if let Some(g) = gang_file
-                            .and_then(|f| std::fs::read_to_string(f).ok())
+                            .and_then(|f| {
+                                fuzzfile_io::read_to_string(&f, fuzzfile_io::Kind::NODE_CONFIG).ok()
+                            })
                             .and_then(|t| {
                                 serde_json::from_str::<crate::multinode::GangFailure>(&t).ok()
                             })
@@ -506,7 +511,9 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                         } else if let Some((hosts, slots, logs)) = mpi_report {
                             let text: String = logs
                                 .iter()
-                                .filter_map(|l| std::fs::read_to_string(l).ok())
+                                // Only each log's end: the launcher reports there, and a
+                                // job's output may be any size.
+                                .filter_map(|l| fuzzfile_io::read_tail(l, LOG_TAIL).ok())
                                 .collect::<Vec<_>>()
                                 .join("\n");
                             if let Some(g) =

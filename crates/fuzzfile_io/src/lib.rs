@@ -178,6 +178,49 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     read_from(file, &shown, kind)
 }
 
+/// The last `max` bytes of the file at `path` (all of it when it is shorter), decoded lossily:
+/// what a log's end says (an MPI launcher's report of the process that failed first), at a
+/// cost that does not grow with the log. A regular file is read from `len - max` on; anything
+/// else (a pipe, a device) is read through, keeping only the last `max` bytes, for at most
+/// [`FUZZFILE_LIMIT`] bytes: `/dev/zero` ends too.
+pub fn read_tail(path: &Path, max: u64) -> Result<String, ReadError> {
+    use std::io::{Seek, SeekFrom};
+    let shown = path.display().to_string();
+    let io_err = |source: io::Error| ReadError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if meta.is_dir() {
+        return Err(ReadError::IsDirectory { path: shown });
+    }
+    let cap = usize::try_from(max).unwrap_or(usize::MAX);
+    let mut tail: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
+    if meta.is_file() && meta.len() > max {
+        file.seek(SeekFrom::Start(meta.len() - max))
+            .map_err(io_err)?;
+    }
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut budget = FUZZFILE_LIMIT.max(max);
+    while budget > 0 {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(source) => return Err(io_err(source)),
+        };
+        budget = budget.saturating_sub(n as u64);
+        tail.extend(&chunk[..n]);
+        if tail.len() > cap {
+            let extra = tail.len() - cap;
+            tail.drain(..extra);
+        }
+    }
+    let bytes: Vec<u8> = tail.into();
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// Read the file at `path` as UTF-8 text, at most `kind.limit` bytes.
 pub fn read_to_string(path: &Path, kind: Kind) -> Result<String, ReadError> {
     let bytes = read(path, kind)?;
@@ -248,6 +291,30 @@ pub fn into_string(bytes: Vec<u8>, shown: &str) -> Result<String, ReadError> {
             column,
         }
     })
+}
+
+#[cfg(test)]
+mod tail_tests {
+    #[test]
+    fn the_tail_of_a_large_or_endless_file_costs_the_tail() {
+        let dir = std::env::temp_dir().join(format!("fuzzfile-io-tail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let log = dir.join("rank0.err");
+        let mut text = "x".repeat(3 * 1024 * 1024);
+        text.push_str("\nprimary job terminated normally, but 1 process returned\n");
+        std::fs::write(&log, &text).expect("write");
+        let tail = super::read_tail(&log, 4096).expect("tail");
+        assert_eq!(tail.len(), 4096);
+        assert!(tail.ends_with("1 process returned\n"), "{tail}");
+        let short = dir.join("short");
+        std::fs::write(&short, "a\nb\n").expect("write");
+        assert_eq!(super::read_tail(&short, 4096).expect("tail"), "a\nb\n");
+        // A directory is refused; a device that never ends is read up to a bound.
+        assert!(super::read_tail(&dir, 10).is_err());
+        let zero = super::read_tail(std::path::Path::new("/dev/zero"), 10).expect("tail");
+        assert_eq!(zero, "\0".repeat(10));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 #[cfg(test)]
