@@ -2,6 +2,8 @@
 //! through environment names, to pass options to ssh through host names, or to write through
 //! symbolic links: each is refused before anything starts, or written where it belongs.
 
+mod support;
+
 use fuzz_runner::{execute, multinode, prepare, read_plan, Options, RunError, RuntimeKind, Status};
 use fuzzfile_plan::{lower, to_json, EnvValue, EnvVar, Plan, PlanOptions, Source};
 use std::collections::BTreeMap;
@@ -459,45 +461,13 @@ fn a_log_is_never_written_through_a_symbolic_link() {
 /// and the corpus (with and without hosts) passes it.
 #[test]
 fn every_lowered_plan_passes_the_check() {
-    fn fuzzfiles(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for p in rd.flatten().map(|e| e.path()) {
-            if p.is_dir() {
-                fuzzfiles(&p, out);
-            } else if p.extension().is_some_and(|x| x == "fz") {
-                out.push(p);
-            }
-        }
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    for d in ["examples", "tests/specs", "../shared/corpus"] {
-        fuzzfiles(&root.join(d), &mut files);
-    }
+    let files = support::fuzzfiles(&["examples", "tests/specs", "../shared/corpus"]);
     let mut checked = 0;
-    for f in &files {
-        let a = fuzzfile_check::analyze_bytes(&std::fs::read(f).expect("read"));
-        for hosts in [
-            None,
-            Some(vec!["gpu-01".to_owned(), "gpu-02.cluster".to_owned()]),
-        ] {
-            let Ok(plan) = lower(
-                &a,
-                &PlanOptions {
-                    source: "f.fz".into(),
-                    hosts,
-                    profile: None,
-                },
-            ) else {
-                continue;
-            };
-            if let Err(e) = fuzz_runner::validate::validate_plan(&plan) {
-                panic!("{}: {e}", f.display());
-            }
-            checked += 1;
+    for (f, plan) in support::lowered_plans(&files, &["gpu-01", "gpu-02.cluster"]) {
+        if let Err(e) = fuzz_runner::validate::validate_plan(&plan) {
+            panic!("{}: {e}", f.display());
         }
+        checked += 1;
     }
     assert!(checked > 40, "{checked} plans");
 }

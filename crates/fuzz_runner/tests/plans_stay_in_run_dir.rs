@@ -16,8 +16,10 @@
 //! ones (a quarter, at least 20) are executed. Multinode heads run `exec_all true` through a
 //! stand-in for `fuzz __exec-all` that sources each node's environment file.
 
+mod support;
+
 use fuzz_runner::{execute, prepare, read_plan, Options, RunError, RuntimeKind};
-use fuzzfile_plan::{lower, to_json, EnvValue, EnvVar, Plan, PlanOptions, Source};
+use fuzzfile_plan::{to_json, EnvValue, EnvVar, Plan, Source};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -47,48 +49,13 @@ impl Rng {
     }
 }
 
-fn fuzzfiles(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            fuzzfiles(&p, out);
-        } else if p.extension().is_some_and(|x| x == "fz") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every plan the lowering makes from the examples and the corpus, with and without hosts.
 fn real_plans() -> Vec<Plan> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    for d in ["examples", "../shared/corpus"] {
-        fuzzfiles(&root.join(d), &mut files);
-    }
-    let mut plans = Vec::new();
-    for f in &files {
-        let Ok(bytes) = std::fs::read(f) else {
-            continue;
-        };
-        let a = fuzzfile_check::analyze_bytes(&bytes);
-        for hosts in [None, Some(vec!["n1".to_owned(), "n2".to_owned()])] {
-            if let Ok(p) = lower(
-                &a,
-                &PlanOptions {
-                    source: "f.fz".into(),
-                    hosts,
-                    profile: None,
-                },
-            ) {
-                plans.push(read_plan(&to_json(&p)).expect("round trip"));
-            }
-        }
-    }
-    plans
+    let files = support::fuzzfiles(&["examples", "../shared/corpus"]);
+    support::lowered_plans(&files, &["n1", "n2"])
+        .into_iter()
+        .map(|(_, p)| read_plan(&to_json(&p)).expect("round trip"))
+        .collect()
 }
 
 /// Hostile replacements for a name or a path; absolute ones point into `watch`. Half of the

@@ -2,24 +2,11 @@
 //! without hosts) survives its JSON round trip and gets an answer from `prepare`, never a
 //! panic; and plans broken on purpose are refused with a message that names what is wrong.
 
+mod support;
+
 use fuzz_runner::{prepare, read_plan, Options, RunError, RuntimeKind};
 use fuzzfile_plan::{lower, to_json, Plan, PlanOptions};
 use std::path::{Path, PathBuf};
-
-fn fuzzfiles(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            fuzzfiles(&p, out);
-        } else if p.extension().is_some_and(|x| x == "fz") {
-            out.push(p);
-        }
-    }
-}
 
 fn host_options() -> Options {
     Options {
@@ -34,39 +21,18 @@ fn run_dir() -> PathBuf {
 
 #[test]
 fn every_lowered_plan_round_trips_and_is_answered() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    for d in ["examples", "tests/specs", "../shared/corpus"] {
-        fuzzfiles(&root.join(d), &mut files);
-    }
+    let files = support::fuzzfiles(&["examples", "tests/specs", "../shared/corpus"]);
     assert!(files.len() > 50, "only {} Fuzzfiles found", files.len());
     let (mut lowered, mut prepared) = (0, 0);
-    for f in &files {
-        let bytes = std::fs::read(f).expect("read");
-        let a = fuzzfile_check::analyze_bytes(&bytes);
-        for hosts in [
-            None,
-            Some(vec!["n1".to_owned(), "n2".to_owned(), "n3".to_owned()]),
-        ] {
-            let Ok(plan) = lower(
-                &a,
-                &PlanOptions {
-                    source: "f.fz".into(),
-                    hosts,
-                    profile: None,
-                },
-            ) else {
-                continue;
-            };
-            lowered += 1;
-            let json = to_json(&plan);
-            let back = read_plan(&json).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            assert_eq!(to_json(&back), json, "{}: round trip", f.display());
-            match prepare(&back, &host_options(), &run_dir(), "local-0-0") {
-                Ok(_) => prepared += 1,
-                Err(RunError::Plan(m)) => assert!(!m.trim().is_empty(), "{}", f.display()),
-                Err(e) => panic!("{}: {e}", f.display()),
-            }
+    for (f, plan) in support::lowered_plans(&files, &["n1", "n2", "n3"]) {
+        lowered += 1;
+        let json = to_json(&plan);
+        let back = read_plan(&json).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(to_json(&back), json, "{}: round trip", f.display());
+        match prepare(&back, &host_options(), &run_dir(), "local-0-0") {
+            Ok(_) => prepared += 1,
+            Err(RunError::Plan(m)) => assert!(!m.trim().is_empty(), "{}", f.display()),
+            Err(e) => panic!("{}: {e}", f.display()),
         }
     }
     // Most plans run on the host runtime; what is refused says why (checked above).
