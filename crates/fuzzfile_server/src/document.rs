@@ -168,18 +168,22 @@ mod tests {
         assert_eq!(kind_of("file:///a/x.json", "json"), Kind::Other);
     }
 
-    #[test]
-    fn incremental_changes_apply_against_the_current_text() {
-        let uri: lsp_types::Uri = "file:///x.fz".parse().expect("uri");
-        let mut d = Document::new(uri, "fuzzfile", 1, "a: é\nb: 1\n".into());
-        let ch = |l1, c1, l2, c2, t: &str| TextDocumentContentChangeEvent {
+    /// An incremental change replacing `(l1, c1)..(l2, c2)` with `t`.
+    fn ch(l1: u32, c1: u32, l2: u32, c2: u32, t: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
             range: Some(lsp_types::Range::new(
                 lsp_types::Position::new(l1, c1),
                 lsp_types::Position::new(l2, c2),
             )),
             range_length: None,
             text: t.into(),
-        };
+        }
+    }
+
+    #[test]
+    fn incremental_changes_apply_against_the_current_text() {
+        let uri: lsp_types::Uri = "file:///x.fz".parse().expect("uri");
+        let mut d = Document::new(uri, "fuzzfile", 1, "a: é\nb: 1\n".into());
         // UTF-16: `é` is one unit; replace it, then (against the new text) the `1`.
         d.apply(ch(0, 3, 0, 4, "ü😀"), Encoding::Utf16);
         d.apply(ch(1, 3, 1, 4, "2"), Encoding::Utf16);
@@ -198,14 +202,6 @@ mod tests {
     fn incremental_changes_in_a_lone_cr_document() {
         let uri: lsp_types::Uri = "file:///x.fz".parse().expect("uri");
         let mut d = Document::new(uri, "fuzzfile", 1, "a: 1\rb: 2\rc: 3\r".into());
-        let ch = |l1, c1, l2, c2, t: &str| TextDocumentContentChangeEvent {
-            range: Some(lsp_types::Range::new(
-                lsp_types::Position::new(l1, c1),
-                lsp_types::Position::new(l2, c2),
-            )),
-            range_length: None,
-            text: t.into(),
-        };
         d.apply(ch(1, 3, 1, 4, "20"), Encoding::Utf16);
         assert_eq!(d.text, "a: 1\rb: 20\rc: 3\r");
         // Delete line 0 with its break, then insert a line before the last one.
