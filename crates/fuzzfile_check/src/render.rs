@@ -184,7 +184,7 @@ pub fn excerpt(line: &str, start: usize, end: usize, width: usize) -> Excerpt<'_
 /// Whether `c` must not reach a terminal or a CI log as it is: C0 controls other than tab,
 /// DEL, C1 controls, the Unicode line and paragraph separators, and the bidirectional
 /// overrides and isolates (which reorder what a reader sees, "Trojan Source").
-fn is_unprintable(c: char) -> bool {
+pub fn is_unprintable(c: char) -> bool {
     (c.is_control() && c != '\t')
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }

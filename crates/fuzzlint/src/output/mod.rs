@@ -25,8 +25,10 @@ pub fn write_json_pretty<T: serde::Serialize + ?Sized>(
 
 struct PrintableFormatter<'a>(serde_json::ser::PrettyFormatter<'a>);
 
+/// What `render::is_unprintable` names that JSON lets through raw: serde_json escapes the C0
+/// controls itself.
 fn escaped_in_json(c: char) -> bool {
-    matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c >= '\u{7f}' && fuzzfile_check::render::is_unprintable(c)
 }
 
 impl serde_json::ser::Formatter for PrintableFormatter<'_> {
