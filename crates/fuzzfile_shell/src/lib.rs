@@ -10,6 +10,8 @@
 //!
 //! Invariants: never panics; ranges are byte ranges into the text passed in; no I/O.
 
+pub mod eval;
+
 use std::ops::Range;
 
 /// One word of a command line.
