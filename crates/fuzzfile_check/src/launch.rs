@@ -70,6 +70,8 @@ pub enum Origin {
     /// A `sh -c` string inside `command:`.
     ShellString,
     Script,
+    /// A file the job ships (`files:`) and runs or sources.
+    File,
 }
 
 /// One launcher invocation.
@@ -981,7 +983,7 @@ pub fn insert_flag(
         return None;
     }
     match inv.origin {
-        Origin::Script | Origin::ShellString => Some(fuzzfile_diagnostics::Edit {
+        Origin::Script | Origin::ShellString | Origin::File => Some(fuzzfile_diagnostics::Edit {
             range: TextRange::empty(last.range.end),
             replacement: format!(" {flag}"),
         }),

@@ -18,6 +18,7 @@ pub mod launch;
 pub mod profile;
 pub mod render;
 pub mod rules;
+pub mod semantics;
 pub mod settings;
 pub mod suppress;
 
@@ -36,6 +37,9 @@ pub struct Analysis {
     pub tree: Tree,
     pub model: Fuzzfile,
     pub diagnostics: Vec<Diagnostic>,
+    /// What each job and service runs, derived once ([`semantics`]): rules, hover, inlay hints,
+    /// the launch plan and the runner read it.
+    pub semantics: semantics::Semantics,
     /// The options the text was analysed with (a fixed text is verified with the same).
     pub options: Options,
 }
@@ -97,6 +101,11 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
         fuzzfile_model::build(&text, &tree)
     };
     diagnostics.extend(model_diags);
+    let semantics = if invalid_utf8 {
+        semantics::Semantics::default()
+    } else {
+        semantics::Semantics::build(&text, &tree, &model)
+    };
     if !invalid_utf8 {
         let ctx = rules::Context::new(&text, &tree, &model, options.profile.as_ref());
         rules::run_all(&ctx, &mut diagnostics);
@@ -113,6 +122,7 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
         tree,
         model,
         diagnostics,
+        semantics,
         options: options.clone(),
     }
 }

@@ -1,0 +1,1364 @@
+//! The semantics layer: what each job and service will run, derived once per analysis.
+//!
+//! For every task, [`Semantics::build`] computes the effective environment (with provenance),
+//! the GPUs per node and the nodes, what wraps the command (Fuzzball's multinode
+//! implementation, `exec_all`, the SSH wrapper), and every launcher invocation with its
+//! arguments *evaluated*: shell text (`script:`, `sh -c` strings, shipped files the job runs) goes
+//! through the abstract interpreter [`fuzzfile_shell::eval`], so `torchrun $DISTRIBUTED_ARGS`,
+//! `"${ARGS[@]}"`, `${NGPU:-8}`, `eval "$CMD"` and `bash -c '...' arg0 args` give the arguments
+//! torchrun really receives, each mapped back to the Fuzzfile bytes it came from.
+//!
+//! Rules, hover, inlay hints, the launch plan and the runner read these facts; nothing derives
+//! them a second time (a test checks that no rule or front end calls the shell parser or the
+//! evaluator itself).
+//!
+//! # Where each word is expanded
+//!
+//! This module is the one place that models it (docs/ARCHITECTURE.md has the table):
+//! - A `script:` (and a shipped file it runs) is expanded by the job's shell on the head node
+//!   ([`Site::Head`]); Fuzzball's variables there (`$RANK`, `$MULTINODE_NODE_IP`) have the
+//!   head's values.
+//! - `exec_all CMD...` receives the words the head's shell produced and runs them on every node
+//!   with `RANK` set, replacing the text `$RANK` / `${RANK}` in its words by the node's rank. So
+//!   `--node-rank '$RANK'` gives each node its own rank, while `"$RANK"` (expanded on the head)
+//!   gives every node the head's. A shell started by `exec_all` (`exec_all bash -c '...'`) expands
+//!   its words on each node ([`Site::EachNode`]).
+//! - In a `command:` list there is no shell: Fuzzball itself expands the generic implementation's
+//!   `$MULTINODE_*` variables in the words (on the head), and leaves `$RANK` for `exec_all`. The
+//!   same holds for the string of `[sh, -c, "..."]`, which Fuzzball expands before the shell
+//!   parses it.
+
+use std::collections::HashMap;
+
+use fuzzfile_diagnostics::TextRange;
+use fuzzfile_model::{EnvVar, FileSource, Fuzzfile, Implementation, Task, TaskKind};
+use fuzzfile_shell::eval::{self, Arg, Field, Piece, SourceId, Span};
+use fuzzfile_syntax::{NodeId, Tree};
+
+pub use crate::launch::{Launcher, Origin};
+pub use fuzzfile_shell::eval::{Certainty, Entry, Site};
+
+/// Variables Fuzzball sets in every container (`FB_*`, `HOSTNAME`) and, for `generic` multinode
+/// jobs, the `MULTINODE_*` set; `RANK` is set by `exec_all` on each node.
+pub const PROVIDED_VARIABLES: &[&str] = &[
+    "FB_WORKFLOW_ID",
+    "FB_JOB_NAME",
+    "FB_ACCOUNT_ID",
+    "FB_TASK_ID",
+    "HOSTNAME",
+    "MULTINODE_HOSTLIST",
+    "MULTINODE_HOSTLIST_NOSLOTS",
+    "MULTINODE_TOTAL_SLOTS",
+    "MULTINODE_NODE_IP",
+    "MULTINODE_SSH_WRAPPER",
+    "MULTINODE_RSH_WRAPPER",
+    "RANK",
+];
+
+/// The programs a remote runner or the SSH wrapper is named by.
+const REMOTE_RUNNERS: &[&str] = &["exec_all"];
+const REMOTE_WRAPPERS: &[&str] = &["MULTINODE_SSH_WRAPPER", "MULTINODE_RSH_WRAPPER"];
+
+/// The facts of every task of one Fuzzfile.
+#[derive(Debug, Default)]
+pub struct Semantics {
+    by_body: HashMap<NodeId, usize>,
+    tasks: Vec<TaskFacts>,
+    empty: TaskFacts,
+}
+
+impl Semantics {
+    /// Derive the facts of every job and service of `model`.
+    pub fn build(text: &str, tree: &Tree, model: &Fuzzfile) -> Semantics {
+        let mut s = Semantics::default();
+        for task in model.tasks() {
+            let facts = task_facts(text, tree, model, task);
+            s.by_body.insert(task.body, s.tasks.len());
+            s.tasks.push(facts);
+        }
+        s
+    }
+
+    /// The facts of `task` (a task of the model this was built from).
+    pub fn task(&self, task: &Task) -> &TaskFacts {
+        self.by_body
+            .get(&task.body)
+            .and_then(|&i| self.tasks.get(i))
+            .unwrap_or(&self.empty)
+    }
+}
+
+/// What one job or service runs, and with what.
+#[derive(Clone, Debug, Default)]
+pub struct TaskFacts {
+    /// `defaults.job.env` overridden by name by the task's own `env` (services do not inherit
+    /// defaults); each name once, at the place of its last entry. `from_defaults` says where
+    /// each came from.
+    pub env: Vec<EnvVar>,
+    /// GPUs requested per node (`resource.devices["nvidia.com/gpu"]`, the task's, else
+    /// `defaults.job`'s).
+    pub gpus_per_node: Option<(u64, TextRange)>,
+    /// CPU cores requested per node (the task's, else `defaults.job`'s).
+    pub cores: Option<u64>,
+    /// `multinode.nodes`.
+    pub nodes: Option<(u64, TextRange)>,
+    /// `multinode.implementation`.
+    pub implementation: Option<Implementation>,
+    /// Every launcher invocation, in the order the job's shell meets it.
+    pub launches: Vec<Launch>,
+    /// The evaluation of the task's shell stopped at a bound: launches may be missing.
+    pub truncated: bool,
+}
+
+impl TaskFacts {
+    /// Fuzzball's MPI or GASNet launcher wraps the command (`openmpi`, `ompi`, `mpich`,
+    /// `gasnet`).
+    pub fn wrapped_by_fuzzball(&self) -> Option<Implementation> {
+        self.implementation.filter(|i| i.wraps_command())
+    }
+    /// `multinode.nodes` when the job runs on several nodes and launches its own processes
+    /// (`implementation: generic`, or none given).
+    pub fn generic_multinode(&self) -> Option<(u64, TextRange)> {
+        if self.wrapped_by_fuzzball().is_some() {
+            return None;
+        }
+        self.nodes.filter(|(n, _)| *n > 1)
+    }
+    /// The value of `name` in the effective environment.
+    pub fn env_var(&self, name: &str) -> Option<&EnvVar> {
+        self.env.iter().rev().find(|e| e.name == name)
+    }
+    /// The torchrun (and `torch.distributed.run` / `.launch`) invocations with their arguments.
+    pub fn torchruns(&self) -> impl Iterator<Item = (&Launch, &TorchrunArgs)> {
+        self.launches
+            .iter()
+            .filter_map(|l| l.torchrun.as_ref().map(|a| (l, a)))
+    }
+}
+
+/// The value a launched program receives for one word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// Known before the run.
+    Literal(String),
+    /// One of a few known values, depending on a branch taken at run time.
+    OneOf(Vec<String>),
+    /// A variable Fuzzball sets at run time, expanded at `site`: on the head (the head's value,
+    /// the same on every node) or on each node (each node's own).
+    Runtime { name: String, site: Site },
+    /// Text around run-time variables (`$MULTINODE_NODE_IP:29500`): `text` has `$NAME` where
+    /// each variable's value goes; `site` is where they are expanded.
+    Template { text: String, site: Site },
+    /// Not known before the run.
+    Unknown,
+}
+
+impl Resolved {
+    /// The value when it is known and unique.
+    pub fn literal(&self) -> Option<&str> {
+        match self {
+            Resolved::Literal(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// Every value it may take, when each is known.
+    pub fn choices(&self) -> Option<Vec<&str>> {
+        match self {
+            Resolved::Literal(s) => Some(vec![s.as_str()]),
+            Resolved::OneOf(v) => Some(v.iter().map(String::as_str).collect()),
+            _ => None,
+        }
+    }
+    /// How the value reads in a message.
+    pub fn display(&self) -> String {
+        match self {
+            Resolved::Literal(s) => s.clone(),
+            Resolved::OneOf(v) => v.join(" or "),
+            Resolved::Runtime { name, .. } => format!("${name}"),
+            Resolved::Template { text, .. } => text.clone(),
+            Resolved::Unknown => "(not known before the run)".into(),
+        }
+    }
+}
+
+/// One argument of a launcher, as the launcher receives it, placed in the Fuzzfile.
+#[derive(Clone, Debug)]
+pub struct LaunchWord {
+    /// The value when known (the first choice of several); else the word as written.
+    pub text: String,
+    pub value: Resolved,
+    /// Where to point at it in the Fuzzfile: the bytes the value came from when they are
+    /// written out (inside `DISTRIBUTED_ARGS="--nproc_per_node 8"` for a split `$DISTRIBUTED_ARGS`),
+    /// else the word that was expanded.
+    pub range: TextRange,
+    /// The bytes at `range` are exactly `text`, so a fix may replace them or a part of them.
+    pub exact: bool,
+    /// The word was produced by an expansion (`$X`, `"${A[@]}"`, `$1`), not written in place.
+    pub expanded: bool,
+    /// Stands for an unknown number of arguments (an unquoted `$ARGS` of unknown value).
+    pub splat: bool,
+}
+
+impl LaunchWord {
+    /// The range of `text[start..]` in the file, when the word is exact; else the whole word.
+    pub fn tail_range(&self, start: usize) -> TextRange {
+        if self.exact && start <= self.text.len() {
+            TextRange::new(self.range.start + start as u32, self.range.end)
+        } else {
+            self.range
+        }
+    }
+}
+
+/// One launcher invocation.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub launcher: Launcher,
+    /// The launcher word (for `python -m torch.distributed.run`: `python`) and everything after.
+    pub words: Vec<LaunchWord>,
+    /// Index in `words` of the first argument.
+    pub args_start: usize,
+    /// The remote runner that starts this on every node (`exec_all`, or the SSH wrapper).
+    pub exec_all: Option<TextRange>,
+    pub origin: Origin,
+    /// Whether the command runs whenever the job runs, or only in some branch.
+    pub certainty: Certainty,
+    /// The shell that expanded the words.
+    pub site: Site,
+    /// How the job's shell reached the launch line (`bash -c`, `eval`, a shipped file), outermost
+    /// first.
+    pub via: Vec<Entry>,
+    /// The launched program's environment, as far as it matters to launchers: the job's `env`,
+    /// variables the script exports, assignments before the command and `env NAME=value`.
+    pub environment: Vec<(String, LaunchWord)>,
+    /// torchrun's (or `torch.distributed.run`/`.launch`'s) arguments.
+    pub torchrun: Option<TorchrunArgs>,
+    /// mpirun's arguments.
+    pub mpirun: Option<MpirunArgs>,
+}
+
+impl Launch {
+    pub fn range(&self) -> TextRange {
+        self.words.first().map_or(TextRange::default(), |w| w.range)
+    }
+    pub fn args(&self) -> &[LaunchWord] {
+        self.words.get(self.args_start..).unwrap_or(&[])
+    }
+    /// A torchrun setting (`nnodes`, `nproc-per-node`, `node-rank`, `master-addr`,
+    /// `master-port`, `rdzv-backend`, `rdzv-endpoint`, `rdzv-id`): from its flag, else from the
+    /// `PET_<NAME>` variable torchrun reads when the flag is absent.
+    pub fn setting(&self, name: &str) -> Option<&Setting> {
+        self.torchrun
+            .as_ref()?
+            .settings
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| s)
+    }
+    /// The variable `name` in the launched program's environment.
+    pub fn env(&self, name: &str) -> Option<&LaunchWord> {
+        self.environment
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, w)| w)
+    }
+}
+
+/// A parsed `--flag` of a launcher.
+#[derive(Clone, Debug)]
+pub struct Flag {
+    /// Normalised: no leading dashes, `_` as `-` for torchrun (`nproc-per-node`).
+    pub name: String,
+    /// The flag word (for `--x=y`, the whole word).
+    pub flag_range: TextRange,
+    pub value: Option<FlagValue>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FlagValue {
+    pub text: String,
+    pub value: Resolved,
+    pub range: TextRange,
+    /// The value is written literally at `range` (so a fix may replace it).
+    pub literal_in_place: bool,
+}
+
+/// torchrun's command line: its own flags, then the script and the script's arguments.
+#[derive(Clone, Debug, Default)]
+pub struct TorchrunArgs {
+    pub flags: Vec<Flag>,
+    /// The training script or module (first positional).
+    pub script: Option<LaunchWord>,
+    /// An argument of unknown value or count stands among torchrun's own: any flag may be in
+    /// it, so an absent flag is not known to be absent.
+    pub incomplete: bool,
+    /// The settings the rules and the plan read, by name (see [`Launch::setting`]).
+    pub settings: Vec<(&'static str, Setting)>,
+}
+
+impl TorchrunArgs {
+    pub fn get(&self, name: &str) -> Option<&Flag> {
+        self.flags.iter().rev().find(|f| f.name == name)
+    }
+    pub fn has(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+}
+
+/// A torchrun setting and where it is written.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    pub value: Resolved,
+    /// The bytes of the value (flag value, or the variable's value).
+    pub range: TextRange,
+    /// The value is written literally right there (so a fix may replace it).
+    pub literal_in_place: bool,
+    /// From `PET_<NAME>` in the environment, not a flag.
+    pub from_env: bool,
+}
+
+/// mpirun's command line.
+#[derive(Clone, Debug, Default)]
+pub struct MpirunArgs {
+    pub flags: Vec<Flag>,
+    /// The program and its arguments.
+    pub program: Vec<LaunchWord>,
+    /// An argument of unknown value or count stands among mpirun's own.
+    pub incomplete: bool,
+}
+
+impl MpirunArgs {
+    pub fn get(&self, names: &[&str]) -> Option<&Flag> {
+        self.flags.iter().find(|f| names.contains(&f.name.as_str()))
+    }
+}
+
+/// The torchrun settings precomputed for every invocation.
+const TORCHRUN_SETTINGS: &[&str] = &[
+    "nnodes",
+    "nproc-per-node",
+    "node-rank",
+    "master-addr",
+    "master-port",
+    "rdzv-backend",
+    "rdzv-endpoint",
+    "rdzv-id",
+];
+
+/// torchrun flags that take a value (torch/distributed/run.py); every other flag is a switch.
+const TORCHRUN_VALUE_FLAGS: &[&str] = &[
+    "nnodes",
+    "nproc-per-node",
+    "rdzv-backend",
+    "rdzv-endpoint",
+    "rdzv-id",
+    "rdzv-conf",
+    "max-restarts",
+    "monitor-interval",
+    "start-method",
+    "role",
+    "event-log-handler",
+    "logs-specs",
+    "numa-binding",
+    "signals-to-handle",
+    "log-dir",
+    "r",
+    "redirects",
+    "t",
+    "tee",
+    "local-ranks-filter",
+    "node-rank",
+    "master-addr",
+    "master-port",
+    "local-addr",
+    "local-rank",
+];
+
+/// Open MPI and MPICH (Hydra) flags that take one value; `--mca`, `-genv`, `-env` take two.
+const MPI_VALUE_FLAGS: &[&str] = &[
+    "np",
+    "n",
+    "c",
+    "H",
+    "host",
+    "hosts",
+    "hostfile",
+    "machinefile",
+    "f",
+    "map-by",
+    "bind-to",
+    "rank-by",
+    "x",
+    "prefix",
+    "wdir",
+    "npernode",
+    "N",
+    "ppn",
+    "launcher",
+    "launcher-exec",
+    "bootstrap",
+    "bootstrap-exec",
+    "iface",
+    "genvlist",
+    "envlist",
+    "rankfile",
+    "report-bindings-file",
+    "output-filename",
+    "timeout",
+    "mca-param-file",
+    "tune",
+    "pernode-np",
+];
+const MPI_TWO_VALUE_FLAGS: &[&str] = &["mca", "gmca", "genv", "env", "prtemca"];
+
+/// Words that start every launcher recognised here: a task whose shell texts, shipped files and
+/// `env` values contain none of them has no invocation, and its shell is not evaluated.
+const LAUNCHER_WORDS: &[&str] = &[
+    "torchrun",
+    "torch.distributed",
+    "mpirun",
+    "mpiexec",
+    "orterun",
+    "srun",
+    "deepspeed",
+    "exec_all",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Building the facts of one task.
+
+fn task_facts(text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> TaskFacts {
+    let env: Vec<EnvVar> = effective_env(model, task).into_iter().cloned().collect();
+    let is_job = task.kind == TaskKind::Job;
+    let defaults_resource = || {
+        is_job
+            .then(|| model.defaults.as_ref()?.resource.as_ref())
+            .flatten()
+    };
+    let gpus_per_node = task
+        .resource
+        .as_ref()
+        .and_then(|r| r.device("nvidia.com/gpu"))
+        .or_else(|| defaults_resource().and_then(|r| r.device("nvidia.com/gpu")))
+        .map(|s| (s.value, s.range));
+    let cores = task
+        .resource
+        .as_ref()
+        .and_then(|r| r.cores.as_ref())
+        .or_else(|| defaults_resource().and_then(|r| r.cores.as_ref()))
+        .map(|c| c.value);
+    let multinode = task.multinode.as_ref();
+    let nodes = multinode
+        .and_then(|m| m.nodes.as_ref())
+        .map(|n| (n.value, n.range));
+    let implementation = multinode
+        .and_then(|m| m.implementation.as_ref())
+        .map(|i| i.value);
+    let mut facts = TaskFacts {
+        env,
+        gpus_per_node,
+        cores,
+        nodes,
+        implementation,
+        launches: Vec::new(),
+        truncated: false,
+    };
+    let generic = nodes.is_some_and(|(n, _)| n > 1)
+        && implementation.is_none_or(|i| i == Implementation::Generic);
+    let mut b = Builder {
+        text,
+        tree,
+        model,
+        task,
+        facts: &mut facts,
+        generic,
+    };
+    b.launches();
+    facts
+}
+
+/// How a source of the evaluation maps back to the Fuzzfile.
+struct SourceInfo {
+    /// The scalar holding it, and where its text starts in the scalar's decoded value.
+    node: NodeId,
+    offset: usize,
+    /// Where to point when the bytes cannot be placed exactly.
+    fallback: TextRange,
+    /// A shipped file's path (for `via`).
+    origin: Origin,
+}
+
+struct Builder<'a> {
+    text: &'a str,
+    tree: &'a Tree,
+    model: &'a Fuzzfile,
+    task: &'a Task,
+    facts: &'a mut TaskFacts,
+    /// A `generic` multinode job on more than one node: `MULTINODE_*` are set, `exec_all` is there.
+    generic: bool,
+}
+
+impl Builder<'_> {
+    fn launches(&mut self) {
+        if !self.mentions_a_launcher() {
+            return;
+        }
+        let task = self.task;
+        if let Some(cmd) = &task.command {
+            let prog = cmd.value.first().map(|w| basename(&w.value)).unwrap_or("");
+            let shell = is_shell(prog);
+            let c_index = cmd.value.iter().position(|w| {
+                w.value.starts_with('-') && !w.value.starts_with("--") && w.value.contains('c')
+            });
+            match (shell, c_index) {
+                (true, Some(ci)) if ci + 1 < cmd.value.len() => {
+                    let item = &cmd.value[ci + 1];
+                    self.evaluate(&item.value, item.node, item.range, Origin::ShellString);
+                }
+                _ => {
+                    let words: Vec<LaunchWord> = cmd
+                        .value
+                        .iter()
+                        .map(|w| self.argv_word(&w.value, w.node, w.range))
+                        .collect();
+                    let environment = self
+                        .facts
+                        .env
+                        .iter()
+                        .map(|e| (e.name.clone(), env_word(e)))
+                        .collect();
+                    if let Some(l) = self.launch(
+                        words,
+                        environment,
+                        Origin::Argv,
+                        Certainty::Always,
+                        Site::Head,
+                        Vec::new(),
+                        None,
+                    ) {
+                        self.facts.launches.push(l);
+                    }
+                }
+            }
+        }
+        if let Some(script) = &task.script {
+            let first = script.value.trim_start().lines().next().unwrap_or("");
+            let shell_script = !first.starts_with("#!")
+                || ["sh", "bash", "dash", "zsh", "ksh"].iter().any(|s| {
+                    first.ends_with(s)
+                        || first.contains(&format!("/{s} "))
+                        || first.contains(&format!(" {s}"))
+                });
+            if shell_script {
+                self.evaluate(&script.value, script.node, script.range, Origin::Script);
+            }
+        }
+    }
+
+    /// Whether any text the task may run names a launcher (a cheap test before evaluating).
+    fn mentions_a_launcher(&self) -> bool {
+        let has = |s: &str| LAUNCHER_WORDS.iter().any(|w| s.contains(w));
+        let t = self.task;
+        t.command
+            .as_ref()
+            .is_some_and(|c| c.value.iter().any(|w| has(&w.value)))
+            || t.script.as_ref().is_some_and(|s| has(&s.value))
+            || self.facts.env.iter().any(|e| has(&e.value))
+            || self.shipped_files().iter().any(|(_, content, _)| has(content))
+    }
+
+    /// The files the task sees at a path: `(path, content, content scalar)`.
+    fn shipped_files(&self) -> Vec<(&str, &str, (NodeId, TextRange))> {
+        self.task
+            .files
+            .iter()
+            .filter_map(|f| {
+                let content = match &f.source {
+                    FileSource::Inline(c) => c,
+                    FileSource::Ref(name) => &self.model.file(&name.value)?.content,
+                };
+                Some((
+                    f.path.value.as_str(),
+                    content.value.as_str(),
+                    (content.node, content.range),
+                ))
+            })
+            .collect()
+    }
+
+    /// A word of a `command:` list: Fuzzball expands `$MULTINODE_*` in it (generic jobs).
+    fn argv_word(&self, value: &str, node: NodeId, range: TextRange) -> LaunchWord {
+        let (range, exact) = match self.tree.scalar(node) {
+            Some(s) if s.map.is_exact() => {
+                let r = s.map.range_to_source(0..value.len());
+                (r, r.slice(self.text) == value)
+            }
+            _ => (range, false),
+        };
+        LaunchWord {
+            text: value.to_owned(),
+            value: Resolved::Literal(value.to_owned()),
+            range,
+            exact,
+            expanded: false,
+            splat: false,
+        }
+    }
+
+    /// Evaluate shell text held by scalar `node` and record the launches it makes.
+    fn evaluate(&mut self, shell: &str, node: NodeId, fallback: TextRange, origin: Origin) {
+        let mut infos: Vec<SourceInfo> = Vec::new();
+        let mut texts: Vec<&str> = Vec::new();
+        let mut files: HashMap<String, SourceId> = HashMap::new();
+        let script_id = add(
+            &mut infos,
+            &mut texts,
+            shell,
+            SourceInfo {
+                node,
+                offset: 0,
+                fallback,
+                origin,
+            },
+        );
+        // Owned copies outlive the borrow of `self` below.
+        let shipped: Vec<(String, String, (NodeId, TextRange))> = self
+            .shipped_files()
+            .into_iter()
+            .map(|(p, c, n)| (p.to_owned(), c.to_owned(), n))
+            .collect();
+        let env = self.facts.env.clone();
+        for (path, content, (cnode, crange)) in &shipped {
+            let id = add(
+                &mut infos,
+                &mut texts,
+                content,
+                SourceInfo {
+                    node: *cnode,
+                    offset: 0,
+                    fallback: *crange,
+                    origin: Origin::File,
+                },
+            );
+            files.insert(path.clone(), id);
+        }
+        let mut initial: Vec<(String, eval::Initial)> = Vec::new();
+        for e in &env {
+            let offset = e.entry.value.len().saturating_sub(e.value.len());
+            let id = add(
+                &mut infos,
+                &mut texts,
+                &e.value,
+                SourceInfo {
+                    node: e.entry.node,
+                    offset: if e.entry.value.ends_with(&e.value) {
+                        offset
+                    } else {
+                        usize::MAX
+                    },
+                    fallback: e.value_range,
+                    origin,
+                },
+            );
+            initial.push((
+                e.name.clone(),
+                eval::Initial::Known {
+                    text: e.value.clone(),
+                    origin: Some(Span {
+                        source: id,
+                        range: 0..e.value.len(),
+                    }),
+                },
+            ));
+        }
+        for name in PROVIDED_VARIABLES {
+            let multinode_only = name.starts_with("MULTINODE_") || *name == "RANK";
+            if multinode_only && !self.generic {
+                continue;
+            }
+            if env.iter().any(|e| e.name == *name) {
+                continue;
+            }
+            initial.push(((*name).to_owned(), eval::Initial::Runtime));
+        }
+        let sources = eval::Sources { texts, files };
+        let options = eval::Options {
+            env: initial,
+            unset_names: eval::UnsetNames::Unknown,
+            cwd: self.task.cwd.as_ref().map(|c| c.value.clone()),
+            remote_runners: REMOTE_RUNNERS.iter().map(|s| (*s).to_owned()).collect(),
+            remote_wrappers: REMOTE_WRAPPERS.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let evaluation = eval::evaluate(script_id, &sources, &options);
+        self.facts.truncated |= evaluation.truncated;
+        let mapper = Mapper {
+            text: self.text,
+            tree: self.tree,
+            infos: &infos,
+            sources: &sources,
+        };
+        // The command that started each nested text, to find the `exec_all` in front of it.
+        let by_span: HashMap<&Span, usize> = evaluation
+            .execs
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (&e.span, i))
+            .collect();
+        for exec in &evaluation.execs {
+            let words: Vec<LaunchWord> = exec
+                .argv
+                .iter()
+                .flat_map(|a| mapper.words(a))
+                .collect();
+            let mut environment: Vec<(String, LaunchWord)> = exec
+                .variables
+                .iter()
+                .filter(|(_, v)| v.exported)
+                .filter_map(|(n, v)| match &v.value {
+                    eval::Value::Scalar(f) => Some((n.clone(), mapper.field(f))),
+                    _ => None,
+                })
+                .collect();
+            environment.sort_by(|a, b| a.0.cmp(&b.0));
+            environment.extend(
+                exec.prefix
+                    .iter()
+                    .map(|(n, f)| (n.clone(), mapper.field(f))),
+            );
+            // Started on each node by a remote runner in front of the nested shell.
+            let remote = (exec.site == Site::EachNode)
+                .then(|| {
+                    exec.nesting.iter().rev().find_map(|n| {
+                        let parent = &evaluation.execs[*by_span.get(&n.command)?];
+                        parent.argv.iter().find_map(|a| match a {
+                            Arg::Field(f)
+                                if f.known().is_some_and(|k| {
+                                    REMOTE_RUNNERS.contains(&basename(&k))
+                                }) =>
+                            {
+                                Some(mapper.span(&f.word))
+                            }
+                            _ => None,
+                        })
+                    })
+                })
+                .flatten();
+            let origin = exec
+                .nesting
+                .iter()
+                .find_map(|n| match n.entry {
+                    Entry::File { .. } | Entry::Source { .. } => Some(Origin::File),
+                    _ => None,
+                })
+                .or_else(|| infos.get(exec.span.source.0 as usize).map(|i| i.origin))
+                .unwrap_or(origin);
+            let via = exec.nesting.iter().map(|n| n.entry.clone()).collect();
+            if let Some(l) = self.launch(
+                words,
+                environment,
+                origin,
+                exec.certainty,
+                exec.site,
+                via,
+                remote,
+            ) {
+                self.facts.launches.push(l);
+            }
+        }
+    }
+
+    /// Recognise a launcher in a command line, after wrappers such as `exec`, `env`, `nohup`,
+    /// `time`, `exec_all` and the SSH wrapper, and parse its arguments.
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        words: Vec<LaunchWord>,
+        mut environment: Vec<(String, LaunchWord)>,
+        origin: Origin,
+        certainty: Certainty,
+        site: Site,
+        via: Vec<Entry>,
+        mut exec_all: Option<TextRange>,
+    ) -> Option<Launch> {
+        let mut i = 0;
+        while i < words.len() {
+            let w = &words[i];
+            if let Resolved::Runtime { name, .. } = &w.value {
+                if REMOTE_WRAPPERS.contains(&name.as_str()) {
+                    // `$MULTINODE_SSH_WRAPPER HOST CMD...`
+                    exec_all.get_or_insert(w.range);
+                    i += 2;
+                    continue;
+                }
+            }
+            match basename(&w.text) {
+                "exec" | "nohup" | "time" | "command" | "setsid" => i += 1,
+                "env" => {
+                    i += 1;
+                    while i < words.len()
+                        && (words[i].text.starts_with('-') || words[i].text.contains('='))
+                    {
+                        if let Some((n, v)) = words[i].text.split_once('=') {
+                            if !words[i].text.starts_with('-') {
+                                let mut value = words[i].clone();
+                                value.range = value.tail_range(n.len() + 1);
+                                value.text = v.to_owned();
+                                value.value = strip_prefix(&value.value, n.len() + 1);
+                                environment.push((n.to_owned(), value));
+                            }
+                        }
+                        i += 1;
+                    }
+                }
+                "stdbuf" | "nice" => {
+                    i += 1;
+                    while i < words.len() && words[i].text.starts_with('-') {
+                        i += 1;
+                    }
+                }
+                n if REMOTE_RUNNERS.contains(&n) => {
+                    exec_all.get_or_insert(w.range);
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        let rest: Vec<LaunchWord> = words.get(i..).unwrap_or(&[]).to_vec();
+        let first = rest.first().map(|w| basename(&w.text)).unwrap_or("");
+        let (launcher, args_start) = match first {
+            "torchrun" => (Launcher::Torchrun, 1),
+            "mpirun" | "mpiexec" | "mpiexec.hydra" | "orterun" => (Launcher::Mpirun, 1),
+            "srun" => (Launcher::Srun, 1),
+            "deepspeed" => (Launcher::Deepspeed, 1),
+            p if p.starts_with("python") => {
+                // python [-u ...] -m torch.distributed.run|launch
+                let mut j = 1;
+                while j < rest.len() && rest[j].text.starts_with('-') && rest[j].text != "-m" {
+                    j += 1;
+                }
+                match (
+                    rest.get(j).map(|w| w.text.as_str()),
+                    rest.get(j + 1).map(|w| w.text.as_str()),
+                ) {
+                    (Some("-m"), Some("torch.distributed.run")) => (Launcher::Torchrun, j + 2),
+                    (Some("-m"), Some("torch.distributed.launch")) => {
+                        (Launcher::DistributedLaunch, j + 2)
+                    }
+                    _ => (Launcher::ExecAll, 0),
+                }
+            }
+            _ => (Launcher::ExecAll, 0),
+        };
+        if launcher == Launcher::ExecAll && exec_all.is_none() {
+            return None;
+        }
+        // A command behind exec_all that starts no recognised launcher (`exec_all hostname`)
+        // is recorded as exec_all's; a nested shell's own launches are recorded on their own.
+        if launcher == Launcher::ExecAll && site == Site::EachNode {
+            return None;
+        }
+        let deferred = exec_all.is_some() && site == Site::Head;
+        let pre_expanded = self.generic && matches!(origin, Origin::Argv | Origin::ShellString);
+        let rest: Vec<LaunchWord> = rest
+            .into_iter()
+            .map(|mut w| {
+                w.value = as_received(w.value, deferred, pre_expanded);
+                w
+            })
+            .collect();
+        let mut l = Launch {
+            launcher,
+            words: rest,
+            args_start,
+            exec_all,
+            origin,
+            certainty,
+            site,
+            via,
+            environment,
+            torchrun: None,
+            mpirun: None,
+        };
+        match launcher {
+            Launcher::Torchrun | Launcher::DistributedLaunch => {
+                l.torchrun = Some(torchrun_args(&l));
+            }
+            Launcher::Mpirun => l.mpirun = Some(mpirun_args(&l)),
+            _ => {}
+        }
+        Some(l)
+    }
+}
+
+/// What the launched program receives for a value the job's shell produced: `exec_all`
+/// replaces `$RANK` in its words by each node's rank (`deferred`), and in `command:` words
+/// Fuzzball expands `$MULTINODE_*` on the head (`pre_expanded`).
+fn as_received(value: Resolved, deferred: bool, pre_expanded: bool) -> Resolved {
+    let Resolved::Literal(s) = &value else {
+        return value;
+    };
+    if !s.contains('$') {
+        return value;
+    }
+    let mut site = None;
+    if deferred && (s.contains("$RANK") || s.contains("${RANK}")) {
+        site = Some(Site::EachNode);
+    }
+    if pre_expanded && (s.contains("$MULTINODE_") || s.contains("${MULTINODE_")) {
+        site = Some(site.unwrap_or(Site::Head));
+    }
+    let Some(site) = site else {
+        return value;
+    };
+    let braced = s.replace("${", "$").replace('}', "");
+    let name = braced.strip_prefix('$').filter(|n| {
+        !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    match name {
+        Some(n) => Resolved::Runtime {
+            name: n.to_owned(),
+            site,
+        },
+        None => Resolved::Template {
+            text: s.clone(),
+            site,
+        },
+    }
+}
+
+/// The value after the first `n` bytes (for `--flag=value` and `NAME=value` in one word).
+fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
+    let cut = |s: &str| s.get(n..).map(str::to_owned);
+    match value {
+        Resolved::Literal(s) => cut(s).map_or(Resolved::Unknown, Resolved::Literal),
+        Resolved::OneOf(v) => {
+            let cut: Option<Vec<String>> = v.iter().map(|s| cut(s)).collect();
+            match cut {
+                Some(mut c) => {
+                    c.dedup();
+                    if c.len() == 1 {
+                        Resolved::Literal(c.remove(0))
+                    } else {
+                        Resolved::OneOf(c)
+                    }
+                }
+                None => Resolved::Unknown,
+            }
+        }
+        Resolved::Template { text, site } => match cut(text) {
+            Some(t) => {
+                let name = t.strip_prefix('$').filter(|r| {
+                    !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+                match name {
+                    Some(name) => Resolved::Runtime {
+                        name: name.to_owned(),
+                        site: *site,
+                    },
+                    None if t.contains('$') => Resolved::Template { text: t, site: *site },
+                    None => Resolved::Literal(t),
+                }
+            }
+            None => Resolved::Unknown,
+        },
+        Resolved::Runtime { .. } | Resolved::Unknown => Resolved::Unknown,
+    }
+}
+
+/// Register one more source text of an evaluation.
+fn add<'t>(
+    infos: &mut Vec<SourceInfo>,
+    texts: &mut Vec<&'t str>,
+    text: &'t str,
+    info: SourceInfo,
+) -> SourceId {
+    let id = SourceId(u32::try_from(texts.len()).unwrap_or(u32::MAX));
+    texts.push(text);
+    infos.push(info);
+    id
+}
+
+/// Maps evaluator fields and spans back to the Fuzzfile.
+struct Mapper<'a> {
+    text: &'a str,
+    tree: &'a Tree,
+    infos: &'a [SourceInfo],
+    sources: &'a eval::Sources<'a>,
+}
+
+impl Mapper<'_> {
+    fn span(&self, span: &Span) -> TextRange {
+        let Some(info) = self.infos.get(span.source.0 as usize) else {
+            return TextRange::default();
+        };
+        if info.offset == usize::MAX {
+            return info.fallback;
+        }
+        match self.tree.scalar(info.node) {
+            Some(s) if s.map.is_exact() => s
+                .map
+                .range_to_source(info.offset + span.range.start..info.offset + span.range.end),
+            _ => info.fallback,
+        }
+    }
+
+    fn source_text(&self, span: &Span) -> &str {
+        self.sources
+            .texts
+            .get(span.source.0 as usize)
+            .and_then(|t| t.get(span.range.clone()))
+            .unwrap_or("")
+    }
+
+    fn words(&self, arg: &Arg) -> Vec<LaunchWord> {
+        match arg {
+            Arg::Field(f) => vec![self.field(f)],
+            Arg::Unknown(span) => vec![LaunchWord {
+                text: self.source_text(span).to_owned(),
+                value: Resolved::Unknown,
+                range: self.span(span),
+                exact: false,
+                expanded: true,
+                splat: true,
+            }],
+        }
+    }
+
+    fn field(&self, f: &Field) -> LaunchWord {
+        let written = self.source_text(&f.word);
+        let expanded = written.contains('$') || written.contains('`');
+        let value = resolved(f);
+        let text = match &value {
+            Resolved::Literal(s) => s.clone(),
+            Resolved::OneOf(v) => v.first().cloned().unwrap_or_default(),
+            Resolved::Runtime { name, .. } => format!("${name}"),
+            Resolved::Template { text, .. } => text.clone(),
+            Resolved::Unknown => written.to_owned(),
+        };
+        // Point at the bytes the value came from when they are one run of one source.
+        let origin = match f.choices.as_slice() {
+            [pieces] => contiguous_origin(pieces),
+            _ => None,
+        };
+        let range = origin
+            .as_ref()
+            .map_or_else(|| self.span(&f.word), |s| self.span(s));
+        let exact = matches!(value, Resolved::Literal(_)) && range.slice(self.text) == text;
+        LaunchWord {
+            text,
+            value,
+            range,
+            exact,
+            expanded,
+            splat: false,
+        }
+    }
+}
+
+/// The source range that all of `pieces` were taken from, when they are one contiguous run of
+/// source bytes.
+fn contiguous_origin(pieces: &[Piece]) -> Option<Span> {
+    let mut out: Option<Span> = None;
+    for p in pieces {
+        let Piece::Text {
+            origin: Some(o), ..
+        } = p
+        else {
+            return None;
+        };
+        out = match out {
+            None => Some(o.clone()),
+            Some(s) if s.source == o.source && s.range.end == o.range.start => Some(Span {
+                source: s.source,
+                range: s.range.start..o.range.end,
+            }),
+            Some(_) => return None,
+        };
+    }
+    out
+}
+
+/// The value of a field.
+fn resolved(f: &Field) -> Resolved {
+    let one = |pieces: &[Piece]| -> Resolved {
+        let mut text = String::new();
+        let mut site: Option<Site> = None;
+        let mut runtime_names = 0;
+        let mut literal_len = 0;
+        for p in pieces {
+            match p {
+                Piece::Text { text: t, .. } => {
+                    text.push_str(t);
+                    literal_len += t.len();
+                }
+                Piece::Runtime { name, site: s, .. } => {
+                    text.push('$');
+                    text.push_str(name);
+                    runtime_names += 1;
+                    site = Some(match site {
+                        Some(Site::EachNode) => Site::EachNode,
+                        _ => *s,
+                    });
+                }
+                Piece::Unknown { .. } => return Resolved::Unknown,
+            }
+        }
+        match site {
+            None => Resolved::Literal(text),
+            Some(site) if runtime_names == 1 && literal_len == 0 => Resolved::Runtime {
+                name: text.trim_start_matches('$').to_owned(),
+                site,
+            },
+            Some(site) => Resolved::Template { text, site },
+        }
+    };
+    match f.choices.as_slice() {
+        [pieces] => one(pieces),
+        many => {
+            let mut out: Vec<String> = Vec::new();
+            for pieces in many {
+                match one(pieces) {
+                    Resolved::Literal(s) => {
+                        if !out.contains(&s) {
+                            out.push(s);
+                        }
+                    }
+                    _ => return Resolved::Unknown,
+                }
+            }
+            match out.len() {
+                0 => Resolved::Unknown,
+                1 => Resolved::Literal(out.remove(0)),
+                _ => Resolved::OneOf(out),
+            }
+        }
+    }
+}
+
+/// An `env:` entry as a word of the launched program's environment.
+fn env_word(e: &EnvVar) -> LaunchWord {
+    LaunchWord {
+        text: e.value.clone(),
+        value: Resolved::Literal(e.value.clone()),
+        range: e.value_range,
+        exact: true,
+        expanded: false,
+        splat: false,
+    }
+}
+
+fn basename(s: &str) -> &str {
+    s.rsplit('/').next().unwrap_or(s)
+}
+
+fn is_shell(prog: &str) -> bool {
+    matches!(prog, "sh" | "bash" | "dash" | "zsh" | "ksh")
+}
+
+/// The environment a task's processes start with: `defaults.job.env`, overridden by name by
+/// the task's own `env` (services do not inherit defaults).
+///
+/// Each name appears once, at the place of its last entry (what removing the earlier entry and
+/// appending the later one would give); linear in the number of entries.
+fn effective_env<'m>(model: &'m Fuzzfile, task: &'m Task) -> Vec<&'m EnvVar> {
+    let defaults: &[EnvVar] = match &model.defaults {
+        Some(d) if task.kind == TaskKind::Job => &d.env,
+        _ => &[],
+    };
+    let all = || defaults.iter().chain(&task.env);
+    let mut last: HashMap<&str, usize> = HashMap::with_capacity(defaults.len() + task.env.len());
+    for (i, e) in all().enumerate() {
+        last.insert(e.name.as_str(), i);
+    }
+    all()
+        .enumerate()
+        .filter(|(i, e)| last.get(e.name.as_str()) == Some(i))
+        .map(|(_, e)| e)
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launcher argument grammars.
+
+/// `--name=value` → (`--name`, `Some(value)`); anything else → (the word, `None`).
+fn split_inline(w: &LaunchWord) -> (&str, Option<&str>) {
+    match w.text.split_once('=') {
+        Some((n, v)) if w.text.starts_with("--") => (n, Some(v)),
+        _ => (w.text.as_str(), None),
+    }
+}
+
+fn inline_value(w: &LaunchWord, name_part: &str, v: &str) -> FlagValue {
+    let range = w.tail_range(name_part.len() + 1);
+    FlagValue {
+        text: v.to_owned(),
+        value: strip_prefix(&w.value, name_part.len() + 1),
+        range,
+        literal_in_place: w.exact && !w.expanded,
+    }
+}
+
+fn word_value(w: &LaunchWord) -> FlagValue {
+    FlagValue {
+        text: w.text.clone(),
+        value: w.value.clone(),
+        range: w.range,
+        literal_in_place: w.exact && !w.expanded,
+    }
+}
+
+/// A word whose role (flag or not) is not known: a splat, or a value not known.
+fn opaque(w: &LaunchWord) -> bool {
+    w.splat || matches!(w.value, Resolved::Unknown)
+}
+
+fn normalise(flag: &str) -> String {
+    flag.trim_start_matches('-').replace('_', "-")
+}
+
+/// Parse torchrun's (or torch.distributed.launch's) arguments, as its argparse parser does.
+fn torchrun_args(l: &Launch) -> TorchrunArgs {
+    let mut out = TorchrunArgs::default();
+    let args = l.args();
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        if opaque(w) {
+            out.incomplete = true;
+            i += 1;
+            continue;
+        }
+        if !w.text.starts_with('-') || w.text == "-" {
+            out.script = Some(w.clone());
+            break;
+        }
+        if w.text == "--" {
+            out.script = args.get(i + 1).cloned();
+            break;
+        }
+        let (name_part, inline) = split_inline(w);
+        let name = normalise(name_part);
+        if name == "m" || name == "module" {
+            // `-m pkg.train`: the module is the program.
+            out.flags.push(Flag {
+                name: "module".into(),
+                flag_range: w.range,
+                value: None,
+            });
+            out.script = args.get(i + 1).cloned();
+            break;
+        }
+        let takes_value = TORCHRUN_VALUE_FLAGS.contains(&name.as_str());
+        let value = match inline {
+            Some(v) => Some(inline_value(w, name_part, v)),
+            None if takes_value => {
+                i += 1;
+                match args.get(i) {
+                    Some(v) if v.splat => {
+                        out.incomplete = true;
+                        Some(FlagValue {
+                            text: v.text.clone(),
+                            value: Resolved::Unknown,
+                            range: v.range,
+                            literal_in_place: false,
+                        })
+                    }
+                    Some(v) => Some(word_value(v)),
+                    None => None,
+                }
+            }
+            None => None,
+        };
+        out.flags.push(Flag {
+            name,
+            flag_range: w.range,
+            value,
+        });
+        i += 1;
+    }
+    for &name in TORCHRUN_SETTINGS {
+        if let Some(s) = torchrun_setting(l, &out, name) {
+            out.settings.push((name, s));
+        }
+    }
+    out
+}
+
+fn torchrun_setting(l: &Launch, args: &TorchrunArgs, name: &str) -> Option<Setting> {
+    if let Some(f) = args.get(name) {
+        let v = f.value.as_ref()?;
+        return Some(Setting {
+            value: v.value.clone(),
+            range: v.range,
+            literal_in_place: v.literal_in_place,
+            from_env: false,
+        });
+    }
+    if args.incomplete {
+        return None;
+    }
+    let pet = format!("PET_{}", name.to_ascii_uppercase().replace('-', "_"));
+    let w = l.env(&pet)?;
+    Some(Setting {
+        value: w.value.clone(),
+        range: w.range,
+        literal_in_place: w.exact && !w.expanded,
+        from_env: true,
+    })
+}
+
+/// Parse mpirun's (Open MPI's or Hydra's) arguments.
+fn mpirun_args(l: &Launch) -> MpirunArgs {
+    let mut out = MpirunArgs::default();
+    let args = l.args();
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        if opaque(w) {
+            out.incomplete = true;
+            i += 1;
+            continue;
+        }
+        if !w.text.starts_with('-') {
+            out.program = args[i..].to_vec();
+            break;
+        }
+        let (name_part, inline) = split_inline(w);
+        let name = name_part.trim_start_matches('-').to_owned();
+        let value = if let Some(v) = inline {
+            Some(inline_value(w, name_part, v))
+        } else if MPI_TWO_VALUE_FLAGS.contains(&name.as_str()) {
+            let k = args.get(i + 1);
+            let v = args.get(i + 2);
+            i += 2;
+            match (k, v) {
+                (Some(k), Some(v)) => Some(FlagValue {
+                    text: format!("{} {}", k.text, v.text),
+                    value: match (&k.value, &v.value) {
+                        (Resolved::Literal(a), Resolved::Literal(b)) => {
+                            Resolved::Literal(format!("{a} {b}"))
+                        }
+                        _ => Resolved::Unknown,
+                    },
+                    range: k.range.cover(v.range),
+                    literal_in_place: false,
+                }),
+                (Some(k), None) => Some(word_value(k)),
+                _ => None,
+            }
+        } else if MPI_VALUE_FLAGS.contains(&name.as_str()) {
+            i += 1;
+            args.get(i).map(word_value)
+        } else {
+            None
+        };
+        out.flags.push(Flag {
+            name,
+            flag_range: w.range,
+            value,
+        });
+        i += 1;
+    }
+    out
+}
