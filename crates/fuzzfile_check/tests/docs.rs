@@ -44,3 +44,45 @@ fn rule_docs_are_up_to_date() {
     }
     assert!(stale.is_empty(), "docs/rules is stale: {stale:?}; run `UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs`");
 }
+
+/// The `Rule` table of `fuzzfile_diagnostics` is generated from the rules' `declare_rule!`
+/// metadata; this test fails when the committed file differs and rewrites it with
+/// `UPDATE_DOCS=1`.
+#[test]
+fn rule_table_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzzfile_diagnostics/src/rules_generated.rs");
+    let expected = fuzzfile_check::rules::generated_rule_table();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &expected).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == expected,
+        "crates/fuzzfile_diagnostics/src/rules_generated.rs differs from the rules' `declare_rule!` metadata; run `UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs`"
+    );
+}
+
+/// The registry and the generated enum agree rule by rule: each `Rule` maps to the metadata
+/// declared in its own file, and the registry lists each rule once.
+#[test]
+fn every_rule_is_registered_once_with_its_own_metadata() {
+    use fuzzfile_check::rules::{meta, REGISTRY};
+    assert_eq!(REGISTRY.len(), Rule::ALL.len());
+    for &rule in Rule::ALL {
+        let m = meta(rule);
+        assert_eq!(m.variant, format!("{rule:?}"));
+        assert_eq!(m.code, rule.code());
+        assert_eq!(m.name, rule.name());
+        assert_eq!(m.severity, rule.default_severity());
+        assert_eq!(m.category, rule.category());
+        assert_eq!(m.summary, rule.summary());
+        assert_eq!(
+            REGISTRY.iter().filter(|r| r.variant == m.variant).count(),
+            1,
+            "{} is registered more than once",
+            m.name
+        );
+    }
+}

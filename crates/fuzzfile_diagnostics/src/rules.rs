@@ -1,6 +1,8 @@
 //! The rule registry: every diagnostic the toolchain emits belongs to exactly one rule with a
-//! stable kebab-case name, a stable code and a default severity. Documentation for each rule
-//! lives next to its implementation in `fuzzfile_check::rules` and is generated into docs/rules/.
+//! stable kebab-case name, a stable code and a default severity. Each rule declares these
+//! beside its documentation and its check in `fuzzfile_check::rules`; the `Rule` table
+//! (`rules_generated.rs`) is generated from those declarations, and docs/rules/ from the
+//! documentation.
 
 use crate::Severity;
 use serde::{Serialize, Serializer};
@@ -52,44 +54,10 @@ macro_rules! rules {
     };
 }
 
-rules! {
-    YamlSyntax => ("FZ001", "yaml-syntax", Error, Syntax, "The text is not valid YAML, or exceeds the size and nesting limits"),
-    UnsupportedVersion => ("FZ002", "unsupported-version", Error, Schema, "`version` is missing or is not one of the Fuzzfile versions `v1` and `v4`"),
-    LegacyVersion => ("FZ003", "legacy-version", Info, Schema, "The file uses the legacy `v1` syntax; new workflows should use `v4`"),
-    UnknownKey => ("FZ010", "unknown-key", Error, Schema, "A key that Fuzzball does not accept at this place and version"),
-    InvalidValue => ("FZ011", "invalid-value", Error, Schema, "A value of the wrong type, or one that breaks its grammar (size, duration, URI, name, enum)"),
-    MissingField => ("FZ012", "missing-field", Error, Schema, "A required key is absent"),
-    DuplicateKey => ("FZ013", "duplicate-key", Error, Schema, "The same key appears twice in one mapping"),
-    DeprecatedKey => ("FZ014", "deprecated-key", Warning, Schema, "A key that Fuzzball still accepts but has replaced or stopped honouring"),
-    UnknownReference => ("FZ020", "unknown-reference", Error, Semantic, "A reference to a job, service, volume or file that the Fuzzfile does not define"),
-    DependencyCycle => ("FZ021", "dependency-cycle", Error, Semantic, "Jobs and services that depend on each other in a cycle, so the workflow cannot start"),
-    DuplicateName => ("FZ022", "duplicate-name", Error, Semantic, "A job and a service with the same name"),
-    CommandAndScript => ("FZ030", "command-and-script", Warning, Schema, "A job or service sets both `command` and `script`"),
-    NoCommand => ("FZ031", "no-command", Error, Schema, "A job or service sets neither `command` nor `script`"),
-    PolicyRetryIgnored => ("FZ032", "policy-retry-ignored", Warning, Schema, "`policy.retry` is accepted by Fuzzball and ignored"),
-    UnusedSuppression => ("FZ040", "unused-suppression", Warning, Meta, "A `# fuzzlint: ignore[...]` comment that suppresses nothing"),
-    TorchrunNprocMismatch => ("FZ201", "torchrun-nproc-mismatch", Error, Gpu, "torchrun `--nproc-per-node` differs from the GPUs requested per node"),
-    TorchrunNnodesMismatch => ("FZ202", "torchrun-nnodes-mismatch", Error, Gpu, "torchrun `--nnodes` does not admit `multinode.nodes`"),
-    TorchrunStandaloneMultinode => ("FZ203", "torchrun-standalone-multinode", Error, Gpu, "torchrun `--standalone` in a multinode job"),
-    TorchrunMissingNodeRank => ("FZ204", "torchrun-missing-node-rank", Error, Gpu, "Multinode torchrun without `--node-rank` or a rendezvous that assigns ranks"),
-    TorchrunMissingMasterAddr => ("FZ205", "torchrun-missing-master-addr", Error, Gpu, "Multinode torchrun without a reachable master or rendezvous address"),
-    TorchrunRdzvIncomplete => ("FZ206", "torchrun-rdzv-incomplete", Warning, Gpu, "torchrun rendezvous settings that are incomplete or ignored"),
-    TorchDistributedLaunchDeprecated => ("FZ207", "torch-distributed-launch-deprecated", Warning, Gpu, "`python -m torch.distributed.launch` is deprecated in favour of torchrun"),
-    LauncherDoubleWrap => ("FZ210", "launcher-double-wrap", Error, Gpu, "A launcher inside a multinode implementation that already wraps the command"),
-    MpiSlotsNotGpus => ("FZ211", "mpi-slots-not-gpus", Error, Gpu, "MPI ranks follow the slot count (CPU cores by default), not the GPU count"),
-    GpuRequestMissing => ("FZ212", "gpu-request-missing", Error, Gpu, "A GPU launcher or NCCL settings in a job that requests no GPU"),
-    NcclIbHcaMissing => ("FZ301", "nccl-ib-hca-missing", Warning, Gpu, "Multinode NCCL job on an InfiniBand/RoCE cluster without `NCCL_IB_HCA`"),
-    NcclMnnvlNoImex => ("FZ302", "nccl-mnnvl-no-imex", Error, Gpu, "Multinode GPU job on a Multi-Node NVLink cluster with no IMEX channel and MNNVL not disabled"),
-    ImexNoProductPin => ("FZ303", "imex-no-product-pin", Error, Gpu, "`NVIDIA_IMEX_CHANNELS` without a GPU product annotation keeping the job on IMEX nodes"),
-    ImexSharedTrustDomain => ("FZ304", "imex-shared-trust-domain", Info, Gpu, "Jobs sharing IMEX channel 0 in an NVLink domain share one trust domain"),
-    NcclInvalidValue => ("FZ305", "nccl-invalid-value", Error, Gpu, "An NCCL or PyTorch NCCL environment variable with an invalid or deprecated value or name"),
-    NcclNetUnavailable => ("FZ306", "nccl-net-unavailable", Error, Gpu, "`NCCL_NET` or `NCCL_IB_DISABLE` forcing a transport the cluster lacks or slows"),
-    GpuProductAmbiguous => ("FZ307", "gpu-product-ambiguous", Warning, Gpu, "A GPU product annotation that matches several products (`B200` also matches `GB200`)"),
-    ImageTooOldForGpu => ("FZ308", "image-too-old-for-gpu", Error, Gpu, "An image whose CUDA is older than the GPU needs"),
-    ClusterProfileMissing => ("FZ309", "cluster-profile-missing", Info, Gpu, "GPU jobs checked without a cluster profile: rules that need cluster facts are off"),
-    GpuRequestExceedsNode => ("FZ310", "gpu-request-exceeds-node", Error, Gpu, "A job that requests more GPUs per node than the cluster's nodes have"),
-    NcclIbHcaUnknown => ("FZ311", "nccl-ib-hca-unknown", Warning, Gpu, "`NCCL_IB_HCA` naming adapters the cluster's nodes do not have"),
-}
+// The table of every rule (variant => code, name, default severity, category, summary) is
+// generated from each rule's `declare_rule!` block in `fuzzfile_check::rules`; the model
+// builder emits these values too, which is why the enum lives here.
+include!("rules_generated.rs");
 
 impl Rule {
     pub fn from_name(name: &str) -> Option<Rule> {

@@ -33,6 +33,23 @@ use super::Context;
 use crate::gpu::multinode_gpu_job;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
+declare_rule! {
+    pub struct ClusterProfileMissing {
+        code: "FZ309",
+        name: "cluster-profile-missing",
+        severity: Info,
+        category: Gpu,
+        summary: "GPU jobs checked without a cluster profile: rules that need cluster facts are off",
+        fix: None,
+    }
+}
+
+impl super::Check for ClusterProfileMissing {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if ctx.profile.is_some() {
         return;

@@ -26,3 +26,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct CommandAndScript {
+        code: "FZ030",
+        name: "command-and-script",
+        severity: Warning,
+        category: Schema,
+        summary: "A job or service sets both `command` and `script`",
+        fix: None,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for CommandAndScript {}

@@ -27,6 +27,23 @@ use super::Context;
 use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
 use std::collections::{HashMap, VecDeque};
 
+declare_rule! {
+    pub struct DependencyCycle {
+        code: "FZ021",
+        name: "dependency-cycle",
+        severity: Error,
+        category: Semantic,
+        summary: "Jobs and services that depend on each other in a cycle, so the workflow cannot start",
+        fix: None,
+    }
+}
+
+impl super::Check for DependencyCycle {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 /// For each task (by index), the tasks it waits for, with the range of the reference.
 pub type Adjacency = Vec<Vec<(usize, TextRange)>>;
 

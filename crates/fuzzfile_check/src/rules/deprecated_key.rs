@@ -23,3 +23,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct DeprecatedKey {
+        code: "FZ014",
+        name: "deprecated-key",
+        severity: Warning,
+        category: Schema,
+        summary: "A key that Fuzzball still accepts but has replaced or stopped honouring",
+        fix: None,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for DeprecatedKey {}

@@ -24,3 +24,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct DuplicateKey {
+        code: "FZ013",
+        name: "duplicate-key",
+        severity: Error,
+        category: Schema,
+        summary: "The same key appears twice in one mapping",
+        fix: None,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for DuplicateKey {}

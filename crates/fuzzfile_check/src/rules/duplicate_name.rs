@@ -32,6 +32,23 @@
 use super::Context;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
+declare_rule! {
+    pub struct DuplicateName {
+        code: "FZ022",
+        name: "duplicate-name",
+        severity: Error,
+        category: Semantic,
+        summary: "A job and a service with the same name",
+        fix: None,
+    }
+}
+
+impl super::Check for DuplicateName {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for svc in &ctx.model.services {
         if let Some(job) = ctx

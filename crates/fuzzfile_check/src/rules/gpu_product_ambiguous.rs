@@ -39,6 +39,23 @@ use crate::gpu::{KNOWN_PRODUCTS, PRODUCT_KEYS};
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 use fuzzfile_model::KeyValue;
 
+declare_rule! {
+    pub struct GpuProductAmbiguous {
+        code: "FZ307",
+        name: "gpu-product-ambiguous",
+        severity: Warning,
+        category: Gpu,
+        summary: "A GPU product annotation that matches several products (`B200` also matches `GB200`)",
+        fix: None,
+    }
+}
+
+impl super::Check for GpuProductAmbiguous {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 /// The built-in product a cluster's product string names: the longest built-in name it
 /// contains (`NVIDIA-GB200` → `GB200`).
 fn canonical(product: &str) -> Option<&'static str> {

@@ -43,6 +43,23 @@ use super::Context;
 use crate::launch::gpus_per_node;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
+declare_rule! {
+    pub struct GpuRequestExceedsNode {
+        code: "FZ310",
+        name: "gpu-request-exceeds-node",
+        severity: Error,
+        category: Gpu,
+        summary: "A job that requests more GPUs per node than the cluster's nodes have",
+        fix: None,
+    }
+}
+
+impl super::Check for GpuRequestExceedsNode {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(profile) = ctx.profile else { return };
     let Some(have) = profile.gpus_per_node else {

@@ -30,27 +30,39 @@
 //!       devices: {nvidia.com/gpu: 4}
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::edits::add_mapping_entry;
 use crate::gpu::is_nccl_test;
 use crate::launch::{
-    effective_env, gpus_per_node, mpirun_args, torchrun_args, torchrun_setting, Launcher, Resolved,
+    mpirun_args, torchrun_args, torchrun_setting, Launcher, Resolved,
 };
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
-        if gpus_per_node(ctx.model, task).is_some_and(|g| g.0 > 0) {
-            continue;
+declare_rule! {
+    pub struct GpuRequestMissing {
+        code: "FZ212",
+        name: "gpu-request-missing",
+        severity: Error,
+        category: Gpu,
+        summary: "A GPU launcher or NCCL settings in a job that requests no GPU",
+        fix: Sometimes,
+    }
+}
+
+impl Check for GpuRequestMissing {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        if facts.gpus.is_some_and(|g| g.0 > 0) {
+            return;
         }
-        let env = effective_env(ctx.model, task);
+        let env = &facts.env;
         let mut evidence: Option<(TextRange, String, Option<u64>)> = None;
-        for inv in ctx.invocations(task) {
+        for inv in facts.invocations {
             match inv.launcher {
                 Launcher::Torchrun | Launcher::DistributedLaunch => {
                     let args = torchrun_args(inv);
                     let nproc =
-                        torchrun_setting(inv, &args, &env, "nproc-per-node").map(|s| s.value);
+                        torchrun_setting(inv, &args, env, "nproc-per-node").map(|s| s.value);
                     if matches!(&nproc, Some(Resolved::Literal(v)) if v == "cpu") {
                         continue;
                     }
@@ -88,7 +100,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         let Some((range, why, n)) = evidence else {
-            continue;
+            return;
         };
         let mut d = Diagnostic::new(
             Rule::GpuRequestMissing,

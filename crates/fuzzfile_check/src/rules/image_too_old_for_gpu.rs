@@ -48,6 +48,23 @@ use crate::launch::gpus_per_node;
 use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
 use fuzzfile_model::values::ImageScheme;
 
+declare_rule! {
+    pub struct ImageTooOldForGpu {
+        code: "FZ308",
+        name: "image-too-old-for-gpu",
+        severity: Error,
+        category: Gpu,
+        summary: "An image whose CUDA is older than the GPU needs",
+        fix: None,
+    }
+}
+
+impl super::Check for ImageTooOldForGpu {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 /// What the image is: its CUDA (major, minor), how to name it, and where its version is.
 struct ImageCuda {
     cuda: (u32, u32),

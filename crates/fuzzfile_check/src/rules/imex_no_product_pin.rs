@@ -40,6 +40,23 @@ use crate::gpu::{env_get, product_pin, uses_gpus};
 use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
+declare_rule! {
+    pub struct ImexNoProductPin {
+        code: "FZ303",
+        name: "imex-no-product-pin",
+        severity: Error,
+        category: Gpu,
+        summary: "`NVIDIA_IMEX_CHANNELS` without a GPU product annotation keeping the job on IMEX nodes",
+        fix: Sometimes,
+    }
+}
+
+impl super::Check for ImexNoProductPin {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for task in &ctx.model.jobs {
         let env = effective_env(ctx.model, task);

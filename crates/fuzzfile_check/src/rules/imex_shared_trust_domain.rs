@@ -30,6 +30,23 @@ use super::Context;
 use crate::gpu::entry_range;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
+declare_rule! {
+    pub struct ImexSharedTrustDomain {
+        code: "FZ304",
+        name: "imex-shared-trust-domain",
+        severity: Info,
+        category: Gpu,
+        summary: "Jobs sharing IMEX channel 0 in an NVLink domain share one trust domain",
+        fix: None,
+    }
+}
+
+impl super::Check for ImexSharedTrustDomain {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let defaults = ctx.model.defaults.iter().flat_map(|d| d.env.iter());
     let first = defaults

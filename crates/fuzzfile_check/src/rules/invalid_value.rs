@@ -53,6 +53,23 @@ use super::Context;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::{DependencyStatus, TaskKind};
 
+declare_rule! {
+    pub struct InvalidValue {
+        code: "FZ011",
+        name: "invalid-value",
+        severity: Error,
+        category: Schema,
+        summary: "A value of the wrong type, or one that breaks its grammar (size, duration, URI, name, enum)",
+        fix: Sometimes,
+    }
+}
+
+impl super::Check for InvalidValue {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for task in ctx.model.tasks() {
         for dep in &task.depends_on {

@@ -28,29 +28,41 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::launch::Launcher;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Implementation;
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
+declare_rule! {
+    pub struct LauncherDoubleWrap {
+        code: "FZ210",
+        name: "launcher-double-wrap",
+        severity: Error,
+        category: Gpu,
+        summary: "A launcher inside a multinode implementation that already wraps the command",
+        fix: Sometimes,
+    }
+}
+
+impl Check for LauncherDoubleWrap {
+    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
         let Some(imp) = task
             .multinode
             .as_ref()
             .and_then(|m| m.implementation.as_ref())
         else {
-            continue;
+            return;
         };
         if !imp.value.wraps_command() {
-            continue;
+            return;
         }
         let outer = match imp.value {
             Implementation::Gasnet => "GASNet's launcher",
             _ => "mpirun",
         };
         let mut seen_exec_all = None;
-        for inv in ctx.invocations(task) {
+        for inv in facts.invocations {
             // An exec_all in front of a launcher: report the exec_all once, then the launcher.
             if let Some(r) = inv.exec_all {
                 if seen_exec_all != Some(r) {

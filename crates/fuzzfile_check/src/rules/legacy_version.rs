@@ -35,3 +35,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct LegacyVersion {
+        code: "FZ003",
+        name: "legacy-version",
+        severity: Info,
+        category: Schema,
+        summary: "The file uses the legacy `v1` syntax; new workflows should use `v4`",
+        fix: None,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for LegacyVersion {}

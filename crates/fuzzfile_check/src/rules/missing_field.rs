@@ -32,3 +32,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct MissingField {
+        code: "FZ012",
+        name: "missing-field",
+        severity: Error,
+        category: Schema,
+        summary: "A required key is absent",
+        fix: Sometimes,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for MissingField {}

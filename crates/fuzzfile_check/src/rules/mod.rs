@@ -1,49 +1,156 @@
-//! The rules. Each file is one rule: its `//!` comment is the rule's documentation (What it
-//! does · Why is this bad? · Example · Use instead), printed by `fuzzlint rule NAME` and
-//! generated into docs/rules/. Rules found while building the model (`unknown-key`,
-//! `invalid-value`, ...) have their documentation here too, and their detection in
-//! `fuzzfile_model`.
+//! The rules. Each file is one rule and the only place that says anything about it:
+//!
+//! - its `//!` comment is the rule's documentation (What it does · Why is this bad? · Example ·
+//!   Use instead), printed by `fuzzlint rule NAME` and generated into docs/rules/;
+//! - its [`declare_rule!`] block is the rule's metadata: the `Rule` variant, code, name,
+//!   default severity, category, one-line summary and whether findings carry a fix;
+//! - its [`Check`] implementation is the check: a per-file hook, a per-task hook, or both.
+//!   Rules found by another layer (the YAML parser: `yaml-syntax`; the model walk:
+//!   `unknown-key`, `invalid-value`, `missing-field`, `duplicate-key`, `deprecated-key`;
+//!   the suppressions: `unused-suppression`) implement no hook and say where they are found.
+//!
+//! The registry at the end of this file lists every rule module once. It generates the
+//! dispatch ([`run_all`]: every file hook, then for each job and service the task facts once
+//! and every task hook), the metadata table ([`REGISTRY`], [`meta`]) and the documentation
+//! lookup ([`documentation`], [`markdown_page`], [`markdown_index`]). The `Rule` enum of
+//! `fuzzfile_diagnostics` (which the model builder below this crate emits too) is generated
+//! from the same metadata into `crates/fuzzfile_diagnostics/src/rules_generated.rs`:
+//! `tests/docs.rs` fails when that file or docs/rules/ drift and rewrites them with
+//! `UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs`. [`meta`] matches on `Rule`
+//! exhaustively, so a variant without a registered rule does not compile, and a registered
+//! rule cannot be left out of the dispatch.
+//!
+//! Adding a rule: write `rules/<name>.rs` (documentation, `declare_rule!`, `impl Check`), list
+//! it in `registry!`, add its row to `rules_generated.rs` in the same form as the others (the
+//! crate must compile before the test can regenerate the file), then run the command above.
+//!
+//! ## Documentation examples are tests
+//! `tests/doc_examples.rs` runs the first fenced block of `## Example` and of `## Use instead`
+//! of every rule: the first must report the rule, the second must not (only that rule's
+//! findings are looked at). A block is a fragment: when it has no `version:` line,
+//! `version: v4` is put in front of it; nothing else is added, so a finding of another rule
+//! (a job without `image:`) does not matter. The fence's info string selects the input:
+//! - ```` ```yaml ````: a Fuzzfile;
+//! - ```` ```yaml profile=NAME ````: a Fuzzfile checked with the cluster profile
+//!   `examples/clusters/NAME.toml`;
+//! - ```` ```toml profile ```` right before the `yaml` block: that TOML is the cluster
+//!   profile of the next block (rules whose example needs a cluster fact the shipped profiles
+//!   do not have);
+//! - ```` ```text ```` or ```` ```sh ````: shown, not run (a command line, an output); the
+//!   test takes the next `yaml` block of the section.
 
-use fuzzfile_diagnostics::{Diagnostic, Rule};
+use fuzzfile_diagnostics::{Diagnostic, Rule, RuleCategory, Severity, TextRange};
 use fuzzfile_model::Fuzzfile;
 use fuzzfile_syntax::Tree;
 
-pub mod cluster_profile_missing;
-pub mod command_and_script;
-pub mod dependency_cycle;
-pub mod deprecated_key;
-pub mod duplicate_key;
-pub mod duplicate_name;
-pub mod gpu_product_ambiguous;
-pub mod gpu_request_exceeds_node;
-pub mod gpu_request_missing;
-pub mod image_too_old_for_gpu;
-pub mod imex_no_product_pin;
-pub mod imex_shared_trust_domain;
-pub mod invalid_value;
-pub mod launcher_double_wrap;
-pub mod legacy_version;
-pub mod missing_field;
-pub mod mpi_slots_not_gpus;
-pub mod nccl_ib_hca_missing;
-pub mod nccl_ib_hca_unknown;
-pub mod nccl_invalid_value;
-pub mod nccl_mnnvl_no_imex;
-pub mod nccl_net_unavailable;
-pub mod no_command;
-pub mod policy_retry_ignored;
-pub mod torch_distributed_launch_deprecated;
-pub mod torchrun_missing_master_addr;
-pub mod torchrun_missing_node_rank;
-pub mod torchrun_nnodes_mismatch;
-pub mod torchrun_nproc_mismatch;
-pub mod torchrun_rdzv_incomplete;
-pub mod torchrun_standalone_multinode;
-pub mod unknown_key;
-pub mod unknown_reference;
-pub mod unsupported_version;
-pub mod unused_suppression;
-pub mod yaml_syntax;
+/// Whether a rule's findings carry a fix (`fuzzlint check --fix`, the editor's quick fixes).
+/// Every fix is verified before it is applied or offered (`crate::fixes`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FixAvailability {
+    /// No finding carries a fix.
+    None,
+    /// Some findings carry a fix (when the value to write is known and the words are exact).
+    Sometimes,
+    /// Every finding carries a fix.
+    Always,
+}
+
+impl FixAvailability {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::None => "none",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        }
+    }
+}
+
+/// What a rule declares about itself, beside its documentation and its check.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleMeta {
+    /// The name of the `Rule` variant (`UnknownKey`).
+    pub variant: &'static str,
+    /// The stable code (`FZ010`).
+    pub code: &'static str,
+    /// The stable kebab-case name (`unknown-key`).
+    pub name: &'static str,
+    pub severity: Severity,
+    pub category: RuleCategory,
+    /// One line saying what the rule detects.
+    pub summary: &'static str,
+    pub fix: FixAvailability,
+}
+
+/// Declares a rule: a unit struct named after its `Rule` variant, with its metadata as
+/// `META`. Used once at the top of each rule file, after its documentation.
+macro_rules! declare_rule {
+    (
+        $(#[$attr:meta])*
+        pub struct $variant:ident {
+            code: $code:literal,
+            name: $name:literal,
+            severity: $sev:ident,
+            category: $cat:ident,
+            summary: $summary:literal,
+            fix: $fix:ident $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        pub struct $variant;
+
+        impl $variant {
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                variant: stringify!($variant),
+                code: $code,
+                name: $name,
+                severity: fuzzfile_diagnostics::Severity::$sev,
+                category: fuzzfile_diagnostics::RuleCategory::$cat,
+                summary: $summary,
+                fix: $crate::rules::FixAvailability::$fix,
+            };
+        }
+    };
+}
+
+/// The hooks of a rule. The dispatcher ([`run_all`]) calls `file` once per analysis, and
+/// `task` once per job and service with that task's facts, computed once for all rules.
+/// A rule implements the hooks it needs; the others report nothing.
+pub trait Check {
+    /// Findings about the file as a whole (the job graph, top-level sections, the first of
+    /// several jobs).
+    fn file(&self, _ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}
+    /// Findings about one job or service.
+    fn task(&self, _ctx: &Context<'_>, _task: &TaskContext<'_>, _out: &mut Vec<Diagnostic>) {}
+}
+
+/// One job or service and the facts the rules read about it, computed once per task by the
+/// dispatcher (not once per rule).
+pub struct TaskContext<'c> {
+    pub task: &'c fuzzfile_model::Task,
+    /// The environment its processes start with ([`crate::launch::effective_env`]).
+    pub env: Vec<&'c fuzzfile_model::EnvVar>,
+    /// GPUs requested per node and where ([`crate::launch::gpus_per_node`]).
+    pub gpus: Option<(u64, TextRange)>,
+    /// `multinode.nodes` and where ([`crate::launch::nodes`]).
+    pub nodes: Option<(u64, TextRange)>,
+    /// Its launcher invocations ([`Context::invocations`]).
+    pub invocations: &'c [crate::launch::Invocation],
+    /// Its torchrun invocations with their arguments parsed ([`Context::torchruns`]).
+    pub torchruns: Vec<(&'c crate::launch::Invocation, crate::launch::TorchrunArgs)>,
+}
+
+impl<'c> TaskContext<'c> {
+    pub fn new(ctx: &'c Context<'_>, task: &'c fuzzfile_model::Task) -> Self {
+        TaskContext {
+            task,
+            env: crate::launch::effective_env(ctx.model, task),
+            gpus: crate::launch::gpus_per_node(ctx.model, task),
+            nodes: crate::launch::nodes(task),
+            invocations: ctx.invocations(task),
+            torchruns: ctx.torchruns(task),
+        }
+    }
+}
 
 /// What a rule sees.
 pub struct Context<'a> {
@@ -103,82 +210,76 @@ impl<'a> Context<'a> {
     }
 }
 
-/// Run every semantic rule over the model.
-pub fn run_all(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    unknown_reference::check(ctx, out);
-    dependency_cycle::check(ctx, out);
-    duplicate_name::check(ctx, out);
-    invalid_value::check(ctx, out);
-    policy_retry_ignored::check(ctx, out);
-    // GPU, launcher and NCCL rules.
-    torchrun_nproc_mismatch::check(ctx, out);
-    torchrun_nnodes_mismatch::check(ctx, out);
-    torchrun_standalone_multinode::check(ctx, out);
-    torchrun_missing_node_rank::check(ctx, out);
-    torchrun_missing_master_addr::check(ctx, out);
-    torchrun_rdzv_incomplete::check(ctx, out);
-    torch_distributed_launch_deprecated::check(ctx, out);
-    launcher_double_wrap::check(ctx, out);
-    mpi_slots_not_gpus::check(ctx, out);
-    gpu_request_missing::check(ctx, out);
-    nccl_ib_hca_missing::check(ctx, out);
-    nccl_ib_hca_unknown::check(ctx, out);
-    nccl_mnnvl_no_imex::check(ctx, out);
-    imex_no_product_pin::check(ctx, out);
-    imex_shared_trust_domain::check(ctx, out);
-    nccl_invalid_value::check(ctx, out);
-    nccl_net_unavailable::check(ctx, out);
-    gpu_product_ambiguous::check(ctx, out);
-    gpu_request_exceeds_node::check(ctx, out);
-    image_too_old_for_gpu::check(ctx, out);
-    cluster_profile_missing::check(ctx, out);
-}
+/// The registry: each rule module once, with the struct its `declare_rule!` names (the `Rule`
+/// variant). Generates the modules, the metadata table, the dispatch and the documentation
+/// lookup, so none of them can miss a rule.
+macro_rules! registry {
+    ($($module:ident :: $variant:ident,)*) => {
+        $( pub mod $module; )*
 
-macro_rules! docs {
-    ($($rule:ident => $file:literal,)*) => {
+        /// The metadata of every rule, in registry order.
+        pub const REGISTRY: &[RuleMeta] = &[ $( $module::$variant::META, )* ];
+
+        /// The metadata of `rule`. Exhaustive over `Rule`: a variant without a registered
+        /// rule does not compile.
+        pub const fn meta(rule: Rule) -> &'static RuleMeta {
+            match rule { $( Rule::$variant => &$module::$variant::META, )* }
+        }
+
+        /// The source of `rule`'s file (its documentation is its `//!` comment).
         fn source(rule: Rule) -> &'static str {
-            match rule { $( Rule::$rule => include_str!($file), )* }
+            match rule { $( Rule::$variant => include_str!(concat!(stringify!($module), ".rs")), )* }
+        }
+
+        /// Run every rule: each file hook, then for each job and service its facts once and
+        /// each task hook.
+        pub fn run_all(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+            $( Check::file(&$module::$variant, ctx, out); )*
+            for task in ctx.model.tasks() {
+                let facts = TaskContext::new(ctx, task);
+                $( Check::task(&$module::$variant, ctx, &facts, out); )*
+            }
         }
     };
 }
 
-docs! {
-    YamlSyntax => "yaml_syntax.rs",
-    UnsupportedVersion => "unsupported_version.rs",
-    LegacyVersion => "legacy_version.rs",
-    UnknownKey => "unknown_key.rs",
-    InvalidValue => "invalid_value.rs",
-    MissingField => "missing_field.rs",
-    DuplicateKey => "duplicate_key.rs",
-    DeprecatedKey => "deprecated_key.rs",
-    UnknownReference => "unknown_reference.rs",
-    DependencyCycle => "dependency_cycle.rs",
-    DuplicateName => "duplicate_name.rs",
-    CommandAndScript => "command_and_script.rs",
-    NoCommand => "no_command.rs",
-    PolicyRetryIgnored => "policy_retry_ignored.rs",
-    UnusedSuppression => "unused_suppression.rs",
-    TorchrunNprocMismatch => "torchrun_nproc_mismatch.rs",
-    TorchrunNnodesMismatch => "torchrun_nnodes_mismatch.rs",
-    TorchrunStandaloneMultinode => "torchrun_standalone_multinode.rs",
-    TorchrunMissingNodeRank => "torchrun_missing_node_rank.rs",
-    TorchrunMissingMasterAddr => "torchrun_missing_master_addr.rs",
-    TorchrunRdzvIncomplete => "torchrun_rdzv_incomplete.rs",
-    TorchDistributedLaunchDeprecated => "torch_distributed_launch_deprecated.rs",
-    LauncherDoubleWrap => "launcher_double_wrap.rs",
-    MpiSlotsNotGpus => "mpi_slots_not_gpus.rs",
-    GpuRequestMissing => "gpu_request_missing.rs",
-    NcclIbHcaMissing => "nccl_ib_hca_missing.rs",
-    NcclMnnvlNoImex => "nccl_mnnvl_no_imex.rs",
-    ImexNoProductPin => "imex_no_product_pin.rs",
-    ImexSharedTrustDomain => "imex_shared_trust_domain.rs",
-    NcclInvalidValue => "nccl_invalid_value.rs",
-    NcclNetUnavailable => "nccl_net_unavailable.rs",
-    GpuProductAmbiguous => "gpu_product_ambiguous.rs",
-    ImageTooOldForGpu => "image_too_old_for_gpu.rs",
-    ClusterProfileMissing => "cluster_profile_missing.rs",
-    GpuRequestExceedsNode => "gpu_request_exceeds_node.rs",
-    NcclIbHcaUnknown => "nccl_ib_hca_unknown.rs",
+registry! {
+    cluster_profile_missing::ClusterProfileMissing,
+    command_and_script::CommandAndScript,
+    dependency_cycle::DependencyCycle,
+    deprecated_key::DeprecatedKey,
+    duplicate_key::DuplicateKey,
+    duplicate_name::DuplicateName,
+    gpu_product_ambiguous::GpuProductAmbiguous,
+    gpu_request_exceeds_node::GpuRequestExceedsNode,
+    gpu_request_missing::GpuRequestMissing,
+    image_too_old_for_gpu::ImageTooOldForGpu,
+    imex_no_product_pin::ImexNoProductPin,
+    imex_shared_trust_domain::ImexSharedTrustDomain,
+    invalid_value::InvalidValue,
+    launcher_double_wrap::LauncherDoubleWrap,
+    legacy_version::LegacyVersion,
+    missing_field::MissingField,
+    mpi_slots_not_gpus::MpiSlotsNotGpus,
+    nccl_ib_hca_missing::NcclIbHcaMissing,
+    nccl_ib_hca_unknown::NcclIbHcaUnknown,
+    nccl_invalid_value::NcclInvalidValue,
+    nccl_mnnvl_no_imex::NcclMnnvlNoImex,
+    nccl_net_unavailable::NcclNetUnavailable,
+    no_command::NoCommand,
+    policy_retry_ignored::PolicyRetryIgnored,
+    torch_distributed_launch_deprecated::TorchDistributedLaunchDeprecated,
+    torchrun_missing_master_addr::TorchrunMissingMasterAddr,
+    torchrun_missing_node_rank::TorchrunMissingNodeRank,
+    torchrun_nnodes_mismatch::TorchrunNnodesMismatch,
+    torchrun_nproc_mismatch::TorchrunNprocMismatch,
+    torchrun_rdzv_incomplete::TorchrunRdzvIncomplete,
+    torchrun_standalone_multinode::TorchrunStandaloneMultinode,
+    unknown_key::UnknownKey,
+    unknown_reference::UnknownReference,
+    unsupported_version::UnsupportedVersion,
+    unused_suppression::UnusedSuppression,
+    yaml_syntax::YamlSyntax,
 }
 
 /// The Markdown documentation of `rule`, taken from the `//!` comment of its file.
@@ -197,33 +298,68 @@ pub fn documentation(rule: Rule) -> String {
     out
 }
 
+const GENERATED: &str = "<!-- Generated from crates/fuzzfile_check/src/rules/; do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs -->";
+
+fn fix_sentence(fix: FixAvailability) -> &'static str {
+    match fix {
+        FixAvailability::None => "Fix: none.",
+        FixAvailability::Sometimes => "Fix: some findings (`fuzzlint check --fix`).",
+        FixAvailability::Always => "Fix: every finding (`fuzzlint check --fix`).",
+    }
+}
+
 /// The generated page `docs/rules/<name>.md` of `rule`.
 pub fn markdown_page(rule: Rule) -> String {
+    let m = meta(rule);
     format!(
-        "<!-- Generated from crates/fuzzfile_check/src/rules/; do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs -->\n# {} ({})\n\nDefault severity: **{}**. {}\n\n{}",
-        rule.name(),
-        rule.code(),
-        rule.default_severity(),
-        rule.summary(),
+        "{GENERATED}\n# {} ({})\n\nDefault severity: **{}**. {}\n\n{}\n\n{}",
+        m.name,
+        m.code,
+        m.severity,
+        m.summary,
+        fix_sentence(m.fix),
         documentation(rule)
     )
 }
 
 /// The generated index `docs/rules/README.md`.
 pub fn markdown_index() -> String {
-    let mut s = String::from(
-        "<!-- Generated from crates/fuzzfile_check/src/rules/; do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs -->\n# Rules\n\n| code | name | default | what it detects |\n|---|---|---|---|\n",
+    let mut s = format!(
+        "{GENERATED}\n# Rules\n\n| code | name | default | fix | what it detects |\n|---|---|---|---|---|\n",
     );
-    for r in Rule::ALL {
+    for &r in Rule::ALL {
+        let m = meta(r);
         s.push_str(&format!(
-            "| {} | [`{}`]({}.md) | {} | {} |\n",
-            r.code(),
-            r.name(),
-            r.name(),
-            r.default_severity(),
-            r.summary()
+            "| {} | [`{}`]({}.md) | {} | {} | {} |\n",
+            m.code,
+            m.name,
+            m.name,
+            m.severity,
+            m.fix.as_str(),
+            m.summary
         ));
     }
+    s
+}
+
+/// The text of `crates/fuzzfile_diagnostics/src/rules_generated.rs`: the `Rule` table, in code
+/// order, from the rules' `declare_rule!` metadata.
+pub fn generated_rule_table() -> String {
+    let mut metas: Vec<&RuleMeta> = REGISTRY.iter().collect();
+    metas.sort_by_key(|m| m.code);
+    let mut s = String::from(
+        "// @generated from the `declare_rule!` blocks of crates/fuzzfile_check/src/rules/; do not edit.\n\
+         // Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs\n\
+         // (A new rule: add its row here by hand so the workspace compiles, then regenerate.)\n\n\
+         rules! {\n",
+    );
+    for m in metas {
+        s.push_str(&format!(
+            "    {} => ({:?}, {:?}, {:?}, {:?}, {:?}),\n",
+            m.variant, m.code, m.name, m.severity, m.category, m.summary
+        ));
+    }
+    s.push_str("}\n");
     s
 }
 

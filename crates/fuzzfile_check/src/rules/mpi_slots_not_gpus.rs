@@ -31,22 +31,34 @@
 //!     multinode: {nodes: 2, implementation: generic, procs-per-node: 4}
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::edits::add_mapping_entry;
-use crate::launch::{gpus_per_node, mpirun_args, Launcher};
+use crate::launch::{mpirun_args, Launcher};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
-        let Some(mn) = &task.multinode else { continue };
-        let Some((gpus, gpu_range)) = gpus_per_node(ctx.model, task).filter(|g| g.0 > 0) else {
-            continue;
+declare_rule! {
+    pub struct MpiSlotsNotGpus {
+        code: "FZ211",
+        name: "mpi-slots-not-gpus",
+        severity: Error,
+        category: Gpu,
+        summary: "MPI ranks follow the slot count (CPU cores by default), not the GPU count",
+        fix: Sometimes,
+    }
+}
+
+impl Check for MpiSlotsNotGpus {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        let Some(mn) = &task.multinode else { return };
+        let Some((gpus, gpu_range)) = facts.gpus.filter(|g| g.0 > 0) else {
+            return;
         };
         let ppn = mn.procs_per_node.as_ref();
         if ppn.is_some_and(|p| p.value == gpus) {
-            continue;
+            return;
         }
-        for inv in ctx.invocations(task) {
+        for inv in facts.invocations {
             if inv.launcher != Launcher::Mpirun {
                 continue;
             }

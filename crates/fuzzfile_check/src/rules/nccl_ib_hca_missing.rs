@@ -43,6 +43,23 @@ use crate::gpu::{env_get, mentions, multinode_gpu_job};
 use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
+declare_rule! {
+    pub struct NcclIbHcaMissing {
+        code: "FZ301",
+        name: "nccl-ib-hca-missing",
+        severity: Warning,
+        category: Gpu,
+        summary: "Multinode NCCL job on an InfiniBand/RoCE cluster without `NCCL_IB_HCA`",
+        fix: Sometimes,
+    }
+}
+
+impl super::Check for NcclIbHcaMissing {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(profile) = ctx.profile else { return };
     let Some(fabric) = profile.fabric.filter(|f| f.is_rdma()) else {

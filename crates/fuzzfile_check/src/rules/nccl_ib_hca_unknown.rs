@@ -35,6 +35,23 @@ use crate::gpu::env_get;
 use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
+declare_rule! {
+    pub struct NcclIbHcaUnknown {
+        code: "FZ311",
+        name: "nccl-ib-hca-unknown",
+        severity: Warning,
+        category: Gpu,
+        summary: "`NCCL_IB_HCA` naming adapters the cluster's nodes do not have",
+        fix: None,
+    }
+}
+
+impl super::Check for NcclIbHcaUnknown {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 /// The device names of an include list, and whether they match exactly; `None` for an
 /// exclusion list or a value that is not static.
 fn devices(value: &str) -> Option<(Vec<&str>, bool)> {

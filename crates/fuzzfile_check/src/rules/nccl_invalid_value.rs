@@ -60,6 +60,23 @@ use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity, TextRange};
 use fuzzfile_model::schema::did_you_mean;
 use fuzzfile_model::EnvVar;
 
+declare_rule! {
+    pub struct NcclInvalidValue {
+        code: "FZ305",
+        name: "nccl-invalid-value",
+        severity: Error,
+        category: Gpu,
+        summary: "An NCCL or PyTorch NCCL environment variable with an invalid or deprecated value or name",
+        fix: Sometimes,
+    }
+}
+
+impl super::Check for NcclInvalidValue {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 const DEBUG_LEVELS: &[&str] = &["VERSION", "WARN", "INFO", "ABORT", "TRACE"];
 const SUBSYSTEMS: &[&str] = &[
     "INIT",

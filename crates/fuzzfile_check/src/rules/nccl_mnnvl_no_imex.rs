@@ -50,6 +50,23 @@ use crate::gpu::{env_get, mentions, multinode_gpu_job};
 use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
+declare_rule! {
+    pub struct NcclMnnvlNoImex {
+        code: "FZ302",
+        name: "nccl-mnnvl-no-imex",
+        severity: Error,
+        category: Gpu,
+        summary: "Multinode GPU job on a Multi-Node NVLink cluster with no IMEX channel and MNNVL not disabled",
+        fix: Sometimes,
+    }
+}
+
+impl super::Check for NcclMnnvlNoImex {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(profile) = ctx.profile.filter(|p| p.mnnvl) else {
         return;

@@ -39,6 +39,23 @@ use crate::launch::effective_env;
 use crate::profile::Fabric;
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 
+declare_rule! {
+    pub struct NcclNetUnavailable {
+        code: "FZ306",
+        name: "nccl-net-unavailable",
+        severity: Error,
+        category: Gpu,
+        summary: "`NCCL_NET` or `NCCL_IB_DISABLE` forcing a transport the cluster lacks or slows",
+        fix: None,
+    }
+}
+
+impl super::Check for NcclNetUnavailable {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(fabric) = ctx.profile.and_then(|p| p.fabric) else {
         return;

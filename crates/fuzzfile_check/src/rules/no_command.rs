@@ -22,3 +22,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct NoCommand {
+        code: "FZ031",
+        name: "no-command",
+        severity: Error,
+        category: Schema,
+        summary: "A job or service sets neither `command` nor `script`",
+        fix: None,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for NoCommand {}

@@ -34,6 +34,23 @@ use crate::edits::delete_lines;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Policy;
 
+declare_rule! {
+    pub struct PolicyRetryIgnored {
+        code: "FZ032",
+        name: "policy-retry-ignored",
+        severity: Warning,
+        category: Schema,
+        summary: "`policy.retry` is accepted by Fuzzball and ignored",
+        fix: Sometimes,
+    }
+}
+
+impl super::Check for PolicyRetryIgnored {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let mut policies: Vec<&Policy> = Vec::new();
     if let Some(p) = ctx.model.defaults.as_ref().and_then(|d| d.policy.as_ref()) {

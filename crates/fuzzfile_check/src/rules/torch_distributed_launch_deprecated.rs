@@ -26,10 +26,21 @@
 //!     command: [python, -m, torch.distributed.run, --nproc-per-node=4, train.py]
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::edits::delete_sequence_item;
 use crate::launch::{FileWord, Launcher, Origin};
 use fuzzfile_diagnostics::{Diagnostic, Edit, Fix, Rule, TextRange};
+
+declare_rule! {
+    pub struct TorchDistributedLaunchDeprecated {
+        code: "FZ207",
+        name: "torch-distributed-launch-deprecated",
+        severity: Warning,
+        category: Gpu,
+        summary: "`python -m torch.distributed.launch` is deprecated in favour of torchrun",
+        fix: Sometimes,
+    }
+}
 
 /// An edit removing the word `w` of a shell string or script with one space next to it.
 fn delete_shell_word(text: &str, w: &FileWord) -> Option<Edit> {
@@ -51,9 +62,10 @@ fn delete_shell_word(text: &str, w: &FileWord) -> Option<Edit> {
     })
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
-        for (inv, args) in ctx.torchruns(task) {
+impl Check for TorchDistributedLaunchDeprecated {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        for (inv, args) in &facts.torchruns {
             if inv.launcher != Launcher::DistributedLaunch {
                 continue;
             }

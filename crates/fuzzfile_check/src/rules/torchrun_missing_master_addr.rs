@@ -30,11 +30,22 @@
 //! ```
 
 use super::torchrun_missing_node_rank::is_static;
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::launch::{
-    effective_env, generic_multinode, insert_flag, torchrun_setting, Origin, Resolved,
+    generic_multinode, insert_flag, torchrun_setting, Origin, Resolved,
 };
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
+
+declare_rule! {
+    pub struct TorchrunMissingMasterAddr {
+        code: "FZ205",
+        name: "torchrun-missing-master-addr",
+        severity: Error,
+        category: Gpu,
+        summary: "Multinode torchrun without a reachable master or rendezvous address",
+        fix: Sometimes,
+    }
+}
 
 pub fn is_loopback(host: &str) -> bool {
     let h = host.trim().trim_start_matches('[').trim_end_matches(']');
@@ -56,13 +67,14 @@ fn host_of(endpoint: &str) -> &str {
     }
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
+impl Check for TorchrunMissingMasterAddr {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
         let Some((n, nodes_range)) = generic_multinode(task) else {
-            continue;
+            return;
         };
-        let env = effective_env(ctx.model, task);
-        for (inv, args) in ctx.torchruns(task) {
+        let env = &facts.env;
+        for (inv, args) in &facts.torchruns {
             if args.has("standalone") {
                 continue;
             }
@@ -72,10 +84,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             } else {
                 "\"$MULTINODE_NODE_IP\""
             };
-            if is_static(inv, &args, &env)
-                && torchrun_setting(inv, &args, &env, "rdzv-endpoint").is_none()
+            if is_static(inv, args, env)
+                && torchrun_setting(inv, args, env, "rdzv-endpoint").is_none()
             {
-                match torchrun_setting(inv, &args, &env, "master-addr") {
+                match torchrun_setting(inv, args, env, "master-addr") {
                     None => {
                         let flag = if argv {
                             "--master-addr=$MULTINODE_NODE_IP".to_owned()
@@ -110,7 +122,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         }
                     }
                 }
-            } else if let Some(s) = torchrun_setting(inv, &args, &env, "rdzv-endpoint") {
+            } else if let Some(s) = torchrun_setting(inv, args, env, "rdzv-endpoint") {
                 if let Resolved::Literal(v) = &s.value {
                     let host = host_of(v);
                     if is_loopback(host) {

@@ -32,12 +32,23 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::launch::{
-    effective_env, generic_multinode, insert_flag, torchrun_setting, Origin, Resolved,
+    generic_multinode, insert_flag, torchrun_setting, Origin, Resolved,
 };
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Implementation;
+
+declare_rule! {
+    pub struct TorchrunMissingNodeRank {
+        code: "FZ204",
+        name: "torchrun-missing-node-rank",
+        severity: Error,
+        category: Gpu,
+        summary: "Multinode torchrun without `--node-rank` or a rendezvous that assigns ranks",
+        fix: Sometimes,
+    }
+}
 
 /// Whether the rendezvous backend is the default `static` one.
 pub fn is_static(
@@ -52,18 +63,19 @@ pub fn is_static(
     }
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
+impl Check for TorchrunMissingNodeRank {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
         let Some((n, nodes_range)) = generic_multinode(task) else {
-            continue;
+            return;
         };
         let generic = task
             .multinode
             .as_ref()
             .and_then(|m| m.implementation.as_ref())
             .is_some_and(|i| i.value == Implementation::Generic);
-        let env = effective_env(ctx.model, task);
-        for (inv, args) in ctx.torchruns(task) {
+        let env = &facts.env;
+        for (inv, args) in &facts.torchruns {
             if args.has("standalone") {
                 continue; // torchrun-standalone-multinode
             }
@@ -75,10 +87,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 );
                 continue;
             }
-            if !is_static(inv, &args, &env) {
+            if !is_static(inv, args, env) {
                 continue;
             }
-            match torchrun_setting(inv, &args, &env, "node-rank") {
+            match torchrun_setting(inv, args, env, "node-rank") {
                 None => {
                     let flag = if inv.origin == Origin::Argv {
                         "--node-rank=$RANK"

@@ -29,9 +29,20 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::Context;
-use crate::launch::{effective_env, insert_flag, nodes, torchrun_setting, Resolved};
+use super::{Check, Context, TaskContext};
+use crate::launch::{insert_flag, torchrun_setting, Resolved};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
+
+declare_rule! {
+    pub struct TorchrunNnodesMismatch {
+        code: "FZ202",
+        name: "torchrun-nnodes-mismatch",
+        severity: Error,
+        category: Gpu,
+        summary: "torchrun `--nnodes` does not admit `multinode.nodes`",
+        fix: Sometimes,
+    }
+}
 
 /// `N` or `MIN:MAX` → (min, max).
 pub fn parse_nnodes(v: &str) -> Option<(u64, u64)> {
@@ -44,16 +55,17 @@ pub fn parse_nnodes(v: &str) -> Option<(u64, u64)> {
     }
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
+impl Check for TorchrunNnodesMismatch {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
         if crate::launch::wrapped_by_fuzzball(task).is_some() {
-            continue; // launcher-double-wrap
+            return; // launcher-double-wrap
         }
-        let multinode = nodes(task);
+        let multinode = facts.nodes;
         let node_count = multinode.map_or(1, |n| n.0);
-        let env = effective_env(ctx.model, task);
-        for (inv, args) in ctx.torchruns(task) {
-            let Some(setting) = torchrun_setting(inv, &args, &env, "nnodes") else {
+        let env = &facts.env;
+        for (inv, args) in &facts.torchruns {
+            let Some(setting) = torchrun_setting(inv, args, env, "nnodes") else {
                 if node_count > 1 && !args.has("standalone") {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));
                     let mut d = Diagnostic::new(

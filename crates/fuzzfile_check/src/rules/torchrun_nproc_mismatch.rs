@@ -31,21 +31,33 @@
 //!         nvidia.com/gpu: 4
 //! ```
 
-use super::Context;
-use crate::launch::{effective_env, gpus_per_node, insert_flag, torchrun_setting, Resolved};
+use super::{Check, Context, TaskContext};
+use crate::launch::{insert_flag, torchrun_setting, Resolved};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity};
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
-        let Some((gpus, gpu_range)) = gpus_per_node(ctx.model, task) else {
-            continue;
+declare_rule! {
+    pub struct TorchrunNprocMismatch {
+        code: "FZ201",
+        name: "torchrun-nproc-mismatch",
+        severity: Error,
+        category: Gpu,
+        summary: "torchrun `--nproc-per-node` differs from the GPUs requested per node",
+        fix: Sometimes,
+    }
+}
+
+impl Check for TorchrunNprocMismatch {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        let Some((gpus, gpu_range)) = facts.gpus else {
+            return;
         };
         if gpus == 0 {
-            continue;
+            return;
         }
-        let env = effective_env(ctx.model, task);
-        for (inv, args) in ctx.torchruns(task) {
-            let Some(setting) = torchrun_setting(inv, &args, &env, "nproc-per-node") else {
+        let env = &facts.env;
+        for (inv, args) in &facts.torchruns {
+            let Some(setting) = torchrun_setting(inv, args, env, "nproc-per-node") else {
                 if gpus > 1 {
                     let mut d = Diagnostic::new(
                         Rule::TorchrunNprocMismatch,

@@ -35,15 +35,27 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::Context;
-use crate::launch::{effective_env, generic_multinode, torchrun_setting, Resolved};
+use super::{Check, Context, TaskContext};
+use crate::launch::{generic_multinode, torchrun_setting, Resolved};
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
-        let env = effective_env(ctx.model, task);
+declare_rule! {
+    pub struct TorchrunRdzvIncomplete {
+        code: "FZ206",
+        name: "torchrun-rdzv-incomplete",
+        severity: Warning,
+        category: Gpu,
+        summary: "torchrun rendezvous settings that are incomplete or ignored",
+        fix: None,
+    }
+}
+
+impl Check for TorchrunRdzvIncomplete {
+    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        let env = &facts.env;
         let multinode = generic_multinode(task);
-        for (inv, args) in ctx.torchruns(task) {
+        for (inv, args) in &facts.torchruns {
             if args.has("standalone") {
                 for flag in ["rdzv-backend", "rdzv-endpoint", "rdzv-id"] {
                     if let Some(f) = args.get(flag) {
@@ -59,7 +71,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 continue;
             }
-            let Some(backend) = torchrun_setting(inv, &args, &env, "rdzv-backend") else {
+            let Some(backend) = torchrun_setting(inv, args, env, "rdzv-backend") else {
                 continue;
             };
             let Resolved::Literal(b) = &backend.value else {
@@ -68,7 +80,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             if b == "static" {
                 continue;
             }
-            let endpoint = torchrun_setting(inv, &args, &env, "rdzv-endpoint");
+            let endpoint = torchrun_setting(inv, args, env, "rdzv-endpoint");
             if let (Some((n, nodes_range)), None) = (multinode, &endpoint) {
                 if matches!(b.as_str(), "c10d" | "etcd" | "etcd-v2") {
                     out.push(
@@ -83,7 +95,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     );
                 }
             }
-            match torchrun_setting(inv, &args, &env, "rdzv-id") {
+            match torchrun_setting(inv, args, env, "rdzv-id") {
                 None => out.push(
                     Diagnostic::new(
                         Rule::TorchrunRdzvIncomplete,

@@ -25,16 +25,28 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::launch::generic_multinode;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
+declare_rule! {
+    pub struct TorchrunStandaloneMultinode {
+        code: "FZ203",
+        name: "torchrun-standalone-multinode",
+        severity: Error,
+        category: Gpu,
+        summary: "torchrun `--standalone` in a multinode job",
+        fix: None,
+    }
+}
+
+impl Check for TorchrunStandaloneMultinode {
+    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
         let Some((n, r)) = generic_multinode(task) else {
-            continue;
+            return;
         };
-        for (_, args) in ctx.torchruns(task) {
+        for (_, args) in &facts.torchruns {
             if let Some(f) = args.get("standalone") {
                 out.push(
                     Diagnostic::new(Rule::TorchrunStandaloneMultinode, f.flag_range, format!("`--standalone` in a job on {n} nodes: each node forms its own world"))

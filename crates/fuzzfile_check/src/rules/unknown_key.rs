@@ -29,3 +29,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct UnknownKey {
+        code: "FZ010",
+        name: "unknown-key",
+        severity: Error,
+        category: Schema,
+        summary: "A key that Fuzzball does not accept at this place and version",
+        fix: Sometimes,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for UnknownKey {}

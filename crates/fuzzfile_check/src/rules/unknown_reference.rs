@@ -37,6 +37,23 @@ use fuzzfile_model::schema::did_you_mean;
 use fuzzfile_model::{FileSource, Mount, Spanned};
 use std::collections::HashSet;
 
+declare_rule! {
+    pub struct UnknownReference {
+        code: "FZ020",
+        name: "unknown-reference",
+        severity: Error,
+        category: Semantic,
+        summary: "A reference to a job, service, volume or file that the Fuzzfile does not define",
+        fix: Sometimes,
+    }
+}
+
+impl super::Check for UnknownReference {
+    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
+        check(ctx, out);
+    }
+}
+
 fn missing(what: &str, name: &Spanned<String>, candidates: &[&str], out: &mut Vec<Diagnostic>) {
     let mut d = Diagnostic::new(
         Rule::UnknownReference,

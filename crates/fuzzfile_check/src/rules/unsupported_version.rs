@@ -17,3 +17,17 @@
 //! ```
 //!
 //! Detected while building the model (`fuzzfile_model`).
+
+declare_rule! {
+    pub struct UnsupportedVersion {
+        code: "FZ002",
+        name: "unsupported-version",
+        severity: Error,
+        category: Schema,
+        summary: "`version` is missing or is not one of the Fuzzfile versions `v1` and `v4`",
+        fix: Sometimes,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for UnsupportedVersion {}

@@ -62,6 +62,20 @@
 use super::Context;
 use fuzzfile_diagnostics::Diagnostic;
 
+declare_rule! {
+    pub struct UnusedSuppression {
+        code: "FZ040",
+        name: "unused-suppression",
+        severity: Warning,
+        category: Meta,
+        summary: "A `# fuzzlint: ignore[...]` comment that suppresses nothing",
+        fix: Sometimes,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for UnusedSuppression {}
+
 /// Nothing to do here: suppressions are judged in [`crate::suppress::apply`], after every
 /// other rule has reported.
 pub fn check(_ctx: &Context<'_>, _out: &mut Vec<Diagnostic>) {}

@@ -29,6 +29,20 @@
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 use fuzzfile_syntax::SyntaxError;
 
+declare_rule! {
+    pub struct YamlSyntax {
+        code: "FZ001",
+        name: "yaml-syntax",
+        severity: Error,
+        category: Syntax,
+        summary: "The text is not valid YAML, or exceeds the size and nesting limits",
+        fix: None,
+    }
+}
+
+/// Found by another layer; this rule has no hook of its own.
+impl super::Check for YamlSyntax {}
+
 pub fn to_diagnostic(e: &SyntaxError) -> Diagnostic {
     let mut d = Diagnostic::new(Rule::YamlSyntax, e.range, e.message.clone());
     if let Some(at) = e.detected_at {
