@@ -191,6 +191,8 @@ pub struct LaunchWord {
     /// written out (inside `DISTRIBUTED_ARGS="--nproc_per_node 8"` for a split `$DISTRIBUTED_ARGS`),
     /// else the word that was expanded.
     pub range: TextRange,
+    /// The word as written where the command is (`$DISTRIBUTED_ARGS`, `"${ARGS[@]}"`).
+    pub written: TextRange,
     /// The bytes at `range` are exactly `text`, so a fix may replace them or a part of them.
     pub exact: bool,
     /// The word was produced by an expansion (`$X`, `"${A[@]}"`, `$1`), not written in place.
@@ -235,6 +237,8 @@ pub struct Launch {
     pub torchrun: Option<TorchrunArgs>,
     /// mpirun's arguments.
     pub mpirun: Option<MpirunArgs>,
+    /// The processes it starts.
+    pub shape: Shape,
 }
 
 impl Launch {
@@ -332,6 +336,48 @@ impl MpirunArgs {
     pub fn get(&self, names: &[&str]) -> Option<&Flag> {
         self.flags.iter().find(|f| names.contains(&f.name.as_str()))
     }
+}
+
+/// Where a process count comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CountFrom {
+    /// The launcher's flag (`--nnodes`, `--nproc-per-node`, `-np`).
+    Flag,
+    /// The `PET_*` variable torchrun reads when the flag is absent.
+    Env,
+    /// torchrun's default (1).
+    Default,
+    /// `--standalone`: one node.
+    Standalone,
+    /// `--nproc-per-node gpu|auto` (the GPUs per node) or `cpu` (the cores).
+    Keyword(String),
+    /// `-np $MULTINODE_TOTAL_SLOTS`, or no `-np` in a generic job (one process per slot of the
+    /// host list): nodes × slots.
+    TotalSlots { explicit: bool },
+    /// No `-np` and no host list known here: mpirun starts one process per slot it finds.
+    SlotsFound,
+    /// A value that is not a number.
+    NotANumber(String),
+    /// Known only at run time (a Fuzzball variable, an unknown shell value).
+    RunTime(Option<String>),
+}
+
+/// A process count of a launch and where it comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Count {
+    pub value: Option<u64>,
+    pub from: CountFrom,
+    /// Where it is written, when it is.
+    pub at: Option<TextRange>,
+}
+
+/// How many processes a launch starts: torchrun nodes × processes per node, or mpirun `-np`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    pub nnodes: Option<Count>,
+    pub nproc_per_node: Option<Count>,
+    pub np: Option<Count>,
+    pub world_size: Option<u64>,
 }
 
 /// The torchrun settings precomputed for every invocation.
@@ -475,7 +521,191 @@ fn task_facts(text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> TaskFac
         generic,
     };
     b.launches();
+    // `MULTINODE_TOTAL_SLOTS` of a generic job: nodes × slots, a slot count that is
+    // `procs-per-node`, else the CPU cores, else 1.
+    let generic_slots = multinode.and_then(|m| {
+        let generic = m
+            .implementation
+            .as_ref()
+            .is_none_or(|i| i.value == Implementation::Generic);
+        let nodes = m.nodes.as_ref().map(|n| n.value).filter(|n| *n >= 1)?;
+        let per = m
+            .procs_per_node
+            .as_ref()
+            .map(|p| p.value)
+            .or(cores)
+            .unwrap_or(1);
+        generic.then(|| nodes.saturating_mul(per))
+    });
+    let (gpus, nodes) = (facts.gpus_per_node.map(|g| g.0), facts.nodes.map(|n| n.0));
+    for l in &mut facts.launches {
+        l.shape = shape(l, gpus, cores, nodes, generic_slots);
+    }
     facts
+}
+
+/// The processes a launch starts, by the launcher's own rules: torchrun `nnodes ×
+/// nproc-per-node` (a `MIN:MAX` range counts its maximum, `--standalone` one node, `gpu`/`auto`
+/// the GPUs per node, `cpu` the cores), mpirun `-np` (or one per slot), `exec_all` one per node.
+fn shape(
+    l: &Launch,
+    gpus: Option<u64>,
+    cores: Option<u64>,
+    nodes: Option<u64>,
+    generic_slots: Option<u64>,
+) -> Shape {
+    let mut s = Shape::default();
+    let count = |setting: Option<&Setting>,
+                 parse: &dyn Fn(&str) -> Option<(u64, Option<String>)>| {
+        let setting = setting?;
+        let from = if setting.from_env {
+            CountFrom::Env
+        } else {
+            CountFrom::Flag
+        };
+        let at = Some(setting.range);
+        Some(match &setting.value {
+            Resolved::Literal(v) => match parse(v.trim()) {
+                Some((n, Some(k))) => Count {
+                    value: Some(n),
+                    from: CountFrom::Keyword(k),
+                    at,
+                },
+                Some((n, None)) => Count {
+                    value: Some(n),
+                    from,
+                    at,
+                },
+                None => Count {
+                    value: None,
+                    from: CountFrom::NotANumber(v.clone()),
+                    at,
+                },
+            },
+            Resolved::Runtime { name, .. } => Count {
+                value: None,
+                from: CountFrom::RunTime(Some(name.clone())),
+                at,
+            },
+            _ => Count {
+                value: None,
+                from: CountFrom::RunTime(None),
+                at,
+            },
+        })
+    };
+    match l.launcher {
+        Launcher::Torchrun | Launcher::DistributedLaunch => {
+            let Some(args) = &l.torchrun else {
+                return s;
+            };
+            let nnodes = count(l.setting("nnodes"), &|v| {
+                // `min:max` (elastic): the most nodes.
+                let v = v.rsplit(':').next().unwrap_or(v);
+                v.trim().parse().ok().map(|n| (n, None))
+            })
+            .or_else(|| {
+                if let Some(f) = args.get("standalone") {
+                    Some(Count {
+                        value: Some(1),
+                        from: CountFrom::Standalone,
+                        at: Some(f.flag_range),
+                    })
+                } else {
+                    (!args.incomplete).then_some(Count {
+                        value: Some(1),
+                        from: CountFrom::Default,
+                        at: None,
+                    })
+                }
+            });
+            let nproc = count(l.setting("nproc-per-node"), &|v| match v {
+                "gpu" | "auto" => gpus.map(|g| (g, Some(v.to_owned()))),
+                "cpu" => cores.map(|c| (c, Some(v.to_owned()))),
+                _ => v.parse().ok().map(|n| (n, None)),
+            })
+            .or_else(|| {
+                (!args.incomplete).then_some(Count {
+                    value: Some(1),
+                    from: CountFrom::Default,
+                    at: None,
+                })
+            });
+            s.world_size = match (&nnodes, &nproc) {
+                (Some(Count { value: Some(a), .. }), Some(Count { value: Some(b), .. })) => {
+                    a.checked_mul(*b)
+                }
+                _ => None,
+            };
+            s.nnodes = nnodes;
+            s.nproc_per_node = nproc;
+        }
+        Launcher::Mpirun => {
+            let Some(args) = &l.mpirun else {
+                return s;
+            };
+            let np = match args.get(&["np", "n", "c"]).and_then(|f| f.value.as_ref()) {
+                Some(v) => {
+                    let at = Some(v.range);
+                    match &v.value {
+                        Resolved::Literal(t) => match t.trim().parse() {
+                            Ok(n) => Count {
+                                value: Some(n),
+                                from: CountFrom::Flag,
+                                at,
+                            },
+                            Err(_) => Count {
+                                value: None,
+                                from: CountFrom::NotANumber(t.clone()),
+                                at,
+                            },
+                        },
+                        Resolved::Runtime { name, .. }
+                            if name == "MULTINODE_TOTAL_SLOTS" && generic_slots.is_some() =>
+                        {
+                            Count {
+                                value: generic_slots,
+                                from: CountFrom::TotalSlots { explicit: true },
+                                at,
+                            }
+                        }
+                        Resolved::Runtime { name, .. } => Count {
+                            value: None,
+                            from: CountFrom::RunTime(Some(name.clone())),
+                            at,
+                        },
+                        _ => Count {
+                            value: None,
+                            from: CountFrom::RunTime(None),
+                            at,
+                        },
+                    }
+                }
+                None if args.incomplete => Count {
+                    value: None,
+                    from: CountFrom::RunTime(None),
+                    at: None,
+                },
+                None => match generic_slots {
+                    Some(n) => Count {
+                        value: Some(n),
+                        from: CountFrom::TotalSlots { explicit: false },
+                        at: None,
+                    },
+                    None => Count {
+                        value: None,
+                        from: CountFrom::SlotsFound,
+                        at: None,
+                    },
+                },
+            };
+            s.world_size = np.value;
+            s.np = Some(np);
+        }
+        Launcher::ExecAll => s.world_size = nodes,
+        Launcher::Srun | Launcher::Deepspeed => {}
+    }
+    s
 }
 
 /// How a source of the evaluation maps back to the Fuzzfile.
@@ -565,7 +795,10 @@ impl Builder<'_> {
             .is_some_and(|c| c.value.iter().any(|w| has(&w.value)))
             || t.script.as_ref().is_some_and(|s| has(&s.value))
             || self.facts.env.iter().any(|e| has(&e.value))
-            || self.shipped_files().iter().any(|(_, content, _)| has(content))
+            || self
+                .shipped_files()
+                .iter()
+                .any(|(_, content, _)| has(content))
     }
 
     /// The files the task sees at a path: `(path, content, content scalar)`.
@@ -600,6 +833,7 @@ impl Builder<'_> {
             text: value.to_owned(),
             value: Resolved::Literal(value.to_owned()),
             range,
+            written: range,
             exact,
             expanded: false,
             splat: false,
@@ -706,11 +940,7 @@ impl Builder<'_> {
             .map(|(i, e)| (&e.span, i))
             .collect();
         for exec in &evaluation.execs {
-            let words: Vec<LaunchWord> = exec
-                .argv
-                .iter()
-                .flat_map(|a| mapper.words(a))
-                .collect();
+            let words: Vec<LaunchWord> = exec.argv.iter().flat_map(|a| mapper.words(a)).collect();
             let mut environment: Vec<(String, LaunchWord)> = exec
                 .variables
                 .iter()
@@ -733,9 +963,8 @@ impl Builder<'_> {
                         let parent = &evaluation.execs[*by_span.get(&n.command)?];
                         parent.argv.iter().find_map(|a| match a {
                             Arg::Field(f)
-                                if f.known().is_some_and(|k| {
-                                    REMOTE_RUNNERS.contains(&basename(&k))
-                                }) =>
+                                if f.known()
+                                    .is_some_and(|k| REMOTE_RUNNERS.contains(&basename(&k))) =>
                             {
                                 Some(mapper.span(&f.word))
                             }
@@ -879,6 +1108,7 @@ impl Builder<'_> {
             environment,
             torchrun: None,
             mpirun: None,
+            shape: Shape::default(),
         };
         match launcher {
             Launcher::Torchrun | Launcher::DistributedLaunch => {
@@ -912,9 +1142,9 @@ fn as_received(value: Resolved, deferred: bool, pre_expanded: bool) -> Resolved 
         return value;
     };
     let braced = s.replace("${", "$").replace('}', "");
-    let name = braced.strip_prefix('$').filter(|n| {
-        !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    });
+    let name = braced
+        .strip_prefix('$')
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
     match name {
         Some(n) => Resolved::Runtime {
             name: n.to_owned(),
@@ -956,7 +1186,10 @@ fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
                         name: name.to_owned(),
                         site: *site,
                     },
-                    None if t.contains('$') => Resolved::Template { text: t, site: *site },
+                    None if t.contains('$') => Resolved::Template {
+                        text: t,
+                        site: *site,
+                    },
                     None => Resolved::Literal(t),
                 }
             }
@@ -1018,6 +1251,7 @@ impl Mapper<'_> {
                 text: self.source_text(span).to_owned(),
                 value: Resolved::Unknown,
                 range: self.span(span),
+                written: self.span(span),
                 exact: false,
                 expanded: true,
                 splat: true,
@@ -1041,14 +1275,14 @@ impl Mapper<'_> {
             [pieces] => contiguous_origin(pieces),
             _ => None,
         };
-        let range = origin
-            .as_ref()
-            .map_or_else(|| self.span(&f.word), |s| self.span(s));
+        let written = self.span(&f.word);
+        let range = origin.as_ref().map_or(written, |s| self.span(s));
         let exact = matches!(value, Resolved::Literal(_)) && range.slice(self.text) == text;
         LaunchWord {
             text,
             value,
             range,
+            written,
             exact,
             expanded,
             splat: false,
@@ -1142,6 +1376,7 @@ fn env_word(e: &EnvVar) -> LaunchWord {
         text: e.value.clone(),
         value: Resolved::Literal(e.value.clone()),
         range: e.value_range,
+        written: e.value_range,
         exact: true,
         expanded: false,
         splat: false,

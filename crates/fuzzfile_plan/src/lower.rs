@@ -3,7 +3,7 @@
 use crate::runtime::runtimes;
 use crate::types::*;
 use crate::{PlanOptions, Refusal, MAX_INSTANCES};
-use fuzzfile_check::launch::{self, Launcher, Resolved};
+use fuzzfile_check::semantics::{Count, CountFrom};
 use fuzzfile_check::{Analysis, Severity, TextRange};
 use fuzzfile_model as m;
 use std::collections::{BTreeMap, BTreeSet};
@@ -478,7 +478,7 @@ impl Lowering<'_> {
             notes.push("`requires` is ignored because `depends-on` is given".into());
         }
 
-        let env = launch::effective_env(&self.a.model, t);
+        let env = &self.a.semantics.task(t).env;
         let user_env: Vec<EnvVar> = env
             .iter()
             .map(|e| EnvVar {
@@ -813,7 +813,7 @@ impl Lowering<'_> {
             })
             .collect();
 
-        let launchers = self.launchers(&resources, multinode.as_ref());
+        let launchers = self.launchers(multinode.as_ref());
 
         Ok(Task {
             name: self.name().to_owned(),
@@ -1031,9 +1031,7 @@ impl Lowering<'_> {
         }))
     }
 
-    fn launchers(&self, resources: &Resources, mn: Option<&Multinode>) -> Vec<LauncherUse> {
-        let t = self.task;
-        let env = launch::effective_env(&self.a.model, t);
+    fn launchers(&self, mn: Option<&Multinode>) -> Vec<LauncherUse> {
         let mut out = Vec::new();
         if let Some(w) = mn.and_then(|m| m.wrapper.as_ref().map(|w| (m, w))) {
             let (mn, w) = w;
@@ -1051,169 +1049,64 @@ impl Lowering<'_> {
                 world_size: Some(mn.total_slots),
             });
         }
-        let generic_slots = mn
-            .filter(|m| m.implementation == "generic")
-            .map(|m| m.total_slots);
-        for inv in launch::invocations(&self.a.text, &self.a.tree, t) {
-            let at = self.pos(inv.range());
-            let on_every_node = inv.exec_all.is_some();
-            let mut u = LauncherUse {
-                launcher: inv.launcher.name().to_owned(),
-                at,
-                on_every_node,
-                nnodes: None,
-                nproc_per_node: None,
-                np: None,
-                world_size: None,
-            };
-            match inv.launcher {
-                Launcher::Torchrun | Launcher::DistributedLaunch => {
-                    let args = launch::torchrun_args(&inv);
-                    let nnodes = match launch::torchrun_setting(&inv, &args, &env, "nnodes") {
-                        Some(s) => self.setting(&s, "--nnodes", "PET_NNODES", |v| {
-                            // `min:max` (elastic): the most nodes.
-                            let v = v.rsplit(':').next().unwrap_or(v);
-                            v.parse().ok().map(|n| (n, None))
-                        }),
-                        None if args.has("standalone") => Sourced {
-                            value: Some(1),
-                            source: "--standalone (one node)".into(),
-                            at: args.get("standalone").and_then(|f| self.pos(f.flag_range)),
-                        },
-                        None => Sourced {
-                            value: Some(1),
-                            source: "torchrun default".into(),
-                            at: None,
-                        },
-                    };
-                    let gpus = resources.gpus_per_node.as_ref().and_then(|g| g.value);
-                    let cores = resources.cores.as_ref().and_then(|g| g.value);
-                    let nproc = match launch::torchrun_setting(&inv, &args, &env, "nproc-per-node")
-                    {
-                        Some(s) => self.setting(
-                            &s,
-                            "--nproc-per-node",
-                            "PET_NPROC_PER_NODE",
-                            |v| match v {
-                                "gpu" | "auto" => {
-                                    gpus.map(|g| (g, Some(format!("`{v}`: the GPUs per node"))))
-                                }
-                                "cpu" => cores.map(|c| (c, Some("`cpu`: the CPU cores".into()))),
-                                _ => v.parse().ok().map(|n| (n, None)),
-                            },
-                        ),
-                        None => Sourced {
-                            value: Some(1),
-                            source: "torchrun default".into(),
-                            at: None,
-                        },
-                    };
-                    u.world_size = match (nnodes.value, nproc.value) {
-                        (Some(a), Some(b)) => a.checked_mul(b),
-                        _ => None,
-                    };
-                    u.nnodes = Some(nnodes);
-                    u.nproc_per_node = Some(nproc);
-                }
-                Launcher::Mpirun => {
-                    let args = launch::mpirun_args(&inv);
-                    let np = match args.get(&["np", "n", "c"]).and_then(|f| f.value.as_ref()) {
-                        Some(v) => {
-                            let at = self.pos(v.range);
-                            match launch::resolve(&v.text, &inv, &env) {
-                                Resolved::Literal(s) => Sourced {
-                                    value: s.parse().ok(),
-                                    source: if s.parse::<u64>().is_ok() {
-                                        "-np flag".into()
-                                    } else {
-                                        format!("-np flag: `{s}` is not a number")
-                                    },
-                                    at,
-                                },
-                                Resolved::Runtime(name)
-                                    if name == "MULTINODE_TOTAL_SLOTS"
-                                        && generic_slots.is_some() =>
-                                {
-                                    Sourced {
-                                        value: generic_slots,
-                                        source: "-np $MULTINODE_TOTAL_SLOTS (nodes × slots)".into(),
-                                        at,
-                                    }
-                                }
-                                _ => Sourced {
-                                    value: None,
-                                    source: format!("-np `{}`: known only at run time", v.text),
-                                    at,
-                                },
-                            }
-                        }
-                        None => match generic_slots {
-                            Some(s) => Sourced {
-                                value: Some(s),
-                                source: "mpirun default: one process per slot of the host list"
-                                    .into(),
-                                at: None,
-                            },
-                            None => Sourced {
-                                value: None,
-                                source: "no -np: one process per slot mpirun finds".into(),
-                                at: None,
-                            },
-                        },
-                    };
-                    u.world_size = np.value;
-                    u.np = Some(np);
-                }
-                Launcher::ExecAll => {
-                    u.world_size = mn.map(|m| m.nodes);
-                }
-                Launcher::Srun | Launcher::Deepspeed => {}
-            }
-            out.push(u);
+        for l in &self.a.semantics.task(self.task).launches {
+            let shape = &l.shape;
+            out.push(LauncherUse {
+                launcher: l.launcher.name().to_owned(),
+                at: self.pos(l.range()),
+                on_every_node: l.exec_all.is_some(),
+                nnodes: shape
+                    .nnodes
+                    .as_ref()
+                    .map(|c| self.count(c, "--nnodes", "PET_NNODES")),
+                nproc_per_node: shape
+                    .nproc_per_node
+                    .as_ref()
+                    .map(|c| self.count(c, "--nproc-per-node", "PET_NPROC_PER_NODE")),
+                np: shape.np.as_ref().map(|c| self.count(c, "-np", "")),
+                world_size: shape.world_size,
+            });
         }
         out
     }
 
-    /// A torchrun setting as a number with its source.
-    fn setting(
-        &self,
-        s: &launch::Setting,
-        flag: &str,
-        pet: &str,
-        parse: impl Fn(&str) -> Option<(u64, Option<String>)>,
-    ) -> Sourced {
-        let origin = if s.from_env {
-            format!("{pet} in env")
-        } else {
-            format!("{flag} flag")
+    /// A process count with the words that say where it came from.
+    fn count(&self, c: &Count, flag: &str, pet: &str) -> Sourced {
+        let origin = match c.from {
+            CountFrom::Env => format!("{pet} in env"),
+            _ => format!("{flag} flag"),
         };
-        let at = self.pos(s.range);
-        match &s.value {
-            Resolved::Literal(v) => match parse(v) {
-                Some((n, how)) => Sourced {
-                    value: Some(n),
-                    source: match how {
-                        Some(h) => format!("{origin}, {h}"),
-                        None => origin,
-                    },
-                    at,
-                },
-                None => Sourced {
-                    value: None,
-                    source: format!("{origin}: `{v}` is not a number known before the run"),
-                    at,
-                },
-            },
-            Resolved::Runtime(name) => Sourced {
-                value: None,
-                source: format!("{origin}: ${name}, known only at run time"),
-                at,
-            },
-            Resolved::Unknown => Sourced {
-                value: None,
-                source: format!("{origin}: not known before the run"),
-                at,
-            },
+        let source = match &c.from {
+            CountFrom::Flag | CountFrom::Env => origin,
+            CountFrom::Default if flag == "-np" => "mpirun default".into(),
+            CountFrom::Default => "torchrun default".into(),
+            CountFrom::Standalone => "--standalone (one node)".into(),
+            CountFrom::Keyword(k) if k == "cpu" => format!("{origin}, `cpu`: the CPU cores"),
+            CountFrom::Keyword(k) => format!("{origin}, `{k}`: the GPUs per node"),
+            CountFrom::TotalSlots { explicit: true } => {
+                "-np $MULTINODE_TOTAL_SLOTS (nodes × slots)".into()
+            }
+            CountFrom::TotalSlots { explicit: false } => {
+                "mpirun default: one process per slot of the host list".into()
+            }
+            CountFrom::SlotsFound => "no -np: one process per slot mpirun finds".into(),
+            CountFrom::NotANumber(v) if flag == "-np" => {
+                format!("-np flag: `{v}` is not a number")
+            }
+            CountFrom::NotANumber(v) => {
+                format!("{origin}: `{v}` is not a number known before the run")
+            }
+            CountFrom::RunTime(Some(name)) if flag == "-np" => {
+                format!("-np `${name}`: known only at run time")
+            }
+            CountFrom::RunTime(Some(name)) => format!("{origin}: ${name}, known only at run time"),
+            CountFrom::RunTime(None) if flag == "-np" => "-np: known only at run time".into(),
+            CountFrom::RunTime(None) => format!("{origin}: not known before the run"),
+        };
+        Sourced {
+            value: c.value,
+            source,
+            at: c.at.and_then(|r| self.pos(r)),
         }
     }
 }

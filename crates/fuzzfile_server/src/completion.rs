@@ -397,7 +397,7 @@ fn variable_item(v: &View<'_>, e: &knowledge::Entry, replace: TextRange) -> Comp
 }
 
 fn settable(name: &str) -> bool {
-    !fuzzfile_check::launch::PROVIDED_VARIABLES.contains(&name)
+    !fuzzfile_check::semantics::PROVIDED_VARIABLES.contains(&name)
 }
 
 /// In a `script:` body or a `command:` word: after `$` or `${`, variable names (the job's
@@ -460,7 +460,7 @@ fn in_shell(v: &View<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
     let task = a.model.tasks().find(|t| t.range.touches(offset));
     let mut names: Vec<(String, String)> = Vec::new();
     if let Some(t) = task {
-        for e in fuzzfile_check::launch::effective_env(&a.model, t) {
+        for e in &a.semantics.task(t).env {
             names.push((e.name.clone(), format!("from `env`: `{}`", e.value)));
         }
     }

@@ -267,21 +267,17 @@ fn word_markdown(
                 .tasks()
                 .find(|t| t.range.touches(offset))
                 .and_then(|t| {
-                    fuzzfile_check::launch::effective_env(&v.analysis.model, t)
-                        .into_iter()
-                        .rev()
-                        .find(|e| e.name == name)
-                        .map(|e| {
-                            let from = if e.from_defaults {
-                                "`defaults.job.env`"
-                            } else {
-                                "the job's `env`"
-                            };
-                            format!(
-                                "**`{name}`** = `{}` (from {from})",
-                                e.value.replace('`', "'")
-                            )
-                        })
+                    v.analysis.semantics.task(t).env_var(name).map(|e| {
+                        let from = if e.from_defaults {
+                            "`defaults.job.env`"
+                        } else {
+                            "the job's `env`"
+                        };
+                        format!(
+                            "**`{name}`** = `{}` (from {from})",
+                            e.value.replace('`', "'")
+                        )
+                    })
                 });
             let doc = knowledge::variable_markdown(name);
             match (own, doc) {
@@ -300,9 +296,11 @@ fn word_markdown(
     // A torchrun flag of an invocation the launcher analysis found here.
     if word.starts_with('-') {
         let task = v.analysis.model.tasks().find(|t| t.range.touches(offset))?;
-        let torchruns = fuzzfile_check::launch::torchruns(text, &v.analysis.tree, task);
-        let is_flag = torchruns
-            .iter()
+        let is_flag = v
+            .analysis
+            .semantics
+            .task(task)
+            .torchruns()
             .any(|(_, args)| args.flags.iter().any(|f| f.flag_range.touches(offset)));
         if is_flag {
             if let Some(e) = knowledge::torchrun_flag(word) {

@@ -1,9 +1,8 @@
 //! Inlay hints: the world size next to each torchrun (and mpirun with a known `-np`)
 //! invocation, and the value a `$VAR` launcher argument resolves to.
 
-use crate::launch_info::{self, Count, Source};
 use crate::server::View;
-use fuzzfile_check::launch::{Launcher, Resolved};
+use fuzzfile_check::semantics::{Count, CountFrom, Launcher, Resolved};
 use lsp_types::{InlayHint, InlayHintKind, InlayHintLabel};
 
 pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
@@ -24,12 +23,13 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
         if task.range.end < r.start || task.range.start > r.end {
             continue;
         }
-        for l in launch_info::launches(a, task) {
-            if !r.touches(l.at.start) && !r.touches(l.at.end) {
+        for l in &a.semantics.task(task).launches {
+            let at = l.range();
+            if !r.touches(at.start) && !r.touches(at.end) {
                 continue;
             }
-            if let Some(w) = l.world_size {
-                let how = match (l.launcher, l.nnodes, l.nproc_per_node) {
+            if let Some(w) = l.shape.world_size {
+                let how = match (l.launcher, &l.shape.nnodes, &l.shape.nproc_per_node) {
                     (Launcher::Torchrun | Launcher::DistributedLaunch, Some(n), Some(p)) => {
                         format!(
                             "{} × {}",
@@ -46,24 +46,40 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
                 };
                 let processes = if w == 1 { "process" } else { "processes" };
                 out.push(hint(
-                    l.at.end,
+                    at.end,
                     format!("world size {w}"),
                     Some(format!("{w} {processes}: {how}")),
                 ));
             }
-            for (word, text, value) in &l.resolved {
-                if !r.touches(word.start) {
+            // The value of each expanded argument, once per word as written (a split
+            // `$ARGS` gives several arguments from one word).
+            let mut last: Option<lsp_types::Position> = None;
+            for w in l.args().iter().filter(|w| w.expanded) {
+                if !r.touches(w.written.start) {
                     continue;
                 }
-                let label = match value {
+                let label = match &w.value {
                     Resolved::Literal(s) => format!("= {s}"),
+                    Resolved::OneOf(v) => format!("= {}", v.join(" | ")),
                     // `$RANK`, `$MULTINODE_NODE_IP`: nothing to add before the run.
-                    Resolved::Runtime(_) | Resolved::Unknown => continue,
+                    _ => continue,
                 };
+                let position = v.lines.position(w.written.end);
+                if last == Some(position) {
+                    if let Some(h) = out.last_mut() {
+                        if let InlayHintLabel::String(s) = &mut h.label {
+                            s.push(' ');
+                            s.push_str(label.trim_start_matches("= "));
+                        }
+                    }
+                    continue;
+                }
+                last = Some(position);
+                let written = w.written.slice(&a.text);
                 out.push(hint(
-                    word.end,
+                    w.written.end,
                     label,
-                    Some(format!("`{text}` as the launcher sees it")),
+                    Some(format!("`{written}` as the launcher sees it")),
                 ));
             }
         }
@@ -73,12 +89,13 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
 }
 
 /// `2 nodes (--nnodes)`, `1 node (torchrun default)`, `1 node (--standalone)`.
-fn describe(c: Count, one: &str, many: &str, flag: &str) -> String {
-    let unit = if c.value == 1 { one } else { many };
-    let from = match c.source {
-        Source::Given => flag,
-        Source::Default => "torchrun default",
-        Source::Standalone => "--standalone",
+fn describe(c: &Count, one: &str, many: &str, flag: &str) -> String {
+    let value = c.value.unwrap_or(0);
+    let unit = if value == 1 { one } else { many };
+    let from = match c.from {
+        CountFrom::Default => "torchrun default",
+        CountFrom::Standalone => "--standalone",
+        _ => flag,
     };
-    format!("{} {unit} ({from})", c.value)
+    format!("{value} {unit} ({from})")
 }

@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn every_variable_fuzzball_provides_is_documented() {
-        for v in fuzzfile_check::launch::PROVIDED_VARIABLES {
+        for v in fuzzfile_check::semantics::PROVIDED_VARIABLES {
             if *v == "HOSTNAME" {
                 continue;
             }
