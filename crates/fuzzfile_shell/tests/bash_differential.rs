@@ -62,6 +62,10 @@ const STUBS: &[&str] = &[
 /// (one node's share of what `exec_all` does).
 const RUNNERS: &[&str] = &["exec_all"];
 
+/// Programs that stand for a remote wrapper (`$MULTINODE_SSH_WRAPPER HOST CMD...`): not recorded,
+/// they run `CMD...` here. A case sets the variable (as `-- runtime`) to the program's name.
+const WRAPPERS: &[(&str, &str)] = &[("ssh_wrapper", "MULTINODE_SSH_WRAPPER")];
+
 /// How long one case's bash may run.
 const BASH_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -299,6 +303,14 @@ fn parse_cases(file: &str, text: &str) -> Result<Vec<Case>, String> {
                     Section::NoBody
                 }
                 "stubs" => {
+                    if let Some(bad) = rest.split_whitespace().find(|n| {
+                        !n.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+                    }) {
+                        return Err(format!(
+                            "{place}: a stub name is a plain file name: {bad:?}"
+                        ));
+                    }
                     case.stubs
                         .extend(rest.split_whitespace().map(str::to_string));
                     Section::NoBody
@@ -391,6 +403,8 @@ fn parse_expect_line(line: &str) -> Result<Vec<ExpectWord>, String> {
 struct Call {
     program: String,
     args: Vec<String>,
+    /// Run directly by a runner (`exec_all torchrun ...`): the runner's record has these words.
+    direct_under_runner: bool,
 }
 
 impl Call {
@@ -470,16 +484,28 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
     let mut stubs: Vec<String> = STUBS.iter().map(|s| s.to_string()).collect();
     stubs.extend(case.stubs.iter().cloned());
     let bash = bash_path();
+    // A stub run directly by a runner (`exec_all torchrun ...`) marks its record: its words are
+    // the runner's arguments, already recorded.
     for name in &stubs {
-        let text =
-            format!("#!{bash}\nprintf '%s\\0' @@CALL {name} \"$#\" \"$@\" >> '{log_text}'\n");
-        write_executable(&stub_dir.join(name), &text);
-    }
-    for name in RUNNERS {
         let text = format!(
-            "#!{bash}\nprintf '%s\\0' @@CALL {name} \"$#\" \"$@\" >> '{log_text}'\nexec \"$@\"\n"
+            "#!{bash}\nprintf '%s\\0' \"@@CALL${{FUZZ_STUB_DIRECT:+-DIRECT}}\" {name} \"$#\" \"$@\" \
+             >> '{log_text}'\n"
         );
         write_executable(&stub_dir.join(name), &text);
+    }
+    let recorded = stubs.join("|");
+    for name in RUNNERS {
+        let text = format!(
+            "#!{bash}\nprintf '%s\\0' @@CALL {name} \"$#\" \"$@\" >> '{log_text}'\n\
+             case \"$1\" in {recorded}) export FUZZ_STUB_DIRECT=1 ;; esac\nexec \"$@\"\n"
+        );
+        write_executable(&stub_dir.join(name), &text);
+    }
+    for (name, _) in WRAPPERS {
+        write_executable(
+            &stub_dir.join(name),
+            &format!("#!{bash}\nshift\nexec \"$@\"\n"),
+        );
     }
 
     let opt_mapped = format!("{root_text}/fs/opt/");
@@ -562,7 +588,8 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
     })
 }
 
-/// Records `@@CALL NAME ARGC ARG...`, each item NUL-terminated.
+/// Records `@@CALL NAME ARGC ARG...` (`@@CALL-DIRECT` for a stub a runner ran directly), each
+/// item NUL-terminated.
 fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
     let mut items: Vec<String> = raw
         .split(|b| *b == 0)
@@ -575,9 +602,11 @@ fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
     let mut calls = Vec::new();
     let mut it = items.into_iter();
     while let Some(marker) = it.next() {
-        if marker != "@@CALL" {
-            return Err(format!("stub log: expected @@CALL, found {marker:?}"));
-        }
+        let direct_under_runner = match marker.as_str() {
+            "@@CALL" => false,
+            "@@CALL-DIRECT" => true,
+            _ => return Err(format!("stub log: expected @@CALL, found {marker:?}")),
+        };
         let program = it.next().ok_or("stub log: no program name")?;
         let argc: usize = it
             .next()
@@ -587,7 +616,11 @@ fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
         if args.len() != argc {
             return Err("stub log: record cut short".into());
         }
-        calls.push(Call { program, args });
+        calls.push(Call {
+            program,
+            args,
+            direct_under_runner,
+        });
     }
     Ok(calls)
 }
@@ -658,7 +691,7 @@ fn run_evaluator(run: &CaseRun) -> Result<Evaluation, String> {
         unset_names: UnsetNames::Empty,
         cwd: Some(run.cwd.clone()),
         remote_runners: RUNNERS.iter().map(|s| s.to_string()).collect(),
-        remote_wrappers: Vec::new(),
+        remote_wrappers: WRAPPERS.iter().map(|(_, v)| v.to_string()).collect(),
     };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         evaluate(SourceId(0), &sources, &options)
@@ -858,7 +891,6 @@ fn compare(
     let mut used: HashSet<*const Exec> = HashSet::new();
     for (n, call) in calls.iter().enumerate() {
         let argv = call.argv();
-        out.words += argv.len();
         let candidates = by_program
             .get(&call.program)
             .map(Vec::as_slice)
@@ -866,8 +898,19 @@ fn compare(
         let start = *next.get(&call.program).unwrap_or(&0);
         let compatible =
             (start..candidates.len()).find(|&i| disagreements(&argv, candidates[i]).is_empty());
+        if call.direct_under_runner && compatible.is_none() {
+            // `exec_all torchrun ...`: the words are compared as the runner's arguments; the
+            // evaluator need not list the command a second time.
+            continue;
+        }
+        out.words += argv.len();
         let chosen = compatible.or((start < candidates.len()).then_some(start));
-        let expect_words = expect.and_then(|e| e.get(n));
+        // A command a runner ran directly runs its words without a shell here, as the evaluator's
+        // contract has it; what a real runner does to them (ssh joins them for a remote shell)
+        // is not this test's to require.
+        let expect_words = expect
+            .and_then(|e| e.get(n))
+            .filter(|_| !call.direct_under_runner);
         if let Some(w) = expect_words {
             out.required += w.len().min(argv.len());
         }
@@ -1121,7 +1164,8 @@ fn stub_records_argv_exactly() {
         runtime: Vec::new(),
         files: vec![("/opt/x.sh".into(), "torchrun \"$@\"\n".into())],
         script: "torchrun\ntorchrun '' \"$V\" 'x\ny' '*' \"'\" -- --k=v\n\
-                 bash /opt/x.sh /opt/y\nexec_all python -c 'print(1)'\n"
+                 bash /opt/x.sh /opt/y\nexec_all python -c 'print(1)'\ncustom z\n\
+                 exec_all bash -c 'python x'\nssh_wrapper host python w\n"
             .into(),
         expect: Vec::new(),
         require: Require::None,
@@ -1143,7 +1187,16 @@ fn stub_records_argv_exactly() {
             s(&["torchrun", "/opt/y"]),
             s(&["exec_all", "python", "-c", "print(1)"]),
             s(&["python", "-c", "print(1)"]),
+            s(&["custom", "z"]),
+            s(&["exec_all", "bash", "-c", "python x"]),
+            s(&["python", "x"]),
+            s(&["python", "w"]),
         ]
+    );
+    let direct: Vec<bool> = run.calls.iter().map(|c| c.direct_under_runner).collect();
+    assert_eq!(
+        direct,
+        [false, false, false, false, true, false, false, false, false]
     );
     assert!(run.stubs.contains(&"custom".to_string()));
     assert_eq!(
@@ -1186,6 +1239,7 @@ fn comparison_reports_wrong_claims() {
     let call = Call {
         program: "torchrun".into(),
         args: vec!["--nnodes".into(), "2".into()],
+        direct_under_runner: false,
     };
     let stubs = vec!["torchrun".to_string()];
     let words = |w: &[(&str, bool)]| {
