@@ -2,14 +2,18 @@
 //! job, where an environment variable is set, which GPU product a job is pinned to, and the
 //! CUDA data tables (`data/*.tsv`) the image rule reads.
 
-use crate::launch::{effective_env, gpus_per_node, mpirun_args, nodes, Launcher};
+use crate::launch::Launcher;
 use crate::rules::Context;
 use fuzzfile_diagnostics::TextRange;
 use fuzzfile_model::{EnvVar, KeyValue, Task, TaskKind};
 
 /// `multinode.nodes` when it is more than one node.
 pub fn multinode(task: &Task) -> Option<(u64, TextRange)> {
-    nodes(task).filter(|n| n.0 > 1)
+    task.multinode
+        .as_ref()
+        .and_then(|m| m.nodes.as_ref())
+        .map(|n| (n.value, n.range))
+        .filter(|n| n.0 > 1)
 }
 
 /// An nccl-tests program (`all_reduce_perf`, `sendrecv_perf`, ...).
@@ -36,16 +40,18 @@ pub fn is_nccl_test(program: &str) -> bool {
 /// starts a GPU launcher (torchrun, `torch.distributed.*`, deepspeed, an nccl-tests program
 /// under mpirun) or sets `NCCL_*` variables.
 pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
-    match gpus_per_node(ctx.model, task) {
+    let facts = ctx.semantics.task(task);
+    match facts.gpus_per_node {
         Some((0, _)) => return false,
         Some(_) => return true,
         None => {}
     }
-    let launcher = ctx.invocations(task).iter().any(|i| match i.launcher {
+    let launcher = facts.launches.iter().any(|l| match l.launcher {
         Launcher::Torchrun | Launcher::DistributedLaunch | Launcher::Deepspeed => true,
-        Launcher::Mpirun => mpirun_args(i)
-            .program
-            .first()
+        Launcher::Mpirun => l
+            .mpirun
+            .as_ref()
+            .and_then(|m| m.program.first())
             .is_some_and(|p| is_nccl_test(&p.text)),
         _ => false,
     });
@@ -58,7 +64,7 @@ pub fn multinode_gpu_job(ctx: &Context<'_>, task: &Task) -> Option<(u64, TextRan
         return None;
     }
     let n = multinode(task)?;
-    let env = effective_env(ctx.model, task);
+    let env: Vec<&EnvVar> = ctx.semantics.task(task).env.iter().collect();
     uses_gpus(ctx, task, &env).then_some(n)
 }
 

@@ -107,7 +107,7 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
         semantics::Semantics::build(&text, &tree, &model)
     };
     if !invalid_utf8 {
-        let ctx = rules::Context::new(&text, &tree, &model, options.profile.as_ref());
+        let ctx = rules::Context::new(&text, &tree, &model, options.profile.as_ref(), &semantics);
         rules::run_all(&ctx, &mut diagnostics);
     }
     if !tree.blanked_lines.is_empty() {

@@ -284,6 +284,8 @@ pub struct FlagValue {
     pub text: String,
     pub value: Resolved,
     pub range: TextRange,
+    /// The word as written where the command is.
+    pub written: TextRange,
     /// The value is written literally at `range` (so a fix may replace it).
     pub literal_in_place: bool,
 }
@@ -316,6 +318,11 @@ pub struct Setting {
     pub value: Resolved,
     /// The bytes of the value (flag value, or the variable's value).
     pub range: TextRange,
+    /// The word as written in the launch line (`"$RANK"`), or the variable's value.
+    pub written: TextRange,
+    /// The launch line is written out in place (not inside a nested shell string, an `eval`'d
+    /// value or a shipped file's expansion), so a fix may change the quoting of `written`.
+    pub in_place: bool,
     /// The value is written literally right there (so a fix may replace it).
     pub literal_in_place: bool,
     /// From `PET_<NAME>` in the environment, not a flag.
@@ -1430,6 +1437,7 @@ fn inline_value(w: &LaunchWord, name_part: &str, v: &str) -> FlagValue {
         text: v.to_owned(),
         value: strip_prefix(&w.value, name_part.len() + 1),
         range,
+        written: if w.exact { range } else { w.written },
         literal_in_place: w.exact && !w.expanded,
     }
 }
@@ -1439,6 +1447,7 @@ fn word_value(w: &LaunchWord) -> FlagValue {
         text: w.text.clone(),
         value: w.value.clone(),
         range: w.range,
+        written: w.written,
         literal_in_place: w.exact && !w.expanded,
     }
 }
@@ -1496,6 +1505,7 @@ fn torchrun_args(l: &Launch) -> TorchrunArgs {
                             text: v.text.clone(),
                             value: Resolved::Unknown,
                             range: v.range,
+                            written: v.written,
                             literal_in_place: false,
                         })
                     }
@@ -1526,6 +1536,8 @@ fn torchrun_setting(l: &Launch, args: &TorchrunArgs, name: &str) -> Option<Setti
         return Some(Setting {
             value: v.value.clone(),
             range: v.range,
+            written: v.written,
+            in_place: l.via.is_empty() && !l.words.first().is_some_and(|w| w.expanded),
             literal_in_place: v.literal_in_place,
             from_env: false,
         });
@@ -1538,6 +1550,8 @@ fn torchrun_setting(l: &Launch, args: &TorchrunArgs, name: &str) -> Option<Setti
     Some(Setting {
         value: w.value.clone(),
         range: w.range,
+        written: w.written,
+        in_place: false,
         literal_in_place: w.exact && !w.expanded,
         from_env: true,
     })
@@ -1577,6 +1591,7 @@ fn mpirun_args(l: &Launch) -> MpirunArgs {
                         _ => Resolved::Unknown,
                     },
                     range: k.range.cover(v.range),
+                    written: k.written.cover(v.written),
                     literal_in_place: false,
                 }),
                 (Some(k), None) => Some(word_value(k)),

@@ -10,8 +10,8 @@
 //! `invalid device ordinal` when they select a GPU the node lacks.
 //!
 //! ## Example
-//! With `gpus-per-node = 4` in the cluster profile:
-//! ```yaml
+//! On `examples/clusters/h100-ib.toml` (`gpus-per-node = 4`):
+//! ```yaml profile=h100-ib
 //! jobs:
 //!   train:
 //!     command: [torchrun, --standalone, --nproc-per-node=8, train.py]
@@ -23,7 +23,7 @@
 //!
 //! ## Use instead
 //! Request at most the GPUs a node has, and spread the rest over nodes:
-//! ```yaml
+//! ```yaml profile=h100-ib
 //! jobs:
 //!   train:
 //!     script: |
@@ -40,7 +40,6 @@
 //! Reads `gpus-per-node` (and `name`) from the cluster profile; silent without one.
 
 use super::Context;
-use crate::launch::gpus_per_node;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
@@ -70,7 +69,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         .as_deref()
         .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
     for task in ctx.model.tasks() {
-        let Some((want, range)) = gpus_per_node(ctx.model, task) else {
+        let Some((want, range)) = ctx.semantics.task(task).gpus_per_node else {
             continue;
         };
         if want <= have {

@@ -33,9 +33,8 @@
 use super::{Check, Context, TaskContext};
 use crate::edits::add_mapping_entry;
 use crate::gpu::is_nccl_test;
-use crate::launch::{
-    mpirun_args, torchrun_args, torchrun_setting, Launcher, Resolved,
-};
+use crate::launch::Launcher;
+use crate::semantics::Resolved;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
 declare_rule! {
@@ -57,13 +56,14 @@ impl Check for GpuRequestMissing {
         }
         let env = &facts.env;
         let mut evidence: Option<(TextRange, String, Option<u64>)> = None;
-        for inv in facts.invocations {
+        for inv in facts.launches() {
             match inv.launcher {
                 Launcher::Torchrun | Launcher::DistributedLaunch => {
-                    let args = torchrun_args(inv);
-                    let nproc =
-                        torchrun_setting(inv, &args, env, "nproc-per-node").map(|s| s.value);
-                    if matches!(&nproc, Some(Resolved::Literal(v)) if v == "cpu") {
+                    let nproc = inv.setting("nproc-per-node").map(|s| &s.value);
+                    if nproc.is_some_and(|v| {
+                        v.choices()
+                            .is_some_and(|c| c.iter().any(|v| matches!(*v, "cpu" | "xpu")))
+                    }) {
                         continue;
                     }
                     let n = match &nproc {
@@ -78,8 +78,8 @@ impl Check for GpuRequestMissing {
                     break;
                 }
                 Launcher::Mpirun => {
-                    let m = mpirun_args(inv);
-                    if let Some(p) = m.program.first().filter(|p| is_nccl_test(&p.text)) {
+                    let program = inv.mpirun.as_ref().and_then(|m| m.program.first());
+                    if let Some(p) = program.filter(|p| is_nccl_test(&p.text)) {
                         evidence = Some((p.range, format!("`{}` is an NCCL test", p.text), None));
                         break;
                     }

@@ -44,7 +44,6 @@
 
 use super::Context;
 use crate::gpu::{candidates, gpu_products, ngc_pytorch_tags, parse_cuda, product_pin};
-use crate::launch::gpus_per_node;
 use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
 use fuzzfile_model::values::ImageScheme;
 
@@ -136,7 +135,7 @@ fn earliest_tag_with(cuda: (u32, u32)) -> Option<(&'static str, (u32, u32))> {
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let table = gpu_products();
     for task in ctx.model.tasks() {
-        if gpus_per_node(ctx.model, task).is_none_or(|g| g.0 == 0) {
+        if ctx.semantics.task(task).gpus_per_node.is_none_or(|g| g.0 == 0) {
             continue;
         }
         let pin = product_pin(ctx, task);

@@ -11,7 +11,8 @@
 //! cannot be created and the job fails before it starts.
 //!
 //! ## Example
-//! ```yaml
+//! On `examples/clusters/gb200-nvl72.toml` (`gpu-product = "GB200"`, the value of the fix):
+//! ```yaml profile=gb200-nvl72
 //! jobs:
 //!   train:
 //!     env:
@@ -21,7 +22,7 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml
+//! ```yaml profile=gb200-nvl72
 //! jobs:
 //!   train:
 //!     env:
@@ -37,7 +38,6 @@
 use super::Context;
 use crate::edits::{add_nested_entry, yaml_scalar};
 use crate::gpu::{env_get, product_pin, uses_gpus};
-use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -59,7 +59,7 @@ impl super::Check for ImexNoProductPin {
 
 pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for task in &ctx.model.jobs {
-        let env = effective_env(ctx.model, task);
+        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
         let Some(e) = env_get(&env, "NVIDIA_IMEX_CHANNELS") else {
             continue;
         };

@@ -62,7 +62,7 @@ impl Check for LauncherDoubleWrap {
             _ => "mpirun",
         };
         let mut seen_exec_all = None;
-        for inv in facts.invocations {
+        for inv in facts.launches() {
             // An exec_all in front of a launcher: report the exec_all once, then the launcher.
             if let Some(r) = inv.exec_all {
                 if seen_exec_all != Some(r) {

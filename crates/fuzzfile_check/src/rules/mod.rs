@@ -123,32 +123,46 @@ pub trait Check {
     fn task(&self, _ctx: &Context<'_>, _task: &TaskContext<'_>, _out: &mut Vec<Diagnostic>) {}
 }
 
-/// One job or service and the facts the rules read about it, computed once per task by the
-/// dispatcher (not once per rule).
+/// One job or service and the facts the rules read about it: those of the semantics layer
+/// ([`crate::semantics`]), built once per analysis, not once per rule.
 pub struct TaskContext<'c> {
     pub task: &'c fuzzfile_model::Task,
-    /// The environment its processes start with ([`crate::launch::effective_env`]).
+    /// Everything derived about the task: environment, GPUs, nodes, launches with their
+    /// evaluated arguments.
+    pub facts: &'c crate::semantics::TaskFacts,
+    /// The environment its processes start with (`facts.env`).
     pub env: Vec<&'c fuzzfile_model::EnvVar>,
-    /// GPUs requested per node and where ([`crate::launch::gpus_per_node`]).
+    /// GPUs requested per node and where (`facts.gpus_per_node`).
     pub gpus: Option<(u64, TextRange)>,
-    /// `multinode.nodes` and where ([`crate::launch::nodes`]).
+    /// `multinode.nodes` and where (`facts.nodes`).
     pub nodes: Option<(u64, TextRange)>,
-    /// Its launcher invocations ([`Context::invocations`]).
-    pub invocations: &'c [crate::launch::Invocation],
-    /// Its torchrun invocations with their arguments parsed ([`Context::torchruns`]).
-    pub torchruns: Vec<(&'c crate::launch::Invocation, crate::launch::TorchrunArgs)>,
 }
 
 impl<'c> TaskContext<'c> {
     pub fn new(ctx: &'c Context<'_>, task: &'c fuzzfile_model::Task) -> Self {
+        let facts = ctx.semantics.task(task);
         TaskContext {
             task,
-            env: crate::launch::effective_env(ctx.model, task),
-            gpus: crate::launch::gpus_per_node(ctx.model, task),
-            nodes: crate::launch::nodes(task),
-            invocations: ctx.invocations(task),
-            torchruns: ctx.torchruns(task),
+            facts,
+            env: facts.env.iter().collect(),
+            gpus: facts.gpus_per_node,
+            nodes: facts.nodes,
         }
+    }
+    /// The launcher invocations of the task.
+    pub fn launches(&self) -> &'c [crate::semantics::Launch] {
+        &self.facts.launches
+    }
+    /// Its torchrun invocations with their arguments.
+    pub fn torchruns(
+        &self,
+    ) -> impl Iterator<
+        Item = (
+            &'c crate::semantics::Launch,
+            &'c crate::semantics::TorchrunArgs,
+        ),
+    > {
+        self.facts.torchruns()
     }
 }
 
@@ -160,10 +174,8 @@ pub struct Context<'a> {
     /// The cluster profile, when one is configured; rules that need cluster facts are silent
     /// without it.
     pub profile: Option<&'a crate::profile::ClusterProfile>,
-    /// Launcher invocations of every job and service, by the task's body node: shell text is
-    /// parsed once per analysis, not once per rule.
-    pub launches:
-        std::collections::HashMap<fuzzfile_syntax::NodeId, Vec<crate::launch::Invocation>>,
+    /// The facts of every job and service, derived once per analysis.
+    pub semantics: &'a crate::semantics::Semantics,
 }
 
 impl<'a> Context<'a> {
@@ -172,41 +184,15 @@ impl<'a> Context<'a> {
         tree: &'a Tree,
         model: &'a Fuzzfile,
         profile: Option<&'a crate::profile::ClusterProfile>,
+        semantics: &'a crate::semantics::Semantics,
     ) -> Self {
-        let launches = model
-            .tasks()
-            .map(|t| (t.body, crate::launch::invocations(text, tree, t)))
-            .collect();
         Context {
             text,
             tree,
             model,
             profile,
-            launches,
+            semantics,
         }
-    }
-
-    /// The launcher invocations of `task`.
-    pub fn invocations(&self, task: &fuzzfile_model::Task) -> &[crate::launch::Invocation] {
-        self.launches.get(&task.body).map_or(&[], Vec::as_slice)
-    }
-
-    /// The torchrun (and `torch.distributed.run` / `.launch`) invocations of `task`, with their
-    /// arguments parsed.
-    pub fn torchruns(
-        &self,
-        task: &fuzzfile_model::Task,
-    ) -> Vec<(&crate::launch::Invocation, crate::launch::TorchrunArgs)> {
-        self.invocations(task)
-            .iter()
-            .filter(|i| {
-                matches!(
-                    i.launcher,
-                    crate::launch::Launcher::Torchrun | crate::launch::Launcher::DistributedLaunch
-                )
-            })
-            .map(|i| (i, crate::launch::torchrun_args(i)))
-            .collect()
     }
 }
 

@@ -33,7 +33,7 @@
 
 use super::{Check, Context, TaskContext};
 use crate::edits::add_mapping_entry;
-use crate::launch::{mpirun_args, Launcher};
+use crate::launch::Launcher;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
 declare_rule! {
@@ -58,11 +58,11 @@ impl Check for MpiSlotsNotGpus {
         if ppn.is_some_and(|p| p.value == gpus) {
             return;
         }
-        for inv in facts.invocations {
+        for inv in facts.launches() {
             if inv.launcher != Launcher::Mpirun {
                 continue;
             }
-            let m = mpirun_args(inv);
+            let Some(m) = &inv.mpirun else { continue };
             let uses_slots = |names: &[&str], var: &str| {
                 m.get(names)
                     .and_then(|f| f.value.as_ref())

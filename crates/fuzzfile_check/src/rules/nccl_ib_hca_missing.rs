@@ -13,7 +13,8 @@
 //! … `Using network Socket`) and the job runs many times slower without failing.
 //!
 //! ## Example
-//! ```yaml
+//! On `examples/clusters/h100-ib.toml` (InfiniBand, `ib-hcas` listed, no `[nccl-defaults]`):
+//! ```yaml profile=h100-ib
 //! jobs:
 //!   train:
 //!     env:
@@ -23,7 +24,7 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml
+//! ```yaml profile=h100-ib
 //! jobs:
 //!   train:
 //!     env:
@@ -40,7 +41,6 @@
 use super::Context;
 use crate::edits::add_env_entry;
 use crate::gpu::{env_get, mentions, multinode_gpu_job};
-use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -72,7 +72,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some((n, nodes_range)) = multinode_gpu_job(ctx, task) else {
             continue;
         };
-        let env = effective_env(ctx.model, task);
+        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
         if env_get(&env, "NCCL_IB_HCA").is_some() || mentions(task, "NCCL_IB_HCA") {
             continue;
         }

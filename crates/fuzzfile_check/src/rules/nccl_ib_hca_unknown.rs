@@ -12,6 +12,9 @@
 //!
 //! ## Example
 //! With `ib-hcas = ["mlx5_0", "mlx5_1"]` in the cluster profile:
+//! ```toml profile
+//! ib-hcas = ["mlx5_0", "mlx5_1"]
+//! ```
 //! ```yaml
 //! jobs:
 //!   train:
@@ -20,6 +23,9 @@
 //! ```
 //!
 //! ## Use instead
+//! ```toml profile
+//! ib-hcas = ["mlx5_0", "mlx5_1"]
+//! ```
 //! ```yaml
 //! jobs:
 //!   train:
@@ -32,7 +38,6 @@
 
 use super::Context;
 use crate::gpu::env_get;
-use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
@@ -82,7 +87,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
     let have = profile.ib_hcas.join(", ");
     for task in ctx.model.tasks() {
-        let env = effective_env(ctx.model, task);
+        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
         let Some(e) = env_get(&env, "NCCL_IB_HCA") else {
             continue;
         };

@@ -55,7 +55,6 @@
 
 use super::Context;
 use crate::gpu::{env_get, is_literal, multinode, value_sub_range};
-use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity, TextRange};
 use fuzzfile_model::schema::did_you_mean;
 use fuzzfile_model::EnvVar;
@@ -434,7 +433,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if multinode(task).is_none() {
             continue;
         }
-        let env = effective_env(ctx.model, task);
+        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
         let Some(e) = env_get(&env, "NCCL_SOCKET_IFNAME").filter(|e| is_literal(e)) else {
             continue;
         };

@@ -18,7 +18,8 @@
 //! the container has no IMEX channel; older releases fell back silently.
 //!
 //! ## Example
-//! ```yaml
+//! On `examples/clusters/gb200-nvl72.toml` (`mnnvl = true`, `imex = true`):
+//! ```yaml profile=gb200-nvl72
 //! jobs:
 //!   train:
 //!     env:
@@ -28,7 +29,7 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml
+//! ```yaml profile=gb200-nvl72
 //! jobs:
 //!   train:
 //!     env:
@@ -47,7 +48,6 @@
 use super::Context;
 use crate::edits::add_env_entry;
 use crate::gpu::{env_get, mentions, multinode_gpu_job};
-use crate::launch::effective_env;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -88,7 +88,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some((n, nodes_range)) = multinode_gpu_job(ctx, task) else {
             continue;
         };
-        let env = effective_env(ctx.model, task);
+        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
         let is = |name: &str, v: &str| env_get(&env, name).is_some_and(|e| e.value.trim() == v);
         if env_get(&env, "NVIDIA_IMEX_CHANNELS").is_some()
             || is("NCCL_MNNVL_ENABLE", "0")

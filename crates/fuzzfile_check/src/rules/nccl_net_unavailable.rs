@@ -12,8 +12,8 @@
 //! links idle and makes every collective between nodes many times slower.
 //!
 //! ## Example
-//! ```yaml
-//! # on an InfiniBand cluster
+//! On an InfiniBand cluster (`examples/clusters/h100-ib.toml`):
+//! ```yaml profile=h100-ib
 //! jobs:
 //!   train:
 //!     env:
@@ -22,7 +22,7 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml
+//! ```yaml profile=h100-ib
 //! jobs:
 //!   train:
 //!     env:
@@ -35,7 +35,6 @@
 
 use super::Context;
 use crate::gpu::{env_get, is_literal, multinode};
-use crate::launch::effective_env;
 use crate::profile::Fabric;
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 
@@ -61,7 +60,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     for task in ctx.model.tasks() {
-        let env = effective_env(ctx.model, task);
+        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
         let net = env_get(&env, "NCCL_NET").filter(|e| is_literal(e));
         if fabric == Fabric::Ethernet {
             if let Some(e) = net.filter(|e| e.value.trim().eq_ignore_ascii_case("ib")) {

@@ -28,7 +28,8 @@
 
 use super::{Check, Context, TaskContext};
 use crate::edits::delete_sequence_item;
-use crate::launch::{FileWord, Launcher, Origin};
+use crate::launch::{Launcher, Origin};
+use crate::semantics::LaunchWord;
 use fuzzfile_diagnostics::{Diagnostic, Edit, Fix, Rule, TextRange};
 
 declare_rule! {
@@ -43,8 +44,8 @@ declare_rule! {
 }
 
 /// An edit removing the word `w` of a shell string or script with one space next to it.
-fn delete_shell_word(text: &str, w: &FileWord) -> Option<Edit> {
-    if !w.exact {
+fn delete_shell_word(text: &str, w: &LaunchWord) -> Option<Edit> {
+    if !w.exact || w.expanded {
         return None;
     }
     let r = w.range.as_usize();
@@ -65,7 +66,7 @@ fn delete_shell_word(text: &str, w: &FileWord) -> Option<Edit> {
 impl Check for TorchDistributedLaunchDeprecated {
     fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = facts.task;
-        for (inv, args) in &facts.torchruns {
+        for (inv, args) in facts.torchruns() {
             if inv.launcher != Launcher::DistributedLaunch {
                 continue;
             }
@@ -96,7 +97,11 @@ impl Check for TorchDistributedLaunchDeprecated {
                     .map(|i| (i, &inv.args()[i]))
             });
             let mut edits = Vec::new();
-            if module.exact && module.range.slice(ctx.text) == "torch.distributed.launch" {
+            if module.exact
+                && !module.expanded
+                && inv.via.is_empty()
+                && module.range.slice(ctx.text) == "torch.distributed.launch"
+            {
                 edits.push(Edit {
                     range: module.range,
                     replacement: "torch.distributed.run".into(),

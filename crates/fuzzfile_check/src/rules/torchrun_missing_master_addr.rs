@@ -3,7 +3,11 @@
 //! `--master-addr` (or `PET_MASTER_ADDR`) for the default `static` rendezvous, the host of
 //! `--rdzv-endpoint` otherwise. A missing address (torchrun's default is `127.0.0.1`) or a
 //! loopback one (`localhost`, `127.x.x.x`, `::1`, `0.0.0.0`) is reported. Fuzzball's
-//! `$MULTINODE_NODE_IP`, expanded on the head node, is the head's address.
+//! `$MULTINODE_NODE_IP`, expanded on the head node, is the head's address; expanded anywhere
+//! else it is not: single-quoted in a `script:` (`'$MULTINODE_NODE_IP'`) it reaches torchrun as
+//! that text, since `exec_all` substitutes only `$RANK`, and in a shell that `exec_all` starts
+//! on each node (`exec_all bash -c '... $MULTINODE_NODE_IP ...'`) it is each node's own address.
+//! Both are reported. A value not known before the run (`$(hostname -i)`) is no finding.
 //!
 //! ## Why is this bad?
 //! Each node looks for the master on itself: workers wait until the rendezvous times out
@@ -31,9 +35,8 @@
 
 use super::torchrun_missing_node_rank::is_static;
 use super::{Check, Context, TaskContext};
-use crate::launch::{
-    generic_multinode, insert_flag, torchrun_setting, Origin, Resolved,
-};
+use crate::launch::{insert_flag, Origin};
+use crate::semantics::{Resolved, Setting, Site};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -67,14 +70,33 @@ fn host_of(endpoint: &str) -> &str {
     }
 }
 
+/// Why an address given to torchrun is not the head's address on every node, if it is not.
+fn not_the_heads(s: &Setting, flag: &str) -> Option<(String, &'static str)> {
+    let ip = "MULTINODE_NODE_IP";
+    match &s.value {
+        Resolved::Runtime { name, site: Site::EachNode } if name == ip => Some((
+            format!("`{flag}` is `${ip}` expanded on each node: every node takes its own address for the master's"),
+            "expand it on the head node, where `exec_all` is called: `\"$MULTINODE_NODE_IP\"` outside the quoted command",
+        )),
+        Resolved::Template { text, site: Site::EachNode } if text.contains(ip) => Some((
+            format!("`{flag}` is `{text}` expanded on each node: every node takes its own address for the master's"),
+            "expand `$MULTINODE_NODE_IP` on the head node, where `exec_all` is called",
+        )),
+        Resolved::Literal(v) if v.contains('$') => Some((
+            format!("`{flag}` reaches torchrun as the text `{v}`: no shell expands it (single quotes keep it from the head's shell, and `exec_all` substitutes only `$RANK`)"),
+            "use double quotes so that the head node's shell expands it: `\"$MULTINODE_NODE_IP\"`",
+        )),
+        _ => None,
+    }
+}
+
 impl Check for TorchrunMissingMasterAddr {
     fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = facts.task;
-        let Some((n, nodes_range)) = generic_multinode(task) else {
+        let Some((n, nodes_range)) = facts.facts.generic_multinode() else {
             return;
         };
-        let env = &facts.env;
-        for (inv, args) in &facts.torchruns {
+        for (inv, args) in facts.torchruns() {
             if args.has("standalone") {
                 continue;
             }
@@ -84,53 +106,65 @@ impl Check for TorchrunMissingMasterAddr {
             } else {
                 "\"$MULTINODE_NODE_IP\""
             };
-            if is_static(inv, args, env)
-                && torchrun_setting(inv, args, env, "rdzv-endpoint").is_none()
-            {
-                match torchrun_setting(inv, args, env, "master-addr") {
-                    None => {
-                        let flag = if argv {
-                            "--master-addr=$MULTINODE_NODE_IP".to_owned()
-                        } else {
-                            format!("--master-addr {addr}")
-                        };
-                        let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, inv.range(), format!("multinode torchrun without `--master-addr`: each of the {n} nodes looks for the master at 127.0.0.1"))
-                            .with_label(nodes_range, format!("{n} nodes"))
-                            .with_help(format!("add `{flag}` (the head node's address)"));
-                        if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &flag) {
-                            d = d.with_fix(Fix {
-                                message: format!("Add `{flag}`"),
-                                edits: vec![e],
-                            });
+            let endpoint = inv.setting("rdzv-endpoint");
+            if is_static(inv) && endpoint.is_none() {
+                let Some(s) = inv.setting("master-addr") else {
+                    if args.incomplete {
+                        continue; // an unknown argument may give it
+                    }
+                    let flag = if argv {
+                        "--master-addr=$MULTINODE_NODE_IP".to_owned()
+                    } else {
+                        format!("--master-addr {addr}")
+                    };
+                    let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, inv.range(), format!("multinode torchrun without `--master-addr`: each of the {n} nodes looks for the master at 127.0.0.1"))
+                        .with_label(nodes_range, format!("{n} nodes"))
+                        .with_help(format!("add `{flag}` (the head node's address)"));
+                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &flag) {
+                        d = d.with_fix(Fix {
+                            message: format!("Add `{flag}`"),
+                            edits: vec![e],
+                        });
+                    }
+                    out.push(d);
+                    continue;
+                };
+                if let Some(choices) = s.value.choices() {
+                    if choices.iter().all(|v| is_loopback(v)) {
+                        let v = s.value.display();
+                        let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.range, format!("`--master-addr` is `{v}`, a loopback address: the other nodes cannot reach it"))
+                            .with_help("use the head node's address: `\"$MULTINODE_NODE_IP\"`");
+                        if s.literal_in_place && !s.from_env && choices.len() == 1 {
+                            d = d.with_fix(Fix::replace("Use `$MULTINODE_NODE_IP`", s.range, addr));
                         }
                         out.push(d);
-                    }
-                    Some(s) => {
-                        if let Resolved::Literal(v) = &s.value {
-                            if is_loopback(v) {
-                                let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.range, format!("`--master-addr` is `{v}`, a loopback address: the other nodes cannot reach it"))
-                                    .with_help("use the head node's address: `\"$MULTINODE_NODE_IP\"`");
-                                if s.literal_in_place && !s.from_env {
-                                    d = d.with_fix(Fix::replace(
-                                        "Use `$MULTINODE_NODE_IP`",
-                                        s.range,
-                                        addr,
-                                    ));
-                                }
-                                out.push(d);
-                            }
-                        }
+                        continue;
                     }
                 }
-            } else if let Some(s) = torchrun_setting(inv, args, env, "rdzv-endpoint") {
-                if let Resolved::Literal(v) = &s.value {
-                    let host = host_of(v);
-                    if is_loopback(host) {
+                if let Some((message, help)) = not_the_heads(s, "--master-addr") {
+                    let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.written, message)
+                        .with_help(help);
+                    if s.in_place
+                        && inv.origin == Origin::Script
+                        && s.written.slice(ctx.text) == "'$MULTINODE_NODE_IP'"
+                    {
+                        d = d.with_fix(Fix::replace("Use `\"$MULTINODE_NODE_IP\"`", s.written, "\"$MULTINODE_NODE_IP\""));
+                    }
+                    out.push(d);
+                }
+            } else if let Some(s) = endpoint {
+                if let Some(choices) = s.value.choices() {
+                    if choices.iter().all(|v| is_loopback(host_of(v))) {
+                        let v = s.value.display();
                         out.push(
                             Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.range, format!("`--rdzv-endpoint` is `{v}`, a loopback address: the other nodes cannot reach it"))
                                 .with_help("use the head node's address: `\"$MULTINODE_NODE_IP:29400\"`"),
                         );
+                        continue;
                     }
+                }
+                if let Some((message, help)) = not_the_heads(s, "--rdzv-endpoint") {
+                    out.push(Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.written, message).with_help(help));
                 }
             }
         }

@@ -30,7 +30,7 @@
 //! ```
 
 use super::{Check, Context, TaskContext};
-use crate::launch::{insert_flag, torchrun_setting, Resolved};
+use crate::launch::insert_flag;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -58,15 +58,14 @@ pub fn parse_nnodes(v: &str) -> Option<(u64, u64)> {
 impl Check for TorchrunNnodesMismatch {
     fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = facts.task;
-        if crate::launch::wrapped_by_fuzzball(task).is_some() {
+        if facts.facts.wrapped_by_fuzzball().is_some() {
             return; // launcher-double-wrap
         }
         let multinode = facts.nodes;
         let node_count = multinode.map_or(1, |n| n.0);
-        let env = &facts.env;
-        for (inv, args) in &facts.torchruns {
-            let Some(setting) = torchrun_setting(inv, args, env, "nnodes") else {
-                if node_count > 1 && !args.has("standalone") {
+        for (inv, args) in facts.torchruns() {
+            let Some(setting) = inv.setting("nnodes") else {
+                if node_count > 1 && !args.has("standalone") && !args.incomplete {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));
                     let mut d = Diagnostic::new(
                         Rule::TorchrunNnodesMismatch,
@@ -91,16 +90,29 @@ impl Check for TorchrunNnodesMismatch {
                 }
                 continue;
             };
-            let Resolved::Literal(v) = &setting.value else {
+            let Some(choices) = setting.value.choices() else {
                 continue;
             };
-            let Some((min, max)) = parse_nnodes(v) else {
-                out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`{v}` is not a valid `--nnodes`: torchrun accepts `N` or `MIN:MAX` with 0 < MIN <= MAX")));
-                continue;
-            };
-            if (min..=max).contains(&node_count) {
+            // Every value the setting may take must be wrong for a finding.
+            let parsed: Vec<Option<(u64, u64)>> = choices.iter().map(|v| parse_nnodes(v)).collect();
+            if parsed
+                .iter()
+                .any(|p| p.is_some_and(|(min, max)| (min..=max).contains(&node_count)))
+            {
                 continue;
             }
+            let v = setting.value.display();
+            let (min, max) = match parsed.as_slice() {
+                [Some(one)] => *one,
+                [None] => {
+                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`{v}` is not a valid `--nnodes`: torchrun accepts `N` or `MIN:MAX` with 0 < MIN <= MAX")));
+                    continue;
+                }
+                _ => {
+                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`--nnodes` is {v}, and none of them admits the {node_count} nodes the job runs on: the rendezvous never completes")));
+                    continue;
+                }
+            };
             let shown = if min == max {
                 format!("{min}")
             } else {

@@ -32,7 +32,7 @@
 //! ```
 
 use super::{Check, Context, TaskContext};
-use crate::launch::{insert_flag, torchrun_setting, Resolved};
+use crate::launch::insert_flag;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity};
 
 declare_rule! {
@@ -46,6 +46,29 @@ declare_rule! {
     }
 }
 
+/// What a `--nproc-per-node` value means against `gpus` GPUs per node.
+enum Verdict {
+    Fine,
+    /// Not a value torchrun accepts.
+    Invalid,
+    More(u64),
+    Fewer(u64),
+}
+
+fn verdict(v: &str, gpus: u64) -> Verdict {
+    let v = v.trim();
+    if matches!(v, "gpu" | "auto") {
+        return Verdict::Fine;
+    }
+    match v.parse::<u64>() {
+        Ok(n) if n == gpus => Verdict::Fine,
+        Ok(n) if n > gpus => Verdict::More(n),
+        Ok(n) => Verdict::Fewer(n),
+        Err(_) if v == "cpu" || v == "xpu" => Verdict::Fine,
+        Err(_) => Verdict::Invalid,
+    }
+}
+
 impl Check for TorchrunNprocMismatch {
     fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = facts.task;
@@ -55,10 +78,9 @@ impl Check for TorchrunNprocMismatch {
         if gpus == 0 {
             return;
         }
-        let env = &facts.env;
-        for (inv, args) in &facts.torchruns {
-            let Some(setting) = torchrun_setting(inv, args, env, "nproc-per-node") else {
-                if gpus > 1 {
+        for (inv, args) in facts.torchruns() {
+            let Some(setting) = inv.setting("nproc-per-node") else {
+                if gpus > 1 && !args.incomplete {
                     let mut d = Diagnostic::new(
                         Rule::TorchrunNprocMismatch,
                         inv.range(),
@@ -83,36 +105,41 @@ impl Check for TorchrunNprocMismatch {
                 }
                 continue;
             };
-            let Resolved::Literal(v) = &setting.value else {
+            // Every value the setting may take must be wrong for a finding.
+            let Some(choices) = setting.value.choices() else {
                 continue;
             };
-            let v = v.trim();
-            if matches!(v, "gpu" | "auto") {
+            let verdicts: Vec<Verdict> = choices.iter().map(|v| verdict(v, gpus)).collect();
+            if verdicts.iter().any(|v| matches!(v, Verdict::Fine)) {
                 continue;
             }
-            let Ok(n) = v.parse::<u64>() else {
-                if v != "cpu" && v != "xpu" {
-                    out.push(Diagnostic::new(Rule::TorchrunNprocMismatch, setting.range, format!("`{v}` is not a valid `--nproc-per-node`: torchrun accepts a number, `gpu`, `cpu`, `xpu` or `auto`")).with_fix(Fix::replace(format!("Set to {gpus}"), setting.range, gpus.to_string())));
-                }
-                continue;
-            };
-            if n == gpus {
-                continue;
-            }
+            let shown = setting.value.display();
             let from = if setting.literal_in_place {
                 String::new()
+            } else if setting.from_env {
+                " (from `PET_NPROC_PER_NODE`)".to_owned()
             } else {
                 " (after resolving its variable)".to_owned()
             };
-            let (sev, msg) = if n > gpus {
-                (Severity::Error, format!("`--nproc-per-node` is {n}{from}, but the job requests {gpus} GPUs per node: the extra processes fail with `invalid device ordinal`"))
-            } else {
-                (Severity::Warning, format!("`--nproc-per-node` is {n}{from}, but the job requests {gpus} GPUs per node: {} GPUs stay idle", gpus - n))
+            if verdicts.iter().all(|v| matches!(v, Verdict::Invalid)) {
+                let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.range, format!("`{shown}` is not a valid `--nproc-per-node`{from}: torchrun accepts a number, `gpu`, `cpu`, `xpu` or `auto`"));
+                if setting.literal_in_place {
+                    d = d.with_fix(Fix::replace(format!("Set to {gpus}"), setting.range, gpus.to_string()));
+                }
+                out.push(d);
+                continue;
+            }
+            let more = verdicts.iter().any(|v| matches!(v, Verdict::More(_)));
+            let (sev, msg) = match verdicts.as_slice() {
+                [Verdict::More(n)] => (Severity::Error, format!("`--nproc-per-node` is {n}{from}, but the job requests {gpus} GPUs per node: the extra processes fail with `invalid device ordinal`")),
+                [Verdict::Fewer(n)] => (Severity::Warning, format!("`--nproc-per-node` is {n}{from}, but the job requests {gpus} GPUs per node: {} GPUs stay idle", gpus - n)),
+                _ if more => (Severity::Error, format!("`--nproc-per-node` is {shown}{from}, none of them the {gpus} GPUs the job requests per node: more processes than GPUs fail with `invalid device ordinal`")),
+                _ => (Severity::Warning, format!("`--nproc-per-node` is {shown}{from}, fewer than the {gpus} GPUs the job requests per node: GPUs stay idle")),
             };
             let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.range, msg)
                 .with_severity(sev)
                 .with_label(gpu_range, format!("{gpus} GPUs per node"));
-            if setting.literal_in_place {
+            if setting.literal_in_place && choices.len() == 1 {
                 d = d.with_fix(Fix::replace(
                     format!("Set `--nproc-per-node` to {gpus}"),
                     setting.range,

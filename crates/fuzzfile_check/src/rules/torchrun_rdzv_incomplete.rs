@@ -36,7 +36,7 @@
 //! ```
 
 use super::{Check, Context, TaskContext};
-use crate::launch::{generic_multinode, torchrun_setting, Resolved};
+use crate::semantics::Resolved;
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 
 declare_rule! {
@@ -52,10 +52,8 @@ declare_rule! {
 
 impl Check for TorchrunRdzvIncomplete {
     fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        let env = &facts.env;
-        let multinode = generic_multinode(task);
-        for (inv, args) in &facts.torchruns {
+        let multinode = facts.facts.generic_multinode();
+        for (inv, args) in facts.torchruns() {
             if args.has("standalone") {
                 for flag in ["rdzv-backend", "rdzv-endpoint", "rdzv-id"] {
                     if let Some(f) = args.get(flag) {
@@ -71,7 +69,7 @@ impl Check for TorchrunRdzvIncomplete {
                 }
                 continue;
             }
-            let Some(backend) = torchrun_setting(inv, args, env, "rdzv-backend") else {
+            let Some(backend) = inv.setting("rdzv-backend") else {
                 continue;
             };
             let Resolved::Literal(b) = &backend.value else {
@@ -80,8 +78,8 @@ impl Check for TorchrunRdzvIncomplete {
             if b == "static" {
                 continue;
             }
-            let endpoint = torchrun_setting(inv, args, env, "rdzv-endpoint");
-            if let (Some((n, nodes_range)), None) = (multinode, &endpoint) {
+            let endpoint = inv.setting("rdzv-endpoint");
+            if let (Some((n, nodes_range)), None, false) = (multinode, &endpoint, args.incomplete) {
                 if matches!(b.as_str(), "c10d" | "etcd" | "etcd-v2") {
                     out.push(
                         Diagnostic::new(
@@ -95,7 +93,8 @@ impl Check for TorchrunRdzvIncomplete {
                     );
                 }
             }
-            match torchrun_setting(inv, args, env, "rdzv-id") {
+            match inv.setting("rdzv-id") {
+                None if args.incomplete => {}
                 None => out.push(
                     Diagnostic::new(
                         Rule::TorchrunRdzvIncomplete,

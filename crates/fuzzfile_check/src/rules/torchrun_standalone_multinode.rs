@@ -26,7 +26,6 @@
 //! ```
 
 use super::{Check, Context, TaskContext};
-use crate::launch::generic_multinode;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
@@ -42,11 +41,10 @@ declare_rule! {
 
 impl Check for TorchrunStandaloneMultinode {
     fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        let Some((n, r)) = generic_multinode(task) else {
+        let Some((n, r)) = facts.facts.generic_multinode() else {
             return;
         };
-        for (_, args) in &facts.torchruns {
+        for (_, args) in facts.torchruns() {
             if let Some(f) = args.get("standalone") {
                 out.push(
                     Diagnostic::new(Rule::TorchrunStandaloneMultinode, f.flag_range, format!("`--standalone` in a job on {n} nodes: each node forms its own world"))
