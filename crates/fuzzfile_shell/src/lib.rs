@@ -8,7 +8,8 @@
 //! (quotes removed, expansions such as `$RANK` kept as written), so the caller can resolve
 //! variables and map the range back to the Fuzzfile.
 //!
-//! Invariants: never panics; ranges are byte ranges into the text passed in; no I/O.
+//! Invariants: never panics; ranges are byte ranges into the text passed in; no I/O; no state
+//! kept between calls but one reused parser per thread (a parser, not results).
 
 pub mod eval;
 
@@ -70,42 +71,9 @@ thread_local! {
     static PARSER: std::cell::RefCell<Option<tree_sitter::Parser>> = const { std::cell::RefCell::new(None) };
 }
 
-thread_local! {
-    /// Scripts parsed recently on this thread, by their text. The language server analyses
-    /// the whole file again on every keystroke, and all its scripts but the one being typed
-    /// are unchanged: a 5,000-line file with 1,250 launcher scripts spends most of its
-    /// analysis in the parser without this. Bounded by [`MEMO_BYTES`] of script text.
-    static MEMO: std::cell::RefCell<(std::collections::HashMap<String, Script>, usize)> =
-        std::cell::RefCell::new((std::collections::HashMap::new(), 0));
-}
-
-/// Script text kept in one thread's memo before it is cleared (its parsed form takes a few
-/// times that).
-pub const MEMO_BYTES: usize = 1 << 20;
-
-/// Parse shell text. The result depends on the text alone; a text parsed recently on the
-/// same thread is answered from a memo.
+/// Parse shell text with the tree-sitter grammar: the simple commands as written (for
+/// highlighting). What a script does when it runs is [`eval::evaluate`]'s.
 pub fn parse(text: &str) -> Script {
-    if let Some(s) = MEMO.with(|m| m.borrow().0.get(text).cloned()) {
-        return s;
-    }
-    let script = parse_uncached(text);
-    if text.len() <= MEMO_BYTES / 16 {
-        MEMO.with(|m| {
-            let mut m = m.borrow_mut();
-            if m.1 + text.len() > MEMO_BYTES {
-                m.0.clear();
-                m.1 = 0;
-            }
-            m.1 += text.len();
-            m.0.insert(text.to_owned(), script.clone());
-        });
-    }
-    script
-}
-
-/// Parse shell text with the tree-sitter grammar.
-pub fn parse_uncached(text: &str) -> Script {
     let tree = PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -328,28 +296,6 @@ fn unescape_double(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn memoised_parses_equal_fresh_ones() {
-        let texts = [
-            "NP=4\ntorchrun --nproc-per-node $NP x.py\n",
-            "exec_all torchrun --nnodes 2 \\\n  --node-rank '$RANK' x.py",
-            "if true; then mpirun -np 8 a.out; fi",
-            "",
-        ];
-        for t in texts {
-            let first = parse(t);
-            let again = parse(t);
-            assert_eq!(first, again);
-            assert_eq!(first, parse_uncached(t));
-        }
-        // The memo is bounded: far more text than it holds still parses correctly.
-        for i in 0..3000 {
-            let t = format!("echo {i} {}\n", "x".repeat(500));
-            assert_eq!(parse(&t).commands[0].words[1].text, i.to_string());
-        }
-        assert!(MEMO.with(|m| m.borrow().1) <= MEMO_BYTES);
-    }
 
     use super::*;
 
