@@ -1128,6 +1128,64 @@ impl Builder<'_> {
     }
 }
 
+/// Whether Fuzzball itself expands `$NAME` in the words of a `command:` list (and in the
+/// string of `[sh, -c, "..."]` before the shell parses it): the generic implementation's
+/// `MULTINODE_*` variables. `$RANK` is left for `exec_all`.
+pub fn expanded_in_command_words(name: &str) -> bool {
+    name.starts_with("MULTINODE_")
+}
+
+/// A `command:` word as Fuzzball expands it: each `$NAME` / `${NAME}` that
+/// [`expanded_in_command_words`] and that `value_of` knows is replaced by its value
+/// (`Some(Some(v))`); a name that `value_of` provides without a value known yet (`Some(None)`)
+/// stays as written and is added to `unexpanded`; everything else stays as written.
+pub fn expand_command_word(
+    word: &str,
+    value_of: &dyn Fn(&str) -> Option<Option<String>>,
+    unexpanded: &mut std::collections::BTreeSet<String>,
+) -> String {
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, consumed) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        let known = if expanded_in_command_words(name) {
+            value_of(name)
+        } else {
+            None
+        };
+        match known {
+            Some(Some(v)) => {
+                out.push_str(&v);
+                rest = &after[consumed..];
+            }
+            Some(None) => {
+                unexpanded.insert(name.to_owned());
+                out.push_str(&rest[i..i + 1 + consumed]);
+                rest = &after[consumed..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// What the launched program receives for a value the job's shell produced: `exec_all`
 /// replaces `$RANK` in its words by each node's rank (`deferred`), and in `command:` words
 /// Fuzzball expands `$MULTINODE_*` on the head (`pre_expanded`).
@@ -1142,8 +1200,12 @@ fn as_received(value: Resolved, deferred: bool, pre_expanded: bool) -> Resolved 
     if deferred && (s.contains("$RANK") || s.contains("${RANK}")) {
         site = Some(Site::EachNode);
     }
-    if pre_expanded && (s.contains("$MULTINODE_") || s.contains("${MULTINODE_")) {
-        site = Some(site.unwrap_or(Site::Head));
+    if pre_expanded {
+        let mut names = std::collections::BTreeSet::new();
+        expand_command_word(s, &|_| Some(None), &mut names);
+        if !names.is_empty() {
+            site = Some(site.unwrap_or(Site::Head));
+        }
     }
     let Some(site) = site else {
         return value;

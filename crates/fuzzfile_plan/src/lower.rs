@@ -3,7 +3,7 @@
 use crate::runtime::runtimes;
 use crate::types::*;
 use crate::{PlanOptions, Refusal, MAX_INSTANCES};
-use fuzzfile_check::semantics::{Count, CountFrom};
+use fuzzfile_check::semantics::{self, Count, CountFrom};
 use fuzzfile_check::{Analysis, Severity, TextRange};
 use fuzzfile_model as m;
 use std::collections::{BTreeMap, BTreeSet};
@@ -1155,51 +1155,23 @@ fn probe(p: &m::ProbeAction) -> Probe {
     }
 }
 
-/// Substitute `$MULTINODE_X` and `${MULTINODE_X}` whose values are known; names whose values
-/// are not known (`MULTINODE_NODE_IP`) stay and are recorded.
+/// A `command:` word as Fuzzball expands it ([`semantics::expand_command_word`]): the values
+/// known when planning are substituted; names whose values are not known
+/// (`MULTINODE_NODE_IP`) stay and are recorded.
 fn expand_multinode(
     word: &str,
     vars: &[(String, Option<String>, EnvValue)],
     unexpanded: &mut BTreeSet<String>,
 ) -> String {
-    let mut out = String::new();
-    let mut rest = word;
-    while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let (name, consumed) = match after.strip_prefix('{') {
-            Some(inner) => match inner.find('}') {
-                Some(end) => (&inner[..end], end + 2),
-                None => ("", 0),
-            },
-            None => {
-                let end = after
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(after.len());
-                (&after[..end], end)
-            }
-        };
-        match vars
-            .iter()
-            .find(|(n, _, _)| n == name && name.starts_with("MULTINODE_"))
-        {
-            Some((_, Some(v), _)) => out.push_str(v),
-            Some((n, None, _)) => {
-                unexpanded.insert(n.clone());
-                out.push_str(&rest[i..i + 1 + consumed]);
-            }
-            None => out.push('$'),
-        }
-        rest = match vars
-            .iter()
-            .any(|(n, _, _)| n == name && name.starts_with("MULTINODE_"))
-        {
-            true => &after[consumed..],
-            false => after,
-        };
-    }
-    out.push_str(rest);
-    out
+    semantics::expand_command_word(
+        word,
+        &|name| {
+            vars.iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, v, _)| v.clone())
+        },
+        unexpanded,
+    )
 }
 
 #[cfg(test)]
