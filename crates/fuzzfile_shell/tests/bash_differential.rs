@@ -7,7 +7,9 @@
 //! their name and argv, NUL-separated, to a log. The evaluator reads the same script, with the
 //! same environment as known values and unset names expanding to nothing. For every stub call
 //! that bash made, the evaluator's command of the same program (in order) must agree wherever it
-//! claims to know an argument; a command the evaluator says always runs must have run.
+//! claims to know an argument, and on the shell that expanded its words (`Site::EachNode` under
+//! a shell that `exec_all`, which here runs its command once, or the SSH wrapper started); a
+//! command the evaluator says always runs must have run.
 //!
 //! Case file format (one or more cases per file):
 //!
@@ -405,6 +407,9 @@ struct Call {
     args: Vec<String>,
     /// Run directly by a runner (`exec_all torchrun ...`): the runner's record has these words.
     direct_under_runner: bool,
+    /// Started under a runner or wrapper: a shell on "each node" expanded the words (when not
+    /// `direct_under_runner`).
+    on_node: bool,
 }
 
 impl Call {
@@ -484,19 +489,22 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
     let mut stubs: Vec<String> = STUBS.iter().map(|s| s.to_string()).collect();
     stubs.extend(case.stubs.iter().cloned());
     let bash = bash_path();
-    // A stub run directly by a runner (`exec_all torchrun ...`) marks its record: its words are
-    // the runner's arguments, already recorded.
+    // A record: `@@CALL FLAGS NAME ARGC ARG...`, each item NUL-terminated. FLAGS has `N` when a
+    // runner or wrapper started the call (directly or through a shell it started: the words are
+    // expanded on "each node"), and `D` when a runner ran the stub directly (`exec_all torchrun
+    // ...`: its words are the runner's arguments, already recorded).
+    let record = format!(
+        "printf '%s\\0' @@CALL \"${{FUZZ_STUB_DIRECT:+D}}${{FUZZ_STUB_NODE:+N}}\" \"$0\" \"$#\" \
+         \"$@\" >> '{log_text}'"
+    );
     for name in &stubs {
-        let text = format!(
-            "#!{bash}\nprintf '%s\\0' \"@@CALL${{FUZZ_STUB_DIRECT:+-DIRECT}}\" {name} \"$#\" \"$@\" \
-             >> '{log_text}'\n"
-        );
+        let text = format!("#!{bash}\n{record}\n");
         write_executable(&stub_dir.join(name), &text);
     }
     let recorded = stubs.join("|");
     for name in RUNNERS {
         let text = format!(
-            "#!{bash}\nprintf '%s\\0' @@CALL {name} \"$#\" \"$@\" >> '{log_text}'\n\
+            "#!{bash}\n{record}\nexport FUZZ_STUB_NODE=1\n\
              case \"$1\" in {recorded}) export FUZZ_STUB_DIRECT=1 ;; esac\nexec \"$@\"\n"
         );
         write_executable(&stub_dir.join(name), &text);
@@ -504,7 +512,7 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
     for (name, _) in WRAPPERS {
         write_executable(
             &stub_dir.join(name),
-            &format!("#!{bash}\nshift\nexec \"$@\"\n"),
+            &format!("#!{bash}\nexport FUZZ_STUB_NODE=1\nshift\nexec \"$@\"\n"),
         );
     }
 
@@ -588,8 +596,7 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
     })
 }
 
-/// Records `@@CALL NAME ARGC ARG...` (`@@CALL-DIRECT` for a stub a runner ran directly), each
-/// item NUL-terminated.
+/// The records of the stubs' log: `@@CALL FLAGS PATH ARGC ARG...`, each item NUL-terminated.
 fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
     let mut items: Vec<String> = raw
         .split(|b| *b == 0)
@@ -602,12 +609,11 @@ fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
     let mut calls = Vec::new();
     let mut it = items.into_iter();
     while let Some(marker) = it.next() {
-        let direct_under_runner = match marker.as_str() {
-            "@@CALL" => false,
-            "@@CALL-DIRECT" => true,
-            _ => return Err(format!("stub log: expected @@CALL, found {marker:?}")),
-        };
-        let program = it.next().ok_or("stub log: no program name")?;
+        if marker != "@@CALL" {
+            return Err(format!("stub log: expected @@CALL, found {marker:?}"));
+        }
+        let flags = it.next().ok_or("stub log: no flags")?;
+        let path = it.next().ok_or("stub log: no program")?;
         let argc: usize = it
             .next()
             .and_then(|n| n.parse().ok())
@@ -617,9 +623,10 @@ fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
             return Err("stub log: record cut short".into());
         }
         calls.push(Call {
-            program,
+            program: basename(&path).to_string(),
             args,
-            direct_under_runner,
+            direct_under_runner: flags.contains('D'),
+            on_node: flags.contains('N'),
         });
     }
     Ok(calls)
@@ -943,7 +950,20 @@ fn compare(
         let exec = candidates[i];
         used.insert(exec as *const Exec);
         next.insert(call.program.clone(), i + 1);
-        let diff = disagreements(&argv, exec);
+        let mut diff = disagreements(&argv, exec);
+        if !call.direct_under_runner {
+            let (site, where_) = if call.on_node {
+                (Site::EachNode, "by a shell a runner started (each node)")
+            } else {
+                (Site::Head, "by the job's shell (head)")
+            };
+            if exec.site != site {
+                diff.push(format!(
+                    "site: evaluator {:?}, bash expanded the words {where_}",
+                    exec.site
+                ));
+            }
+        }
         if !diff.is_empty() {
             out.mismatches.push(format!(
                 "bash:      {}\n      evaluator: {}\n      {}",
@@ -1193,14 +1213,29 @@ fn stub_records_argv_exactly() {
             s(&["python", "w"]),
         ]
     );
-    let direct: Vec<bool> = run.calls.iter().map(|c| c.direct_under_runner).collect();
+    let flags: Vec<(bool, bool)> = run
+        .calls
+        .iter()
+        .map(|c| (c.direct_under_runner, c.on_node))
+        .collect();
+    let (f, t) = (false, true);
     assert_eq!(
-        direct,
-        [false, false, false, false, true, false, false, false, false]
+        flags,
+        [
+            (f, f),
+            (f, f),
+            (f, f),
+            (f, f),
+            (t, t),
+            (f, f),
+            (f, f),
+            (f, t),
+            (f, t)
+        ]
     );
     assert!(run.stubs.contains(&"custom".to_string()));
     assert_eq!(
-        parse_log(&[b"@@CALL\0x\0".as_slice(), b"3\0a\0"].concat()).map_err(|_| ()),
+        parse_log(&[b"@@CALL\0\0x\0".as_slice(), b"3\0a\0"].concat()).map_err(|_| ()),
         Err(())
     );
 }
@@ -1240,6 +1275,7 @@ fn comparison_reports_wrong_claims() {
         program: "torchrun".into(),
         args: vec!["--nnodes".into(), "2".into()],
         direct_under_runner: false,
+        on_node: false,
     };
     let stubs = vec!["torchrun".to_string()];
     let words = |w: &[(&str, bool)]| {
@@ -1407,6 +1443,40 @@ fn comparison_reports_wrong_claims() {
         runtime,
     );
     assert!(rt.mismatches.is_empty() && rt.unmet.is_empty(), "{rt:?}");
+
+    // A command a shell on each node expanded, claimed expanded on the head.
+    let on_node = Call {
+        on_node: true,
+        ..call.clone()
+    };
+    let head = exec(
+        vec![
+            field(text("torchrun")),
+            field(text("--nnodes")),
+            field(text("2")),
+        ],
+        Certainty::Always,
+    );
+    let ev = Evaluation {
+        execs: vec![head.clone()],
+        truncated: false,
+        has_errors: false,
+    };
+    let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs);
+    assert!(
+        site.mismatches.len() == 1 && site.mismatches[0].contains("site"),
+        "{site:?}"
+    );
+    let ev = Evaluation {
+        execs: vec![Exec {
+            site: Site::EachNode,
+            ..head
+        }],
+        truncated: false,
+        has_errors: false,
+    };
+    let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs);
+    assert!(site.mismatches.is_empty(), "{site:?}");
 }
 
 /// Wherever the evaluator claims to know an argument of a command bash ran, bash agrees; a
