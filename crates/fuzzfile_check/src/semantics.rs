@@ -1674,3 +1674,247 @@ fn mpirun_args(l: &Launch) -> MpirunArgs {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(src: &str) -> (crate::Analysis, usize) {
+        let a = crate::analyze(src);
+        let n = a.semantics.task(&a.model.jobs[0]).launches.len();
+        (a, n)
+    }
+
+    fn first(a: &crate::Analysis) -> &Launch {
+        &a.semantics.task(&a.model.jobs[0]).launches[0]
+    }
+
+    fn value<'a>(l: &'a Launch, name: &str) -> &'a Resolved {
+        &l.setting(name).unwrap_or_else(|| panic!("no {name}")).value
+    }
+
+    fn lit(s: &str) -> Resolved {
+        Resolved::Literal(s.into())
+    }
+
+    const HEAD: &str = "version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n";
+
+    #[test]
+    fn argv_torchrun_flags_and_world_size() {
+        let (a, n) = facts(&format!("{HEAD}    command: [torchrun, --standalone, \"--nproc-per-node=8\", train.py, --lr, '1']\n"));
+        assert_eq!(n, 1);
+        let l = first(&a);
+        let args = l.torchrun.as_ref().unwrap();
+        assert!(
+            args.has("standalone") && !args.has("lr"),
+            "script arguments are not torchrun's"
+        );
+        assert_eq!(args.script.as_ref().unwrap().text, "train.py");
+        let np = l.setting("nproc-per-node").unwrap();
+        assert_eq!(np.value, lit("8"));
+        assert_eq!(np.range.slice(&a.text), "8");
+        assert_eq!(l.shape.world_size, Some(8));
+        assert_eq!(l.shape.nnodes.as_ref().unwrap().from, CountFrom::Standalone);
+
+        // PET_* stands in for an absent flag; `MIN:MAX` counts its maximum.
+        let (a, _) = facts(&format!("{HEAD}    env: [NP=4, PET_NNODES=1:2]\n    command: [torchrun, --nproc-per-node, $NP, x.py]\n    resource: {{devices: {{nvidia.com/gpu: 4}}}}\n    multinode: {{nodes: 2, implementation: generic}}\n"));
+        let l = first(&a);
+        assert_eq!(value(l, "nnodes"), &lit("1:2"));
+        assert!(l.setting("nnodes").unwrap().from_env);
+        // No shell in a command list: `$NP` reaches torchrun as written.
+        assert_eq!(value(l, "nproc-per-node"), &lit("$NP"));
+        let (a, _) = facts(&format!("{HEAD}    command: [torchrun, --standalone, --nproc-per-node=gpu, x.py]\n    resource: {{devices: {{nvidia.com/gpu: 4}}}}\n"));
+        assert_eq!(
+            first(&a).shape.world_size,
+            Some(4),
+            "`gpu` is the GPUs per node"
+        );
+    }
+
+    #[test]
+    fn a_command_list_gets_multinode_variables_from_fuzzball_and_rank_from_exec_all() {
+        let (a, _) = facts(&format!("{HEAD}    command: [exec_all, torchrun, --nnodes=2, --node-rank=$RANK, --master-addr=$MULTINODE_NODE_IP, x.py]\n    multinode: {{nodes: 2, implementation: generic}}\n"));
+        let l = first(&a);
+        assert!(l.exec_all.is_some());
+        assert_eq!(
+            value(l, "node-rank"),
+            &Resolved::Runtime {
+                name: "RANK".into(),
+                site: Site::EachNode
+            }
+        );
+        assert_eq!(
+            value(l, "master-addr"),
+            &Resolved::Runtime {
+                name: "MULTINODE_NODE_IP".into(),
+                site: Site::Head
+            }
+        );
+    }
+
+    #[test]
+    fn script_words_are_expanded_where_the_shell_runs() {
+        let src = format!("{HEAD}    script: |\n      #!/bin/bash\n      exec_all torchrun --nnodes 2 --node-rank '$RANK' --master-addr \"$MULTINODE_NODE_IP\" a.py\n      exec_all torchrun --nnodes 2 --node-rank \"$RANK\" --master-addr '$MULTINODE_NODE_IP' b.py\n      exec_all bash -c 'torchrun --nnodes 2 --node-rank $RANK --master-addr $MULTINODE_NODE_IP c.py'\n    multinode: {{nodes: 2, implementation: generic}}\n");
+        let (a, n) = facts(&src);
+        assert_eq!(n, 3, "{:?}", a.semantics.task(&a.model.jobs[0]).launches);
+        let ls = &a.semantics.task(&a.model.jobs[0]).launches;
+        let rt = |name: &str, site| Resolved::Runtime {
+            name: name.into(),
+            site,
+        };
+        assert_eq!(value(&ls[0], "node-rank"), &rt("RANK", Site::EachNode));
+        assert_eq!(
+            value(&ls[0], "master-addr"),
+            &rt("MULTINODE_NODE_IP", Site::Head)
+        );
+        assert_eq!(value(&ls[1], "node-rank"), &rt("RANK", Site::Head));
+        assert_eq!(value(&ls[1], "master-addr"), &lit("$MULTINODE_NODE_IP"));
+        assert_eq!(value(&ls[2], "node-rank"), &rt("RANK", Site::EachNode));
+        assert_eq!(
+            value(&ls[2], "master-addr"),
+            &rt("MULTINODE_NODE_IP", Site::EachNode)
+        );
+        assert!(
+            ls[2].exec_all.is_some(),
+            "the shell exec_all starts runs on each node"
+        );
+        assert_eq!(
+            ls[1].setting("node-rank").unwrap().written.slice(&a.text),
+            "\"$RANK\""
+        );
+    }
+
+    #[test]
+    fn flags_through_strings_arrays_defaults_and_eval() {
+        // Megatron-LM's shape: flags in a string, split by the shell.
+        let (a, _) = facts(&format!("{HEAD}    env: [GPUS=4]\n    script: |\n      DISTRIBUTED_ARGS=\"--nproc_per_node $GPUS --nnodes 1\"\n      torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --tp 2\n"));
+        let l = first(&a);
+        assert_eq!(value(l, "nproc-per-node"), &lit("4"));
+        assert_eq!(value(l, "nnodes"), &lit("1"));
+        assert_eq!(
+            l.setting("nnodes").unwrap().range.slice(&a.text),
+            "1",
+            "points into the string"
+        );
+        assert_eq!(
+            l.torchrun.as_ref().unwrap().script.as_ref().unwrap().text,
+            "pretrain_gpt.py"
+        );
+        // An array.
+        let (a, _) = facts(&format!("{HEAD}    script: |\n      ARGS=(--nproc-per-node 8)\n      ARGS+=(--nnodes 1)\n      torchrun \"${{ARGS[@]}}\" x.py\n"));
+        assert_eq!(value(first(&a), "nproc-per-node"), &lit("8"));
+        assert_eq!(value(first(&a), "nnodes"), &lit("1"));
+        // A default, overridden by `env`.
+        let (a, _) = facts(&format!("{HEAD}    env: [NGPU=2]\n    script: |\n      NGPU=${{NGPU:-8}}\n      torchrun --nproc_per_node=${{NGPU}} x.py\n"));
+        assert_eq!(value(first(&a), "nproc-per-node"), &lit("2"));
+        // eval of a known string; bash -c with positional parameters.
+        let (a, _) = facts(&format!("{HEAD}    script: |\n      CMD=\"torchrun --nproc-per-node 4 x.py\"\n      eval \"$CMD\"\n      bash -c 'torchrun --nproc-per-node \"$1\" y.py' arg0 2\n"));
+        let ls = &a.semantics.task(&a.model.jobs[0]).launches;
+        assert_eq!(ls.len(), 2, "{ls:?}");
+        assert_eq!(value(&ls[0], "nproc-per-node"), &lit("4"));
+        assert_eq!(value(&ls[1], "nproc-per-node"), &lit("2"));
+    }
+
+    #[test]
+    fn unknown_words_make_the_parse_incomplete() {
+        let (a, _) = facts(&format!(
+            "{HEAD}    script: |\n      torchrun $EXTRA --nnodes 1 x.py\n"
+        ));
+        let l = first(&a);
+        let args = l.torchrun.as_ref().unwrap();
+        assert!(args.incomplete);
+        assert!(l.setting("nproc-per-node").is_none());
+        assert_eq!(
+            l.shape.nproc_per_node, None,
+            "no default when a word may give the flag"
+        );
+        assert_eq!(value(l, "nnodes"), &lit("1"));
+    }
+
+    #[test]
+    fn branches_give_one_of_several_values() {
+        let (a, _) = facts(&format!("{HEAD}    script: |\n      if [ -n \"$BIG\" ]; then NP=8; else NP=4; fi\n      torchrun --nproc-per-node $NP x.py\n"));
+        match value(first(&a), "nproc-per-node") {
+            Resolved::OneOf(v) => {
+                let mut v = v.clone();
+                v.sort();
+                assert_eq!(v, ["4", "8"]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn shipped_files_the_script_runs() {
+        let (a, n) = facts(&format!("{HEAD}    script: |\n      bash /opt/launch.sh 4\n    files:\n      /opt/launch.sh: |\n        torchrun --nproc-per-node \"$1\" train.py\n"));
+        assert_eq!(n, 1);
+        let l = first(&a);
+        assert_eq!(l.origin, Origin::File);
+        assert_eq!(value(l, "nproc-per-node"), &lit("4"));
+    }
+
+    #[test]
+    fn each_invocation_sees_the_assignments_before_it() {
+        let (a, _) = facts(&format!("{HEAD}    env: [NP=1]\n    script: |\n      torchrun --nproc-per-node $NP a.py\n      NP=2\n      NP=4\n      torchrun --nproc-per-node $NP b.py\n      NP=8\n      OTHER=1\n      torchrun --nproc-per-node $NP c.py\n"));
+        let nps: Vec<Resolved> = a
+            .semantics
+            .task(&a.model.jobs[0])
+            .launches
+            .iter()
+            .map(|l| value(l, "nproc-per-node").clone())
+            .collect();
+        assert_eq!(nps, [lit("1"), lit("4"), lit("8")]);
+    }
+
+    #[test]
+    fn effective_env_keeps_each_name_at_its_last_entry() {
+        let a = crate::analyze("version: v4\ndefaults:\n  job:\n    env: [A=d, B=d, C=d]\njobs:\n  t:\n    image: {uri: docker://x:1}\n    command: [x]\n    env: [B=1, D=1, A=2, B=3]\n");
+        let env: Vec<(&str, &str)> = a
+            .semantics
+            .task(&a.model.jobs[0])
+            .env
+            .iter()
+            .map(|e| (e.name.as_str(), e.value.as_str()))
+            .collect();
+        // What removing the earlier entry and appending the later one gives.
+        assert_eq!(env, [("C", "d"), ("D", "1"), ("A", "2"), ("B", "3")]);
+    }
+
+    #[test]
+    fn mpirun_flags_and_slots() {
+        let (a, _) = facts(&format!("{HEAD}    command: [mpirun, -H, $MULTINODE_HOSTLIST, --mca, plm_rsh_agent, $MULTINODE_SSH_WRAPPER, -np, $MULTINODE_TOTAL_SLOTS, all_reduce_perf, -g, '1']\n    resource: {{cpu: {{cores: 4}}}}\n    multinode: {{nodes: 2, implementation: generic}}\n"));
+        let l = first(&a);
+        let m = l.mpirun.as_ref().unwrap();
+        assert_eq!(m.program[0].text, "all_reduce_perf");
+        let np = l.shape.np.as_ref().unwrap();
+        assert_eq!(np.value, Some(8), "nodes × cores");
+        assert_eq!(np.from, CountFrom::TotalSlots { explicit: true });
+    }
+
+    #[test]
+    fn command_words_expand_only_fuzzballs_variables() {
+        let mut un = std::collections::BTreeSet::new();
+        let known = |n: &str| match n {
+            "MULTINODE_HOSTLIST" => Some(Some("a:4,b:4".to_owned())),
+            "MULTINODE_NODE_IP" => Some(None),
+            _ => None,
+        };
+        assert_eq!(
+            expand_command_word("-H=$MULTINODE_HOSTLIST", &known, &mut un),
+            "-H=a:4,b:4"
+        );
+        assert_eq!(
+            expand_command_word("${MULTINODE_HOSTLIST}x", &known, &mut un),
+            "a:4,b:4x"
+        );
+        assert_eq!(
+            expand_command_word("$HOME/$RANK", &known, &mut un),
+            "$HOME/$RANK"
+        );
+        assert_eq!(
+            expand_command_word("$MULTINODE_NODE_IP:1", &known, &mut un),
+            "$MULTINODE_NODE_IP:1"
+        );
+        assert_eq!(un.into_iter().collect::<Vec<_>>(), ["MULTINODE_NODE_IP"]);
+    }
+}
