@@ -549,40 +549,20 @@ impl<'a> Builder<'a> {
         let mut version_key = None;
         if let Some(e) = self.tree.get(rid, "version") {
             version_key = Some(self.range(e.key));
+            file.version_node = Some(e.value);
             let vr = self.range(e.value);
-            let v = self.tree.text(e.value).unwrap_or("");
-            match v {
+            // `legacy-version` and `unsupported-version` are rules of `fuzzfile_check`
+            // reading `version` and `version_node`.
+            match self.tree.text(e.value).unwrap_or("") {
                 "v1" => {
                     self.version = Some(Version::V1);
                     file.version = Some(Spanned::new(Version::V1, vr, self.tree.resolve(e.value)));
-                    self.emit(
-                        Diagnostic::new(Rule::LegacyVersion, vr, "`v1` is the legacy Fuzzfile syntax")
-                            .with_help("new workflows should use `version: v4` (Fuzzball upgrades v1 files on a best-effort basis); in v4, mounts are keyed by container path"),
-                    );
                 }
                 "v4" => {
                     self.version = Some(Version::V4);
                     file.version = Some(Spanned::new(Version::V4, vr, self.tree.resolve(e.value)));
                 }
-                other => {
-                    let shown = if self.tree.scalar(e.value).is_some() {
-                        format!("`{other}`")
-                    } else {
-                        self.tree.describe(e.value)
-                    };
-                    let mut d = Diagnostic::new(Rule::UnsupportedVersion, vr, format!("unsupported Fuzzfile version {shown}; the versions are `v4` (current) and `v1` (legacy)"));
-                    let lower = other.trim().to_ascii_lowercase();
-                    if lower == "4" || lower == "v4" || lower == "4.0" {
-                        d = d.with_fix(Fix::replace("Write `v4`", vr, "v4"));
-                    } else if lower == "1" || lower == "v1" || lower == "1.0" {
-                        d = d.with_fix(Fix::replace("Write `v1`", vr, "v1"));
-                    } else if lower == "v2" || lower == "v3" || lower == "2" || lower == "3" {
-                        d = d.with_help(
-                            "there is no Fuzzfile v2 or v3: Fuzzball 4 introduced v4 after v1",
-                        );
-                    }
-                    self.emit(d);
-                }
+                _ => {}
             }
         }
         let entries = self.object(root, Place::Root);
@@ -770,6 +750,9 @@ impl<'a> Builder<'a> {
             image: None,
             command: None,
             script: None,
+            command_key: None,
+            script_key: None,
+            read_whole: false,
             args: Vec::new(),
             env: Vec::new(),
             cwd: None,
@@ -802,17 +785,15 @@ impl<'a> Builder<'a> {
             );
             return t;
         }
-        let mut command_key = None;
-        let mut script_key = None;
         for (k, v) in self.object(body, place) {
             match k.value {
                 "image" => t.image = self.image(v),
                 "command" => {
-                    command_key = Some(k.range);
+                    t.command_key = Some(k.range);
                     t.command = self.argv(v, "`command`");
                 }
                 "script" => {
-                    script_key = Some(k.range);
+                    t.script_key = Some(k.range);
                     t.script = self.script(v);
                 }
                 "args" => t.args = self.argv(v, "`args`").map(|a| a.value).unwrap_or_default(),
@@ -868,32 +849,9 @@ impl<'a> Builder<'a> {
                 _ => {}
             }
         }
-        match (command_key, script_key) {
-            (Some(c), Some(s)) => {
-                self.emit(
-                    Diagnostic::new(Rule::CommandAndScript, c, format!("{} `{}` sets both `command` and `script`", kind.as_str(), t.name.value))
-                        .with_label(s, "`script` is set here")
-                        .with_help("keep one: `script` for a shell script, `command` for a program and its arguments"),
-                );
-            }
-            (None, None) if !self.exhausted => {
-                self.emit(
-                    Diagnostic::new(
-                        Rule::NoCommand,
-                        t.name.range,
-                        format!(
-                            "{} `{}` has neither `command` nor `script`",
-                            kind.as_str(),
-                            t.name.value
-                        ),
-                    )
-                    .with_help(
-                        "add `script: |` with a `#!/bin/sh` line, or `command: [program, args...]`",
-                    ),
-                );
-            }
-            _ => {}
-        }
+        // `command-and-script` and `no-command` are rules of `fuzzfile_check` reading
+        // `command_key`, `script_key` and `read_whole`.
+        t.read_whole = !self.exhausted;
         if t.image.is_none() && !self.exhausted && self.tree.get(t.body, "image").is_none() {
             self.emit(
                 Diagnostic::new(

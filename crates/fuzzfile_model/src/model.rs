@@ -37,6 +37,9 @@ impl Version {
 pub struct Fuzzfile {
     /// The version when it is `v1` or `v4`.
     pub version: Option<Spanned<Version>>,
+    /// The value node of the top-level `version:` entry as written, whatever it holds (a
+    /// number, `v2`, a mapping): what `unsupported-version` reads.
+    pub version_node: Option<NodeId>,
     pub jobs: Vec<Task>,
     pub services: Vec<Task>,
     pub volumes: Vec<Volume>,
@@ -96,6 +99,14 @@ pub struct Task {
     pub image: Option<Image>,
     pub command: Option<Spanned<Vec<Spanned<String>>>>,
     pub script: Option<Spanned<String>>,
+    /// Range of the `command` and `script` keys when present, also when their value is not
+    /// valid (then `command` / `script` is `None`).
+    pub command_key: Option<TextRange>,
+    pub script_key: Option<TextRange>,
+    /// The body is a mapping and the walk read it to its end. False when the body is not a
+    /// mapping, or when the walk's budget ran out (aliases) before the task was read whole:
+    /// a key the task seems to lack may then be unread, so nothing is reported missing.
+    pub read_whole: bool,
     pub args: Vec<Spanned<String>>,
     pub env: Vec<EnvVar>,
     pub cwd: Option<Spanned<String>>,

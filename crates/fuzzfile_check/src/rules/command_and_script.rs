@@ -24,8 +24,9 @@
 //!       #!/bin/sh
 //!       echo hello
 //! ```
-//!
-//! Detected while building the model (`fuzzfile_model`).
+
+use super::{Check, Context, TaskContext};
+use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
     pub struct CommandAndScript {
@@ -38,5 +39,15 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
-impl super::Check for CommandAndScript {}
+impl Check for CommandAndScript {
+    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let t = facts.task;
+        if let (Some(c), Some(s)) = (t.command_key, t.script_key) {
+            out.push(
+                Diagnostic::new(Rule::CommandAndScript, c, format!("{} `{}` sets both `command` and `script`", t.kind.as_str(), t.name.value))
+                    .with_label(s, "`script` is set here")
+                    .with_help("keep one: `script` for a shell script, `command` for a program and its arguments"),
+            );
+        }
+    }
+}

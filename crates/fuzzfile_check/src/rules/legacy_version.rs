@@ -33,8 +33,10 @@
 //!     mounts:
 //!       /data: {volume: data}
 //! ```
-//!
-//! Detected while building the model (`fuzzfile_model`).
+
+use super::{Check, Context};
+use fuzzfile_diagnostics::{Diagnostic, Rule};
+use fuzzfile_model::Version;
 
 declare_rule! {
     pub struct LegacyVersion {
@@ -47,5 +49,19 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
-impl super::Check for LegacyVersion {}
+impl Check for LegacyVersion {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        let Some(v) = ctx
+            .model
+            .version
+            .as_ref()
+            .filter(|v| v.value == Version::V1)
+        else {
+            return;
+        };
+        out.push(
+            Diagnostic::new(Rule::LegacyVersion, v.range, "`v1` is the legacy Fuzzfile syntax")
+                .with_help("new workflows should use `version: v4` (Fuzzball upgrades v1 files on a best-effort basis); in v4, mounts are keyed by container path"),
+        );
+    }
+}

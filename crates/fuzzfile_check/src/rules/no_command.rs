@@ -20,8 +20,9 @@
 //!       #!/bin/sh
 //!       echo hello
 //! ```
-//!
-//! Detected while building the model (`fuzzfile_model`).
+
+use super::{Check, Context, TaskContext};
+use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
     pub struct NoCommand {
@@ -34,5 +35,25 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
-impl super::Check for NoCommand {}
+impl Check for NoCommand {
+    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let t = facts.task;
+        // A body that is not a mapping is an `invalid-value`; a body the walk could not read
+        // to its end may hold the command in what is unread.
+        if !t.read_whole || t.command_key.is_some() || t.script_key.is_some() {
+            return;
+        }
+        out.push(
+            Diagnostic::new(
+                Rule::NoCommand,
+                t.name.range,
+                format!(
+                    "{} `{}` has neither `command` nor `script`",
+                    t.kind.as_str(),
+                    t.name.value
+                ),
+            )
+            .with_help("add `script: |` with a `#!/bin/sh` line, or `command: [program, args...]`"),
+        );
+    }
+}

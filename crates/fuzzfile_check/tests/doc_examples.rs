@@ -1,0 +1,193 @@
+//! The `## Example` and `## Use instead` blocks of every rule's documentation run as tests:
+//! the example reports the rule, the alternative does not. How a block is read (the `version:`
+//! completion, cluster profiles) is described in `src/rules/mod.rs`.
+
+use fuzzfile_check::profile::{parse_profile, ClusterProfile};
+use fuzzfile_check::rules::{documentation, meta, FixAvailability};
+use fuzzfile_check::{analyze_with, Diagnostic, Options, Rule};
+use std::path::Path;
+
+/// A fenced block of a documentation section.
+struct Block {
+    info: String,
+    body: String,
+}
+
+/// The text of section `## heading` (up to the next `## `).
+fn section<'d>(doc: &'d str, heading: &str) -> Option<&'d str> {
+    let start = doc.find(&format!("## {heading}\n"))?;
+    let body = &doc[start + heading.len() + 4..];
+    Some(match body.find("\n## ") {
+        Some(end) => &body[..end],
+        None => body,
+    })
+}
+
+fn blocks(section: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut open: Option<Block> = None;
+    for line in section.lines() {
+        match (open.as_mut(), line.strip_prefix("```")) {
+            (None, Some(info)) => {
+                open = Some(Block {
+                    info: info.trim().to_owned(),
+                    body: String::new(),
+                })
+            }
+            (Some(_), Some(_)) => out.extend(open.take()),
+            (Some(b), None) => {
+                b.body.push_str(line);
+                b.body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    assert!(open.is_none(), "an unclosed fence in:\n{section}");
+    out
+}
+
+/// The Fuzzfile and the cluster profile a section runs with.
+fn input(rule: Rule, heading: &str, section: &str) -> (String, Option<ClusterProfile>) {
+    let blocks = blocks(section);
+    let Some(i) = blocks
+        .iter()
+        .position(|b| b.info.split_whitespace().next() == Some("yaml"))
+    else {
+        panic!(
+            "`{}`: `## {heading}` has no ```yaml block to run",
+            rule.name()
+        );
+    };
+    let yaml = &blocks[i];
+    let mut profile = None;
+    for attr in yaml.info.split_whitespace().skip(1) {
+        let Some(name) = attr.strip_prefix("profile=") else {
+            panic!("`{}`: unknown fence attribute `{attr}`", rule.name());
+        };
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/clusters")
+            .join(format!("{name}.toml"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("`{}`: {}: {e}", rule.name(), path.display()));
+        profile = Some(parse_profile(&text).expect("the example profile parses"));
+    }
+    if let Some(b) = i.checked_sub(1).map(|p| &blocks[p]) {
+        if b.info == "toml profile" {
+            assert!(profile.is_none(), "`{}`: two profiles", rule.name());
+            profile = Some(parse_profile(&b.body).unwrap_or_else(|e| {
+                panic!("`{}`: the profile block does not parse: {e:?}", rule.name())
+            }));
+        }
+    }
+    let has_version = yaml.body.lines().any(|l| l.starts_with("version:"));
+    let text = if has_version {
+        yaml.body.clone()
+    } else {
+        format!("version: v4\n{}", yaml.body)
+    };
+    (text, profile)
+}
+
+fn findings(rule: Rule, text: &str, profile: Option<ClusterProfile>) -> Vec<Diagnostic> {
+    let options = Options {
+        profile,
+        ..Options::default()
+    };
+    analyze_with(text, &options)
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.rule == rule)
+        .collect()
+}
+
+#[test]
+fn every_example_fires_its_rule_and_every_alternative_does_not() {
+    let mut failures = Vec::new();
+    for &rule in Rule::ALL {
+        let doc = documentation(rule);
+        for (heading, fires) in [("Example", true), ("Use instead", false)] {
+            let Some(section) = section(&doc, heading) else {
+                failures.push(format!("`{}` has no `## {heading}`", rule.name()));
+                continue;
+            };
+            let (text, profile) = input(rule, heading, section);
+            let found = findings(rule, &text, profile);
+            if found.is_empty() == fires {
+                failures.push(format!(
+                    "`{}`: `## {heading}` {}:\n{text}\n{found:#?}",
+                    rule.name(),
+                    if fires {
+                        "does not report the rule"
+                    } else {
+                        "reports the rule"
+                    }
+                ));
+            }
+            // The declared fix availability holds on the example.
+            let fixed = found.iter().filter(|d| d.fix.is_some()).count();
+            let bad = match meta(rule).fix {
+                FixAvailability::None => fixed > 0,
+                FixAvailability::Always => fixed < found.len(),
+                FixAvailability::Sometimes => false,
+            };
+            if bad {
+                failures.push(format!(
+                    "`{}` declares fix `{}`, but {fixed} of the {} findings of `## {heading}` have a fix",
+                    rule.name(),
+                    meta(rule).fix.as_str(),
+                    found.len()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Rules whose example cannot show their fix, and why.
+const FIX_NOT_SHOWN: &[(&str, &str)] = &[(
+    "missing-field",
+    "its fix adds a missing `version:`, which the completion of fragments supplies",
+)];
+
+/// Rules that declare that some findings have a fix show one in their example, so the
+/// declaration is not a guess.
+#[test]
+fn rules_that_declare_a_fix_show_one_in_their_example() {
+    let mut missing = Vec::new();
+    for &rule in Rule::ALL {
+        if meta(rule).fix == FixAvailability::None
+            || FIX_NOT_SHOWN.iter().any(|(name, _)| *name == rule.name())
+        {
+            continue;
+        }
+        let doc = documentation(rule);
+        let Some(section) = section(&doc, "Example") else {
+            continue;
+        };
+        let (text, profile) = input(rule, "Example", section);
+        if !findings(rule, &text, profile)
+            .iter()
+            .any(|d| d.fix.is_some())
+        {
+            missing.push(rule.name());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "these rules declare a fix but their `## Example` gets none: {missing:?}"
+    );
+}
+
+#[test]
+fn sections_and_fences_are_read_as_documented() {
+    let doc = "## Example\ntext\n```toml profile\ngpus-per-node = 2\n```\n```yaml\njobs: {}\n```\n\n## Use instead\n```text\n$ fuzzlint\n```\n```yaml\nversion: v1\n```\n";
+    let ex = section(doc, "Example").expect("example");
+    let (text, profile) = input(Rule::NoCommand, "Example", ex);
+    assert_eq!(text, "version: v4\njobs: {}\n");
+    assert_eq!(profile.and_then(|p| p.gpus_per_node), Some(2));
+    let alt = section(doc, "Use instead").expect("use instead");
+    assert_eq!(
+        input(Rule::NoCommand, "Use instead", alt).0,
+        "version: v1\n"
+    );
+}
