@@ -29,7 +29,7 @@
 //!     resource: {devices: {nvidia.com/gpu: 4}}
 //! ```
 
-use super::Context;
+use super::{Check, Context};
 use crate::gpu::multinode_gpu_job;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
@@ -44,35 +44,31 @@ declare_rule! {
     }
 }
 
-impl super::Check for ClusterProfileMissing {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    if ctx.profile.is_some() {
-        return;
-    }
-    let Some(task) = ctx
-        .model
-        .jobs
-        .iter()
-        .find(|t| multinode_gpu_job(ctx, t).is_some())
-    else {
-        return;
-    };
-    out.push(
-        Diagnostic::new(
-            Rule::ClusterProfileMissing,
-            task.name.range,
-            format!(
-                "multinode GPU job `{}` checked without a cluster profile: the fabric, MNNVL and NCCL transport checks (FZ301, FZ302, FZ306) are off",
-                task.name.value
+impl Check for ClusterProfileMissing {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if ctx.profile.is_some() {
+            return;
+        }
+        let Some(task) = ctx
+            .model
+            .jobs
+            .iter()
+            .find(|t| multinode_gpu_job(ctx, t).is_some())
+        else {
+            return;
+        };
+        out.push(
+            Diagnostic::new(
+                Rule::ClusterProfileMissing,
+                task.name.range,
+                format!(
+                    "multinode GPU job `{}` checked without a cluster profile: the fabric, MNNVL and NCCL transport checks (FZ301, FZ302, FZ306) are off",
+                    task.name.value
+                ),
+            )
+            .with_help(
+                "describe the cluster in a TOML profile (fabric, mnnvl, imex, gpu-product, [nccl-defaults]) and give it with `--cluster PATH` or `cluster = \"PATH\"` in fuzzlint.toml",
             ),
-        )
-        .with_help(
-            "describe the cluster in a TOML profile (fabric, mnnvl, imex, gpu-product, [nccl-defaults]) and give it with `--cluster PATH` or `cluster = \"PATH\"` in fuzzlint.toml",
-        ),
-    );
+        );
+    }
 }

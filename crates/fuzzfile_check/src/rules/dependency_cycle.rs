@@ -23,7 +23,7 @@
 //!     depends-on: [{name: prepare, status: FINISHED}]
 //! ```
 
-use super::Context;
+use super::{Check, Context};
 use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
 use std::collections::{HashMap, VecDeque};
 
@@ -35,12 +35,6 @@ declare_rule! {
         category: Semantic,
         summary: "Jobs and services that depend on each other in a cycle, so the workflow cannot start",
         fix: None,
-    }
-}
-
-impl super::Check for DependencyCycle {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
     }
 }
 
@@ -159,34 +153,36 @@ fn path(adj: &[Vec<(usize, TextRange)>], members: &[usize], from: usize, to: usi
     p
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let (names, adj) = edges(ctx);
-    for comp in sccs(&adj) {
-        let start = *comp.iter().min().unwrap_or(&0);
-        let self_loop = adj[start].iter().any(|(w, _)| *w == start);
-        if comp.len() < 2 && !self_loop {
-            continue;
+impl Check for DependencyCycle {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        let (names, adj) = edges(ctx);
+        for comp in sccs(&adj) {
+            let start = *comp.iter().min().unwrap_or(&0);
+            let self_loop = adj[start].iter().any(|(w, _)| *w == start);
+            if comp.len() < 2 && !self_loop {
+                continue;
+            }
+            // The first edge of `start` that stays in the component.
+            let Some(&(next, range)) = adj[start].iter().find(|(w, _)| comp.contains(w)) else {
+                continue;
+            };
+            let mut cycle = vec![start];
+            if next != start {
+                cycle.extend(path(&adj, &comp, next, start));
+            } else {
+                cycle.push(start);
+            }
+            let shown: Vec<&str> = cycle.iter().map(|&i| names[i]).collect();
+            let msg = if next == start {
+                format!("`{}` depends on itself", names[start])
+            } else {
+                format!("dependency cycle: {}", shown.join(" → "))
+            };
+            out.push(
+                Diagnostic::new(Rule::DependencyCycle, range, msg).with_help(
+                    "none of these can start; remove one of the dependencies to break the cycle",
+                ),
+            );
         }
-        // The first edge of `start` that stays in the component.
-        let Some(&(next, range)) = adj[start].iter().find(|(w, _)| comp.contains(w)) else {
-            continue;
-        };
-        let mut cycle = vec![start];
-        if next != start {
-            cycle.extend(path(&adj, &comp, next, start));
-        } else {
-            cycle.push(start);
-        }
-        let shown: Vec<&str> = cycle.iter().map(|&i| names[i]).collect();
-        let msg = if next == start {
-            format!("`{}` depends on itself", names[start])
-        } else {
-            format!("dependency cycle: {}", shown.join(" → "))
-        };
-        out.push(
-            Diagnostic::new(Rule::DependencyCycle, range, msg).with_help(
-                "none of these can start; remove one of the dependencies to break the cycle",
-            ),
-        );
     }
 }

@@ -35,5 +35,7 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
+/// Found by the model walk (`fuzzfile_model::build`): the schema table gives each key of
+/// each place its status (current, deprecated, removed), and the walk looks every key up
+/// there as it reads it, as for `unknown-key`. It has no hook of its own.
 impl super::Check for DeprecatedKey {}

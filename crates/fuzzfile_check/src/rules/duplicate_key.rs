@@ -36,5 +36,6 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
+/// Found by the model walk (`fuzzfile_model::build`), which sees every key of every
+/// mapping: it has no hook of its own.
 impl super::Check for DuplicateKey {}

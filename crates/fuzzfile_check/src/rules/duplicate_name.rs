@@ -29,7 +29,7 @@
 //!     command: [psql, -h, db.svc]
 //! ```
 
-use super::Context;
+use super::{Check, Context};
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
@@ -43,29 +43,25 @@ declare_rule! {
     }
 }
 
-impl super::Check for DuplicateName {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for svc in &ctx.model.services {
-        if let Some(job) = ctx
-            .model
-            .jobs
-            .iter()
-            .find(|j| j.name.value == svc.name.value)
-        {
-            out.push(
-                Diagnostic::new(
-                    Rule::DuplicateName,
-                    svc.name.range,
-                    format!("a job and a service are both named `{}`", svc.name.value),
-                )
-                .with_label(job.name.range, "the job is defined here")
-                .with_help("jobs and services share one namespace; rename one of them"),
-            );
+impl Check for DuplicateName {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        for svc in &ctx.model.services {
+            if let Some(job) = ctx
+                .model
+                .jobs
+                .iter()
+                .find(|j| j.name.value == svc.name.value)
+            {
+                out.push(
+                    Diagnostic::new(
+                        Rule::DuplicateName,
+                        svc.name.range,
+                        format!("a job and a service are both named `{}`", svc.name.value),
+                    )
+                    .with_label(job.name.range, "the job is defined here")
+                    .with_help("jobs and services share one namespace; rename one of them"),
+                );
+            }
         }
     }
 }

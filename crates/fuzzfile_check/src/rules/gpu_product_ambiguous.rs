@@ -34,7 +34,7 @@
 //! ## Options
 //! Reads `gpu-product` and `gpu-products` from the cluster profile, when there is one.
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::gpu::{KNOWN_PRODUCTS, PRODUCT_KEYS};
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 use fuzzfile_model::KeyValue;
@@ -47,12 +47,6 @@ declare_rule! {
         category: Gpu,
         summary: "A GPU product annotation that matches several products (`B200` also matches `GB200`)",
         fix: None,
-    }
-}
-
-impl super::Check for GpuProductAmbiguous {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
     }
 }
 
@@ -129,17 +123,20 @@ fn check_annotations(ctx: &Context<'_>, annotations: &[KeyValue], out: &mut Vec<
     }
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    if let Some(r) = ctx
-        .model
-        .defaults
-        .as_ref()
-        .and_then(|d| d.resource.as_ref())
-    {
-        check_annotations(ctx, &r.annotations, out);
+impl Check for GpuProductAmbiguous {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if let Some(r) = ctx
+            .model
+            .defaults
+            .as_ref()
+            .and_then(|d| d.resource.as_ref())
+        {
+            check_annotations(ctx, &r.annotations, out);
+        }
     }
-    for task in ctx.model.tasks() {
-        if let Some(r) = &task.resource {
+
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        if let Some(r) = &facts.task.resource {
             check_annotations(ctx, &r.annotations, out);
         }
     }

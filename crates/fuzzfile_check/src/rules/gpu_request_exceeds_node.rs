@@ -39,7 +39,7 @@
 //! ## Options
 //! Reads `gpus-per-node` (and `name`) from the cluster profile; silent without one.
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
@@ -53,27 +53,22 @@ declare_rule! {
     }
 }
 
-impl super::Check for GpuRequestExceedsNode {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(profile) = ctx.profile else { return };
-    let Some(have) = profile.gpus_per_node else {
-        return;
-    };
-    let cluster = profile
-        .name
-        .as_deref()
-        .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
-    for task in ctx.model.tasks() {
-        let Some((want, range)) = ctx.semantics.task(task).gpus_per_node else {
-            continue;
+impl Check for GpuRequestExceedsNode {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        let Some(profile) = ctx.profile else { return };
+        let Some(have) = profile.gpus_per_node else {
+            return;
+        };
+        let cluster = profile
+            .name
+            .as_deref()
+            .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
+        let Some((want, range)) = facts.gpus else {
+            return;
         };
         if want <= have {
-            continue;
+            return;
         }
         out.push(
             Diagnostic::new(

@@ -42,8 +42,10 @@
 //! ## Options
 //! Reads `gpu-product` from the cluster profile when the job has no product annotation.
 
-use super::Context;
-use crate::gpu::{candidates, gpu_products, ngc_pytorch_tags, parse_cuda, product_pin};
+use super::{Check, Context, TaskContext};
+use crate::gpu::{
+    candidates, gpu_products, ngc_pytorch_tags, parse_cuda, product_pin, GpuProduct,
+};
 use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
 use fuzzfile_model::values::ImageScheme;
 
@@ -55,12 +57,6 @@ declare_rule! {
         category: Gpu,
         summary: "An image whose CUDA is older than the GPU needs",
         fix: None,
-    }
-}
-
-impl super::Check for ImageTooOldForGpu {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
     }
 }
 
@@ -132,20 +128,27 @@ fn earliest_tag_with(cuda: (u32, u32)) -> Option<(&'static str, (u32, u32))> {
         .map(|t| (t.tag, t.cuda))
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let table = gpu_products();
-    for task in ctx.model.tasks() {
-        if ctx.semantics.task(task).gpus_per_node.is_none_or(|g| g.0 == 0) {
-            continue;
+/// The GPU product table, read once per process (every task of every analysis reads it).
+fn products() -> &'static [GpuProduct] {
+    static TABLE: std::sync::OnceLock<Vec<GpuProduct>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(gpu_products)
+}
+
+impl Check for ImageTooOldForGpu {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        let table = products();
+        if facts.gpus.is_none_or(|g| g.0 == 0) {
+            return;
         }
         let pin = product_pin(ctx, task);
         let (product, product_range) =
             match (pin, ctx.profile.and_then(|p| p.gpu_product.as_deref())) {
                 (Some(kv), _) => (kv.value.value.as_str(), Some(kv.value.range)),
                 (None, Some(p)) => (p, None),
-                (None, None) => continue,
+                (None, None) => return,
             };
-        let mut cands = candidates(product, &table);
+        let mut cands = candidates(product, table);
         if product_range.is_none() {
             // The profile names the nodes' product itself, not a pattern.
             if let Some(exact) = cands.iter().find(|p| p.name.eq_ignore_ascii_case(product)) {
@@ -153,10 +156,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         if cands.is_empty() {
-            continue;
+            return;
         }
         let Some(img) = image_cuda(ctx, task) else {
-            continue;
+            return;
         };
         let (cmaj, cmin) = img.cuda;
         let where_from = match product_range {
@@ -165,7 +168,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         };
         // Too old: older than what every product it may land on needs.
         let Some(need) = cands.iter().map(|p| p.min_cuda).min() else {
-            continue;
+            return;
         };
         let names: Vec<&str> = cands.iter().map(|p| p.name).collect();
         let gpu = names.join("/");
@@ -197,7 +200,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 None => format!("{help}; the GPU comes from {where_from}"),
             };
             out.push(d.with_help(help));
-            continue;
+            return;
         }
         // Too new: a CUDA major that dropped every product it may land on.
         if let Some(dropped) = cands

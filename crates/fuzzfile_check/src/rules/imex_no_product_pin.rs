@@ -35,7 +35,7 @@
 //! ## Options
 //! `gpu-product` in the cluster profile is the value of the fix; without it there is no fix.
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::edits::{add_nested_entry, yaml_scalar};
 use crate::gpu::{env_get, product_pin, uses_gpus};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
@@ -51,23 +51,21 @@ declare_rule! {
     }
 }
 
-impl super::Check for ImexNoProductPin {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in &ctx.model.jobs {
-        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
-        let Some(e) = env_get(&env, "NVIDIA_IMEX_CHANNELS") else {
-            continue;
+impl Check for ImexNoProductPin {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        if task.kind != fuzzfile_model::TaskKind::Job {
+            return;
+        }
+        let env = &facts.env;
+        let Some(e) = env_get(env, "NVIDIA_IMEX_CHANNELS") else {
+            return;
         };
         if e.value.trim().is_empty() || product_pin(ctx, task).is_some() {
-            continue;
+            return;
         }
-        if !uses_gpus(ctx, task, &env) {
-            continue;
+        if !uses_gpus(ctx, task, env) {
+            return;
         }
         let message = if e.from_defaults {
             format!(

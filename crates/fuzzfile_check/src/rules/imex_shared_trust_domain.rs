@@ -26,7 +26,7 @@
 //!       - NVIDIA_IMEX_CHANNELS=0   # fuzzlint: ignore[imex-shared-trust-domain] one team owns this domain
 //! ```
 
-use super::Context;
+use super::{Check, Context};
 use crate::gpu::entry_range;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
@@ -41,30 +41,26 @@ declare_rule! {
     }
 }
 
-impl super::Check for ImexSharedTrustDomain {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let defaults = ctx.model.defaults.iter().flat_map(|d| d.env.iter());
-    let first = defaults
-        .chain(ctx.model.tasks().flat_map(|t| t.env.iter()))
-        .filter(|e| e.name == "NVIDIA_IMEX_CHANNELS" && !e.value.trim().is_empty())
-        .min_by_key(|e| e.name_range.start);
-    let Some(e) = first else { return };
-    out.push(
-        Diagnostic::new(
-            Rule::ImexSharedTrustDomain,
-            entry_range(e),
-            format!(
-                "IMEX channel `{}` is shared: jobs granted it in one NVLink domain can import the GPU memory each other shares through IMEX",
-                e.value.trim()
+impl Check for ImexSharedTrustDomain {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        let defaults = ctx.model.defaults.iter().flat_map(|d| d.env.iter());
+        let first = defaults
+            .chain(ctx.model.tasks().flat_map(|t| t.env.iter()))
+            .filter(|e| e.name == "NVIDIA_IMEX_CHANNELS" && !e.value.trim().is_empty())
+            .min_by_key(|e| e.name_range.start);
+        let Some(e) = first else { return };
+        out.push(
+            Diagnostic::new(
+                Rule::ImexSharedTrustDomain,
+                entry_range(e),
+                format!(
+                    "IMEX channel `{}` is shared: jobs granted it in one NVLink domain can import the GPU memory each other shares through IMEX",
+                    e.value.trim()
+                ),
+            )
+            .with_help(
+                "treat the NVLink domain as one trust domain; for data that must stay private, use the network only (`NCCL_MNNVL_ENABLE=0`, no IMEX channel)",
             ),
-        )
-        .with_help(
-            "treat the NVLink domain as one trust domain; for data that must stay private, use the network only (`NCCL_MNNVL_ENABLE=0`, no IMEX channel)",
-        ),
-    );
+        );
+    }
 }

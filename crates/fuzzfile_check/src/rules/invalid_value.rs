@@ -49,7 +49,7 @@
 //! Detected while building the model (`fuzzfile_model`), except the `status: RUNNING`
 //! check, which needs the whole job graph and lives here.
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::{DependencyStatus, TaskKind};
 
@@ -64,14 +64,9 @@ declare_rule! {
     }
 }
 
-impl super::Check for InvalidValue {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for task in ctx.model.tasks() {
+impl Check for InvalidValue {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
         for dep in &task.depends_on {
             let (Some(name), Some(status)) = (&dep.name, &dep.status) else {
                 continue;

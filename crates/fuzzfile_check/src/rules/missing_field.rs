@@ -44,5 +44,6 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
+/// Found by the model walk (`fuzzfile_model::build`), which knows which required keys a
+/// mapping lacks as it reads it: it has no hook of its own.
 impl super::Check for MissingField {}

@@ -38,7 +38,7 @@
 //! Needs a cluster profile: `fabric` (`infiniband` or `roce`), `ib-hcas` (the value of the fix)
 //! and `[nccl-defaults]` (`NCCL_IB_HCA` there silences the rule).
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::edits::add_env_entry;
 use crate::gpu::{env_get, mentions, multinode_gpu_job};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
@@ -54,34 +54,32 @@ declare_rule! {
     }
 }
 
-impl super::Check for NcclIbHcaMissing {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(profile) = ctx.profile else { return };
-    let Some(fabric) = profile.fabric.filter(|f| f.is_rdma()) else {
-        return;
-    };
-    if profile.nccl_defaults.contains_key("NCCL_IB_HCA") {
-        return;
-    }
-    for task in &ctx.model.jobs {
-        let Some((n, nodes_range)) = multinode_gpu_job(ctx, task) else {
-            continue;
+impl Check for NcclIbHcaMissing {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        if task.kind != fuzzfile_model::TaskKind::Job {
+            return;
+        }
+        let Some(profile) = ctx.profile else { return };
+        let Some(fabric) = profile.fabric.filter(|f| f.is_rdma()) else {
+            return;
         };
-        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
-        if env_get(&env, "NCCL_IB_HCA").is_some() || mentions(task, "NCCL_IB_HCA") {
-            continue;
+        if profile.nccl_defaults.contains_key("NCCL_IB_HCA") {
+            return;
+        }
+        let Some((n, nodes_range)) = multinode_gpu_job(ctx, task) else {
+            return;
+        };
+        let env = &facts.env;
+        if env_get(env, "NCCL_IB_HCA").is_some() || mentions(task, "NCCL_IB_HCA") {
+            return;
         }
         // Sockets chosen on purpose: `nccl-net-unavailable` speaks about that.
-        let sockets = env_get(&env, "NCCL_NET")
+        let sockets = env_get(env, "NCCL_NET")
             .is_some_and(|e| e.value.eq_ignore_ascii_case("socket"))
-            || env_get(&env, "NCCL_IB_DISABLE").is_some_and(|e| e.value.trim() == "1");
+            || env_get(env, "NCCL_IB_DISABLE").is_some_and(|e| e.value.trim() == "1");
         if sockets {
-            continue;
+            return;
         }
         let value = if profile.ib_hcas.is_empty() {
             "mlx5".to_owned()

@@ -36,7 +36,7 @@
 //! ## Options
 //! Reads `ib-hcas` (and `name`) from the cluster profile; silent without them.
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::gpu::env_get;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
@@ -48,12 +48,6 @@ declare_rule! {
         category: Gpu,
         summary: "`NCCL_IB_HCA` naming adapters the cluster's nodes do not have",
         fix: None,
-    }
-}
-
-impl super::Check for NcclIbHcaUnknown {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
     }
 }
 
@@ -76,24 +70,24 @@ fn devices(value: &str) -> Option<(Vec<&str>, bool)> {
     Some((names, exact))
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(profile) = ctx.profile else { return };
-    if profile.ib_hcas.is_empty() {
-        return;
-    }
-    let cluster = profile
-        .name
-        .as_deref()
-        .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
-    let have = profile.ib_hcas.join(", ");
-    for task in ctx.model.tasks() {
-        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
-        let Some(e) = env_get(&env, "NCCL_IB_HCA") else {
-            continue;
+impl Check for NcclIbHcaUnknown {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let Some(profile) = ctx.profile else { return };
+        if profile.ib_hcas.is_empty() {
+            return;
+        }
+        let cluster = profile
+            .name
+            .as_deref()
+            .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
+        let have = profile.ib_hcas.join(", ");
+        let env = &facts.env;
+        let Some(e) = env_get(env, "NCCL_IB_HCA") else {
+            return;
         };
         // A value from `defaults` is reported once, at the defaults, by the first task.
         let Some((names, exact)) = devices(&e.value) else {
-            continue;
+            return;
         };
         let matches = |n: &str| {
             profile
@@ -103,7 +97,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         };
         let unknown: Vec<&str> = names.iter().copied().filter(|n| !matches(n)).collect();
         if unknown.is_empty() {
-            continue;
+            return;
         }
         let shown: Vec<String> = unknown.iter().map(|u| format!("`{u}`")).collect();
         let message = if unknown.len() == names.len() {

@@ -53,11 +53,11 @@
 //!       - TORCH_NCCL_ASYNC_ERROR_HANDLING=1
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::gpu::{env_get, is_literal, multinode, value_sub_range};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity, TextRange};
 use fuzzfile_model::schema::did_you_mean;
-use fuzzfile_model::EnvVar;
+use fuzzfile_model::{EnvVar, TaskKind};
 
 declare_rule! {
     pub struct NcclInvalidValue {
@@ -67,12 +67,6 @@ declare_rule! {
         category: Gpu,
         summary: "An NCCL or PyTorch NCCL environment variable with an invalid or deprecated value or name",
         fix: Sometimes,
-    }
-}
-
-impl super::Check for NcclInvalidValue {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
     }
 }
 
@@ -414,31 +408,26 @@ fn check_name(text: &str, e: &EnvVar, siblings: &[EnvVar], out: &mut Vec<Diagnos
     }
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let mut lists: Vec<&[EnvVar]> = Vec::new();
-    if let Some(d) = &ctx.model.defaults {
-        lists.push(&d.env);
-    }
-    lists.extend(ctx.model.tasks().map(|t| t.env.as_slice()));
-    for env in lists {
-        for e in env {
-            check_name(ctx.text, e, env, out);
-            if is_literal(e) && !e.value.trim().is_empty() {
-                check_value(ctx.text, e, out);
-            }
+impl Check for NcclInvalidValue {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if let Some(d) = &ctx.model.defaults {
+            check_list(ctx.text, &d.env, out);
         }
     }
-    // The loopback interface across nodes.
-    for task in &ctx.model.jobs {
-        if multinode(task).is_none() {
-            continue;
+
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        check_list(ctx.text, &task.env, out);
+        // The loopback interface across nodes.
+        if task.kind != TaskKind::Job || multinode(task).is_none() {
+            return;
         }
-        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
-        let Some(e) = env_get(&env, "NCCL_SOCKET_IFNAME").filter(|e| is_literal(e)) else {
-            continue;
+        let env = &facts.env;
+        let Some(e) = env_get(env, "NCCL_SOCKET_IFNAME").filter(|e| is_literal(e)) else {
+            return;
         };
         if e.value.starts_with('^') {
-            continue;
+            return;
         }
         let body = usize::from(e.value.starts_with('='));
         let mut at = body;
@@ -456,6 +445,16 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 );
             }
             at += t.len() + 1;
+        }
+    }
+}
+
+/// The names and values of one `env` list.
+fn check_list(text: &str, env: &[EnvVar], out: &mut Vec<Diagnostic>) {
+    for e in env {
+        check_name(text, e, env, out);
+        if is_literal(e) && !e.value.trim().is_empty() {
+            check_value(text, e, out);
         }
     }
 }

@@ -45,7 +45,7 @@
 //! Needs a cluster profile with `mnnvl = true`; `imex` chooses the fix; `[nccl-defaults]`
 //! entries count as set.
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::edits::add_env_entry;
 use crate::gpu::{env_get, mentions, multinode_gpu_job};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
@@ -61,43 +61,41 @@ declare_rule! {
     }
 }
 
-impl super::Check for NcclMnnvlNoImex {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(profile) = ctx.profile.filter(|p| p.mnnvl) else {
-        return;
-    };
-    let default_is = |name: &str, v: &str| {
-        profile
-            .nccl_defaults
-            .get(name)
-            .is_some_and(|x| x.trim() == v)
-    };
-    if profile.nccl_defaults.contains_key("NVIDIA_IMEX_CHANNELS")
-        || default_is("NCCL_MNNVL_ENABLE", "0")
-        || default_is("NCCL_CUMEM_ENABLE", "0")
-        || default_is("NCCL_P2P_DISABLE", "1")
-    {
-        return;
-    }
-    for task in &ctx.model.jobs {
-        let Some((n, nodes_range)) = multinode_gpu_job(ctx, task) else {
-            continue;
+impl Check for NcclMnnvlNoImex {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        if task.kind != fuzzfile_model::TaskKind::Job {
+            return;
+        }
+        let Some(profile) = ctx.profile.filter(|p| p.mnnvl) else {
+            return;
         };
-        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
-        let is = |name: &str, v: &str| env_get(&env, name).is_some_and(|e| e.value.trim() == v);
-        if env_get(&env, "NVIDIA_IMEX_CHANNELS").is_some()
+        let default_is = |name: &str, v: &str| {
+            profile
+                .nccl_defaults
+                .get(name)
+                .is_some_and(|x| x.trim() == v)
+        };
+        if profile.nccl_defaults.contains_key("NVIDIA_IMEX_CHANNELS")
+            || default_is("NCCL_MNNVL_ENABLE", "0")
+            || default_is("NCCL_CUMEM_ENABLE", "0")
+            || default_is("NCCL_P2P_DISABLE", "1")
+        {
+            return;
+        }
+        let Some((n, nodes_range)) = multinode_gpu_job(ctx, task) else {
+            return;
+        };
+        let env = &facts.env;
+        let is = |name: &str, v: &str| env_get(env, name).is_some_and(|e| e.value.trim() == v);
+        if env_get(env, "NVIDIA_IMEX_CHANNELS").is_some()
             || is("NCCL_MNNVL_ENABLE", "0")
             || is("NCCL_CUMEM_ENABLE", "0")
             || is("NCCL_P2P_DISABLE", "1")
             || mentions(task, "NVIDIA_IMEX_CHANNELS")
             || mentions(task, "NCCL_MNNVL_ENABLE")
         {
-            continue;
+            return;
         }
         let (entry, help) = if profile.imex {
             (

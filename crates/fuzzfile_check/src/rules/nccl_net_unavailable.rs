@@ -33,7 +33,7 @@
 //! ## Options
 //! Needs a cluster profile with `fabric`.
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::gpu::{env_get, is_literal, multinode};
 use crate::profile::Fabric;
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
@@ -49,19 +49,14 @@ declare_rule! {
     }
 }
 
-impl super::Check for NcclNetUnavailable {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
-    }
-}
-
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(fabric) = ctx.profile.and_then(|p| p.fabric) else {
-        return;
-    };
-    for task in ctx.model.tasks() {
-        let env: Vec<&fuzzfile_model::EnvVar> = ctx.semantics.task(task).env.iter().collect();
-        let net = env_get(&env, "NCCL_NET").filter(|e| is_literal(e));
+impl Check for NcclNetUnavailable {
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = facts.task;
+        let Some(fabric) = ctx.profile.and_then(|p| p.fabric) else {
+            return;
+        };
+        let env = &facts.env;
+        let net = env_get(env, "NCCL_NET").filter(|e| is_literal(e));
         if fabric == Fabric::Ethernet {
             if let Some(e) = net.filter(|e| e.value.trim().eq_ignore_ascii_case("ib")) {
                 out.push(
@@ -73,10 +68,10 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .with_help("remove `NCCL_NET`, or set `NCCL_NET=Socket`; the cluster profile says the fabric is `ethernet`"),
                 );
             }
-            continue;
+            return;
         }
         if multinode(task).is_none() {
-            continue;
+            return;
         }
         let fabric_name = if fabric == Fabric::Roce {
             "RoCE"
@@ -95,7 +90,7 @@ pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         if let Some(e) =
-            env_get(&env, "NCCL_IB_DISABLE").filter(|e| is_literal(e) && e.value.trim() == "1")
+            env_get(env, "NCCL_IB_DISABLE").filter(|e| is_literal(e) && e.value.trim() == "1")
         {
             out.push(
                 Diagnostic::new(

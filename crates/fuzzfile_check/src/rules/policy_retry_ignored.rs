@@ -29,7 +29,7 @@
 //!       for i in 1 2 3; do curl -fO https://example.org/data.tar && break; sleep 10; done
 //! ```
 
-use super::Context;
+use super::{Check, Context, TaskContext};
 use crate::edits::delete_lines;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Policy;
@@ -45,41 +45,42 @@ declare_rule! {
     }
 }
 
-impl super::Check for PolicyRetryIgnored {
-    fn file(&self, ctx: &super::Context<'_>, out: &mut Vec<fuzzfile_diagnostics::Diagnostic>) {
-        check(ctx, out);
+impl Check for PolicyRetryIgnored {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        if let Some(p) = ctx.model.defaults.as_ref().and_then(|d| d.policy.as_ref()) {
+            report(ctx, p, out);
+        }
+        for v in &ctx.model.volumes {
+            for t in v.ingress.iter().chain(v.egress.iter()) {
+                if let Some(p) = &t.policy {
+                    report(ctx, p, out);
+                }
+            }
+        }
+    }
+
+    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        if let Some(p) = &facts.task.policy {
+            report(ctx, p, out);
+        }
     }
 }
 
-pub fn check(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let mut policies: Vec<&Policy> = Vec::new();
-    if let Some(p) = ctx.model.defaults.as_ref().and_then(|d| d.policy.as_ref()) {
-        policies.push(p);
+/// The finding of one `policy` with a `retry` entry.
+fn report(ctx: &Context<'_>, p: &Policy, out: &mut Vec<Diagnostic>) {
+    let Some(range) = p.retry else { return };
+    let key = fuzzfile_diagnostics::TextRange::new(range.start, range.start + 5);
+    let mut d = Diagnostic::new(
+        Rule::PolicyRetryIgnored,
+        key,
+        "Fuzzball ignores `policy.retry`: the job runs once",
+    )
+    .with_help("remove `retry`; to retry, loop inside the script");
+    if let Some(edit) = delete_lines(ctx.text, range) {
+        d = d.with_fix(Fix {
+            message: "Remove `retry`".into(),
+            edits: vec![edit],
+        });
     }
-    policies.extend(ctx.model.tasks().filter_map(|t| t.policy.as_ref()));
-    for v in &ctx.model.volumes {
-        policies.extend(
-            v.ingress
-                .iter()
-                .chain(v.egress.iter())
-                .filter_map(|t| t.policy.as_ref()),
-        );
-    }
-    for p in policies {
-        let Some(range) = p.retry else { continue };
-        let key = fuzzfile_diagnostics::TextRange::new(range.start, range.start + 5);
-        let mut d = Diagnostic::new(
-            Rule::PolicyRetryIgnored,
-            key,
-            "Fuzzball ignores `policy.retry`: the job runs once",
-        )
-        .with_help("remove `retry`; to retry, loop inside the script");
-        if let Some(edit) = delete_lines(ctx.text, range) {
-            d = d.with_fix(Fix {
-                message: "Remove `retry`".into(),
-                edits: vec![edit],
-            });
-        }
-        out.push(d);
-    }
+    out.push(d);
 }

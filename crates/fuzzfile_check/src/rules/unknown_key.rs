@@ -41,5 +41,6 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
+/// Found by the model walk (`fuzzfile_model::build`) against the schema table of each
+/// place and version: it has no hook of its own.
 impl super::Check for UnknownKey {}

@@ -73,7 +73,8 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
+/// Found when settings and suppressions are applied (`crate::suppress`), after every
+/// other rule reported: it has no hook of its own.
 impl super::Check for UnusedSuppression {}
 
 /// Nothing to do here: suppressions are judged in [`crate::suppress::apply`], after every

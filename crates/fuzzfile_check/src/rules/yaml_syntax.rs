@@ -40,7 +40,9 @@ declare_rule! {
     }
 }
 
-/// Found by another layer; this rule has no hook of its own.
+/// Found by the parser (its errors become findings in `crate::finish`, also for a text
+/// that is not UTF-8, when no rule runs) and by the model walk when aliases exhaust its
+/// budget: it has no hook of its own.
 impl super::Check for YamlSyntax {}
 
 pub fn to_diagnostic(e: &SyntaxError) -> Diagnostic {
