@@ -24,6 +24,13 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
+mod arith;
+mod brace;
+mod run;
+#[cfg(test)]
+mod tests;
+mod word;
+
 /// One text the evaluator reads: the script, a shipped file, an `env` value. The caller numbers
 /// them; [`Sources`] holds them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -59,10 +66,7 @@ pub enum Site {
 pub enum Piece {
     /// Known text. `origin` is where exactly these bytes stand in a source, when they do (not
     /// for text made by escapes, arithmetic or joining).
-    Text {
-        text: String,
-        origin: Option<Span>,
-    },
+    Text { text: String, origin: Option<Span> },
     /// The value of a variable known only at run time, from the starting environment
     /// ([`Initial::Runtime`]), expanded by the shell at `site`.
     Runtime {
@@ -245,6 +249,5 @@ pub struct Evaluation {
 
 /// Evaluate the script `script` of `sources`.
 pub fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Options) -> Evaluation {
-    let _ = (script, sources, options);
-    Evaluation::default()
+    run::evaluate(script, sources, options)
 }

@@ -1,0 +1,444 @@
+use super::*;
+use std::time::Instant;
+
+/// Each argument as text: a known value as is, choices as `{a|b}`, a run-time value as
+/// `<NAME@head>`/`<NAME@node>`, an unknown piece as `?`, an unknown count as `<*>`.
+fn show_arg(a: &Arg) -> String {
+    match a {
+        Arg::Unknown(_) => "<*>".into(),
+        Arg::Field(f) => show_field(f),
+    }
+}
+
+fn show_field(f: &Field) -> String {
+    let show = |c: &Vec<Piece>| -> String {
+        c.iter()
+            .map(|p| match p {
+                Piece::Text { text, .. } => text.clone(),
+                Piece::Runtime { name, site, .. } => format!(
+                    "<{name}@{}>",
+                    if *site == Site::Head { "head" } else { "node" }
+                ),
+                Piece::Unknown { .. } => "?".into(),
+            })
+            .collect()
+    };
+    if f.choices.len() == 1 {
+        show(&f.choices[0])
+    } else {
+        format!(
+            "{{{}}}",
+            f.choices.iter().map(show).collect::<Vec<_>>().join("|")
+        )
+    }
+}
+
+fn argv(e: &Exec) -> Vec<String> {
+    e.argv.iter().map(show_arg).collect()
+}
+
+struct Run {
+    ev: Evaluation,
+}
+
+impl Run {
+    /// The argv of every command whose first word is `name`.
+    fn of(&self, name: &str) -> Vec<Vec<String>> {
+        self.ev
+            .execs
+            .iter()
+            .filter(|e| argv(e).first().map(String::as_str) == Some(name))
+            .map(argv)
+            .collect()
+    }
+    fn one(&self, name: &str) -> Vec<String> {
+        let all = self.of(name);
+        assert_eq!(all.len(), 1, "{name}: {all:?}\n{:#?}", self.all());
+        all.into_iter().next().unwrap()
+    }
+    fn exec(&self, name: &str) -> &Exec {
+        self.ev
+            .execs
+            .iter()
+            .find(|e| argv(e).first().map(String::as_str) == Some(name))
+            .unwrap_or_else(|| panic!("no {name}: {:?}", self.all()))
+    }
+    fn all(&self) -> Vec<Vec<String>> {
+        self.ev.execs.iter().map(argv).collect()
+    }
+}
+
+fn opts() -> Options {
+    Options {
+        env: vec![
+            ("RANK".into(), Initial::Runtime),
+            ("MULTINODE_NODE_IP".into(), Initial::Runtime),
+            ("MULTINODE_SSH_WRAPPER".into(), Initial::Runtime),
+        ],
+        unset_names: UnsetNames::Empty,
+        cwd: Some("/work".into()),
+        remote_runners: vec!["exec_all".into()],
+        remote_wrappers: vec!["MULTINODE_SSH_WRAPPER".into()],
+    }
+}
+
+fn run_with(script: &str, files: &[(&str, &str)], o: &Options) -> Run {
+    let mut texts = vec![script];
+    let mut map = HashMap::new();
+    for (i, (path, text)) in files.iter().enumerate() {
+        texts.push(text);
+        map.insert((*path).to_owned(), SourceId(i as u32 + 1));
+    }
+    let sources = Sources { texts, files: map };
+    Run {
+        ev: evaluate(SourceId(0), &sources, o),
+    }
+}
+
+fn run(script: &str) -> Run {
+    run_with(script, &[], &opts())
+}
+
+fn v(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn assignments_and_splitting() {
+    let r = run("ARGS=\"--nproc_per_node 8 --nnodes 2\"\ntorchrun $ARGS \"$ARGS\" x.py\n");
+    assert_eq!(
+        r.one("torchrun"),
+        v(&[
+            "torchrun",
+            "--nproc_per_node",
+            "8",
+            "--nnodes",
+            "2",
+            "--nproc_per_node 8 --nnodes 2",
+            "x.py"
+        ])
+    );
+    assert!(!r.ev.truncated && !r.ev.has_errors);
+}
+
+#[test]
+fn origins_point_into_the_assignment() {
+    let s = "DISTRIBUTED_ARGS=\"--nproc_per_node 8\"\ntorchrun $DISTRIBUTED_ARGS a.py\n";
+    let r = run(s);
+    let e = r.exec("torchrun");
+    let Arg::Field(f) = &e.argv[2] else { panic!() };
+    let Piece::Text {
+        text,
+        origin: Some(o),
+    } = &f.choices[0][0]
+    else {
+        panic!("{f:?}")
+    };
+    assert_eq!(text, "8");
+    assert_eq!(&s[o.range.clone()], "8");
+    assert_eq!(o.range.start, s.find('8').unwrap());
+    // The field's word is the expansion in the command.
+    assert_eq!(&s[f.word.range.clone()], "$DISTRIBUTED_ARGS");
+    assert_eq!(&s[e.span.range.clone()], "torchrun $DISTRIBUTED_ARGS a.py");
+}
+
+#[test]
+fn parameter_expansions() {
+    let r = run(concat!(
+        "N=4; E=\nunset U\n",
+        "c ${N:-8} ${U:-8} ${E:-8} ${E-8} ${U-8} ${N:+yes} ${U:+yes} ${#N} \"${U}\" ${N}x\n",
+        "c ${V:=7} $V ${H#*.} ${H##*.} ${H%.*} ${H%%.*} ${H/a/X} ${H//a/X} ${H:1:3} ${H^^}\n",
+    ));
+    let all = r.of("c");
+    assert_eq!(all[0], v(&["c", "4", "8", "8", "8", "yes", "1", "", "4x"]));
+    // H is unset (unset names are empty in these options).
+    assert_eq!(all[1], v(&["c", "7", "7"]));
+    let r = run("H=a.b.tar.gz\nc ${H#*.} ${H##*.} ${H%.*} ${H%%.*} ${H/a/X} ${H//a/X} ${H:1:3} ${H^^} ${H: -2}\n");
+    assert_eq!(
+        r.one("c"),
+        v(&[
+            "c",
+            "b.tar.gz",
+            "gz",
+            "a.b.tar",
+            "a",
+            "X.b.tar.gz",
+            "X.b.tXr.gz",
+            ".b.",
+            "A.B.TAR.GZ",
+            "gz"
+        ])
+    );
+}
+
+#[test]
+fn arithmetic() {
+    let r =
+        run("N=4; M=$((N*2+1)); c $M $(( (N+1)**2 )) $((N/0)) $((X+1)) $((-N))\n((N++)); c $N\n");
+    let all = r.of("c");
+    assert_eq!(all[0], v(&["c", "9", "25", "<*>", "1", "-4"]));
+    assert_eq!(all[1], v(&["c", "5"]));
+}
+
+#[test]
+fn arrays() {
+    let r = run(concat!(
+        "A=(--a 1 \"b c\")\nA+=(--d)\nA[1]=2\n",
+        "c \"${A[@]}\" ${#A[@]} ${A[2]} \"${A[*]}\" ${A[@]:1:2}\n",
+        "declare -a B=(x y)\nc ${B[@]}\n",
+    ));
+    let all = r.of("c");
+    assert_eq!(
+        all[0],
+        v(&[
+            "c",
+            "--a",
+            "2",
+            "b c",
+            "--d",
+            "4",
+            "b",
+            "c",
+            "--a 2 b c --d",
+            "2",
+            "b",
+            "c"
+        ])
+    );
+    assert_eq!(all[1], v(&["c", "x", "y"]));
+}
+
+#[test]
+fn positional_parameters() {
+    let r = run(concat!(
+        "set -- a \"b c\" d\nc $# \"$@\" $1\nshift\nc \"$@\" $*\n",
+        "f() { local x=$1; shift; c \"$x\" \"$@\" $#; return; c never; }\nf p q r\nc \"$@\" $x\n",
+    ));
+    let all = r.of("c");
+    assert_eq!(all[0], v(&["c", "3", "a", "b c", "d", "a"]));
+    assert_eq!(all[1], v(&["c", "b c", "d", "b", "c", "d"]));
+    assert_eq!(all[2], v(&["c", "p", "q", "r", "2"]));
+    assert_eq!(all[3], v(&["c", "b c", "d"]));
+    assert!(r.of("never").is_empty() || r.exec("never").certainty == Certainty::Maybe);
+    let f = r.ev.execs.iter().find(|e| argv(e) == all[2]).unwrap();
+    assert_eq!(
+        f.nesting
+            .iter()
+            .map(|n| n.entry.clone())
+            .collect::<Vec<_>>(),
+        vec![Entry::Function { name: "f".into() }]
+    );
+}
+
+#[test]
+fn unknowns() {
+    let o = Options {
+        unset_names: UnsetNames::Unknown,
+        ..opts()
+    };
+    let r = run_with(
+        "c $X \"$X\" --a=$X $(hostname) \"$(hostname)\" *.py ~/x $X$X\n",
+        &[],
+        &o,
+    );
+    assert_eq!(
+        r.one("c"),
+        v(&["c", "<*>", "?", "--a=?", "<*>", "<*>", "?", "<*>", "?/x", "<*>"])
+    );
+    assert_eq!(r.of("hostname").len(), 2);
+}
+
+#[test]
+fn runtime_values_and_sites() {
+    let r = run(concat!(
+        "exec_all torchrun --node-rank $RANK --master-addr \"$MULTINODE_NODE_IP\" x.py\n",
+        "exec_all bash -c 'torchrun --node-rank $RANK x.py'\n",
+        "exec_all bash -c \"torchrun --node-rank $RANK y.py\"\n",
+        "$MULTINODE_SSH_WRAPPER host1 torchrun --node-rank '$RANK' z.py\n",
+    ));
+    let t = r.of("torchrun");
+    assert_eq!(t.len(), 3, "{:?}", r.all());
+    assert_eq!(t[0], v(&["torchrun", "--node-rank", "<RANK@node>", "x.py"]));
+    assert_eq!(t[1], v(&["torchrun", "--node-rank", "<RANK@head>", "y.py"]));
+    assert_eq!(t[2], v(&["torchrun", "--node-rank", "<RANK@node>", "z.py"]));
+    let ea = r.of("exec_all");
+    assert_eq!(ea[0][3], "<RANK@head>");
+    assert_eq!(ea[0][5], "<MULTINODE_NODE_IP@head>");
+    assert_eq!(ea[1][3], "torchrun --node-rank $RANK x.py");
+    let nested: Vec<&Exec> =
+        r.ev.execs
+            .iter()
+            .filter(|e| argv(e)[0] == "torchrun")
+            .collect();
+    assert_eq!(nested[0].site, Site::EachNode);
+    assert_eq!(nested[0].nesting[0].entry, Entry::ShellString);
+    assert_eq!(nested[2].site, Site::EachNode);
+}
+
+#[test]
+fn shell_strings_with_arguments() {
+    let r = run(
+        "export NP=8\nL=local\nbash -c 'torchrun --nproc $NP \"$L\" $0 \"$@\"' zero a \"b c\"\n",
+    );
+    assert_eq!(
+        r.one("torchrun"),
+        v(&["torchrun", "--nproc", "8", "", "zero", "a", "b c"])
+    );
+    let e = r.exec("torchrun");
+    assert_eq!(e.nesting.len(), 1);
+    assert_eq!(e.nesting[0].entry, Entry::ShellString);
+}
+
+#[test]
+fn eval_and_synthetic_texts() {
+    let s = "A='torchrun --nnodes'\nB=2\nCMD=\"$A $B --node_rank $RANK\"\neval \"$CMD x.py\"\n";
+    let r = run(s);
+    assert_eq!(
+        r.one("torchrun"),
+        v(&[
+            "torchrun",
+            "--nnodes",
+            "2",
+            "--node_rank",
+            "<RANK@head>",
+            "x.py"
+        ])
+    );
+    let e = r.exec("torchrun");
+    assert_eq!(e.nesting[0].entry, Entry::Eval);
+    // `2` maps back to where it is written.
+    let Arg::Field(f) = &e.argv[2] else { panic!() };
+    let Piece::Text {
+        origin: Some(o), ..
+    } = &f.choices[0][0]
+    else {
+        panic!("{f:?}")
+    };
+    assert_eq!(&s[o.range.clone()], "2");
+    assert_eq!(o.range.start, s.find("B=2").unwrap() + 2);
+}
+
+#[test]
+fn branches_merge() {
+    let r = run(concat!(
+        "if [ -n \"$X\" ]; then N=8; else N=4; fi\nc $N\n",
+        "case $MODE in a) M=1;; b) M=2;; *) M=3;; esac\nc $M\n",
+        "MODE=b\ncase $MODE in a) K=1;; b|c) K=2;; esac\nc $K\n",
+        "[ -f x ] && Z=1 || Z=2\nc $Z\n",
+        "W=1; if cond; then exit 1; fi; c $W\n",
+    ));
+    let all = r.of("c");
+    // X is unset here: the `else` branch is known to be taken.
+    assert_eq!(all[0], v(&["c", "4"]));
+    // MODE is unset: only `*` matches.
+    assert_eq!(all[1], v(&["c", "3"]));
+    assert_eq!(all[2], v(&["c", "2"]));
+    assert_eq!(
+        all[3],
+        v(&["c", "{1|2}"]),
+        "`a && X=1 || X=2` is an if/else"
+    );
+    assert_eq!(all[4], v(&["c", "1"]));
+    let o = Options {
+        unset_names: UnsetNames::Unknown,
+        ..opts()
+    };
+    let r = run_with(
+        "if cond; then N=8; torchrun a; else N=4; fi\nc $N\n",
+        &[],
+        &o,
+    );
+    assert_eq!(r.one("c"), v(&["c", "{8|4}"]));
+    assert_eq!(r.exec("torchrun").certainty, Certainty::Maybe);
+    assert_eq!(r.exec("c").certainty, Certainty::Always);
+}
+
+#[test]
+fn loops() {
+    let r = run("for n in 1 2 3; do c $n; done\nfor x in $(ls); do D=$x; done\nc \"$D\"\nfor ((i=0;i<3;i++)); do :; done\nc $i\n");
+    let all = r.of("c");
+    assert_eq!(all[..3], [v(&["c", "1"]), v(&["c", "2"]), v(&["c", "3"])]);
+    assert_eq!(all[3], v(&["c", "?"]));
+    assert_eq!(all[4], v(&["c", "<*>"]));
+}
+
+#[test]
+fn braces_and_globs() {
+    let r = run("c {a,b}x {1..3} '{a,b}' a\\*b \"*\" [x] x[ y]\n");
+    assert_eq!(
+        r.one("c"),
+        v(&["c", "ax", "bx", "1", "2", "3", "{a,b}", "a*b", "*", "<*>", "x[", "y]"])
+    );
+}
+
+#[test]
+fn files_heredocs_and_sources() {
+    let files = [
+        (
+            "/opt/launch.sh",
+            "torchrun --nnodes $1 --nproc $NP $EXTRA\n",
+        ),
+        ("/work/env.sh", "export NP=4\nEXTRA=local\n"),
+    ];
+    let r = run_with(
+        concat!(
+            "source ./env.sh\nbash /opt/launch.sh 2\n",
+            "bash <<EOF\ntorchrun --a $NP\nEOF\n",
+            "bash -s <<'EOF'\ntorchrun --b $NP\nEOF\n",
+            "cat > /tmp/x.sh <<EOF\ntorchrun --c $NP \\$NP\nEOF\nbash /tmp/x.sh\n",
+        ),
+        &files,
+        &opts(),
+    );
+    let t = r.of("torchrun");
+    assert_eq!(t[0], v(&["torchrun", "--nnodes", "2", "--nproc", "4"]));
+    assert_eq!(t[1], v(&["torchrun", "--a", "4"]));
+    assert_eq!(t[2], v(&["torchrun", "--b", "4"]));
+    assert_eq!(t[3], v(&["torchrun", "--c", "4", "4"]));
+    let entries: Vec<Vec<Entry>> =
+        r.ev.execs
+            .iter()
+            .filter(|e| argv(e)[0] == "torchrun")
+            .map(|e| e.nesting.iter().map(|n| n.entry.clone()).collect())
+            .collect();
+    assert_eq!(
+        entries[0],
+        vec![Entry::File {
+            path: "/opt/launch.sh".into()
+        }]
+    );
+    assert_eq!(entries[1], vec![Entry::Heredoc]);
+    assert_eq!(
+        entries[3],
+        vec![Entry::File {
+            path: "/tmp/x.sh".into()
+        }]
+    );
+}
+
+#[test]
+fn hostile_inputs_are_bounded() {
+    let cases: Vec<(String, bool)> = vec![
+        ("A='eval \"$A\"'; eval \"$A\"".into(), true),
+        ("f() { f; }; f".into(), true),
+        (":(){ :|:& };:".into(), true),
+        ("(".repeat(10_000) + &")".repeat(10_000), false),
+        ("c {1..100000000}".into(), true),
+        ("A=x; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do A=$A$A; done; c $A".into(), true),
+        (format!("c {}", "{a,b}".repeat(30)), true),
+        ("x=\"$(".repeat(3000), false),
+        ("${".repeat(5000), false),
+    ];
+    for (s, want_trunc) in cases {
+        let t = Instant::now();
+        let r = run(&s);
+        assert!(
+            t.elapsed().as_secs_f64() < 5.0,
+            "{s:.40}: {:?}",
+            t.elapsed()
+        );
+        if want_trunc {
+            assert!(r.ev.truncated, "{s:.60}");
+        }
+    }
+}
