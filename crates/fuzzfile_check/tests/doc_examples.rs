@@ -59,17 +59,29 @@ fn input(rule: Rule, heading: &str, section: &str) -> (String, Option<ClusterPro
         );
     };
     let yaml = &blocks[i];
+    assert_eq!(
+        yaml.info,
+        "yaml",
+        "`{}`: unknown fence `{}`",
+        rule.name(),
+        yaml.info
+    );
     let mut profile = None;
-    for attr in yaml.info.split_whitespace().skip(1) {
-        let Some(name) = attr.strip_prefix("profile=") else {
-            panic!("`{}`: unknown fence attribute `{attr}`", rule.name());
-        };
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/clusters")
-            .join(format!("{name}.toml"));
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("`{}`: {}: {e}", rule.name(), path.display()));
-        profile = Some(parse_profile(&text).expect("the example profile parses"));
+    // `# fuzzlint check --cluster PATH` on the first line: checked with that profile.
+    let first = yaml.body.lines().next().unwrap_or("");
+    if let Some(cmd) = first.strip_prefix("# fuzzlint check") {
+        let mut words = cmd.split_whitespace();
+        while let Some(w) = words.next() {
+            if w == "--cluster" {
+                let rel = words.next().expect("a path after --cluster");
+                let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../..")
+                    .join(rel);
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("`{}`: {}: {e}", rule.name(), path.display()));
+                profile = Some(parse_profile(&text).expect("the example profile parses"));
+            }
+        }
     }
     if let Some(b) = i.checked_sub(1).map(|p| &blocks[p]) {
         if b.info == "toml profile" {

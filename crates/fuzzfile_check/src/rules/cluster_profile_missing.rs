@@ -20,9 +20,9 @@
 //!
 //! ## Use instead
 //! Describe the cluster in a TOML profile and give it with `--cluster PATH`, or with
-//! `cluster = "clusters/h100-ib.toml"` in `fuzzlint.toml`
-//! (`fuzzlint check --cluster examples/clusters/h100-ib.toml train.fz`):
-//! ```yaml profile=h100-ib
+//! `cluster = "clusters/h100-ib.toml"` in `fuzzlint.toml`:
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
 //!   train:
 //!     multinode: {nodes: 2, implementation: generic}

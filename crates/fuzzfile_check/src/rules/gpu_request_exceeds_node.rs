@@ -11,7 +11,8 @@
 //!
 //! ## Example
 //! On `examples/clusters/h100-ib.toml` (`gpus-per-node = 4`):
-//! ```yaml profile=h100-ib
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
 //!   train:
 //!     command: [torchrun, --standalone, --nproc-per-node=8, train.py]
@@ -23,7 +24,8 @@
 //!
 //! ## Use instead
 //! Request at most the GPUs a node has, and spread the rest over nodes:
-//! ```yaml profile=h100-ib
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
 //!   train:
 //!     script: |

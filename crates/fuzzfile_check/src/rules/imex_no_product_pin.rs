@@ -12,7 +12,8 @@
 //!
 //! ## Example
 //! On `examples/clusters/gb200-nvl72.toml` (`gpu-product = "GB200"`, the value of the fix):
-//! ```yaml profile=gb200-nvl72
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/gb200-nvl72.toml
 //! jobs:
 //!   train:
 //!     env:
@@ -22,7 +23,8 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml profile=gb200-nvl72
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/gb200-nvl72.toml
 //! jobs:
 //!   train:
 //!     env:

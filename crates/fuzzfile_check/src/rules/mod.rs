@@ -2,7 +2,7 @@
 //!
 //! - its `//!` comment is the rule's documentation (What it does · Why is this bad? · Example ·
 //!   Use instead), printed by `fuzzlint rule NAME` and generated into docs/rules/;
-//! - its [`declare_rule!`] block is the rule's metadata: the `Rule` variant, code, name,
+//! - its `declare_rule!` block is the rule's metadata: the `Rule` variant, code, name,
 //!   default severity, category, one-line summary and whether findings carry a fix;
 //! - its [`Check`] implementation is the check: a per-file hook, a per-task hook, or both.
 //!   Rules found by another layer (the YAML parser: `yaml-syntax`; the model walk:
@@ -29,15 +29,15 @@
 //! of every rule: the first must report the rule, the second must not (only that rule's
 //! findings are looked at). A block is a fragment: when it has no `version:` line,
 //! `version: v4` is put in front of it; nothing else is added, so a finding of another rule
-//! (a job without `image:`) does not matter. The fence's info string selects the input:
-//! - ```` ```yaml ````: a Fuzzfile;
-//! - ```` ```yaml profile=NAME ````: a Fuzzfile checked with the cluster profile
-//!   `examples/clusters/NAME.toml`;
-//! - ```` ```toml profile ```` right before the `yaml` block: that TOML is the cluster
-//!   profile of the next block (rules whose example needs a cluster fact the shipped profiles
-//!   do not have);
-//! - ```` ```text ```` or ```` ```sh ````: shown, not run (a command line, an output); the
-//!   test takes the next `yaml` block of the section.
+//! (a job without `image:`) does not matter. A rule that needs cluster facts gets a profile
+//! in one of two ways, both visible in the rendered documentation:
+//! - the block's first line is `# fuzzlint check --cluster examples/clusters/NAME.toml`: the
+//!   block is checked with that shipped profile (the path is relative to the repository);
+//! - a ```` ```toml profile ```` block right before the `yaml` block is the profile (a cluster
+//!   fact the shipped profiles do not have).
+//!
+//! Other blocks (```` ```text ````, ```` ```sh ````: a command line, an output) are shown,
+//! not run; the test takes the first `yaml` block of the section.
 
 use fuzzfile_diagnostics::{Diagnostic, Rule, RuleCategory, Severity, TextRange};
 use fuzzfile_model::Fuzzfile;

@@ -14,7 +14,8 @@
 //!
 //! ## Example
 //! On `examples/clusters/h100-ib.toml` (InfiniBand, `ib-hcas` listed, no `[nccl-defaults]`):
-//! ```yaml profile=h100-ib
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
 //!   train:
 //!     env:
@@ -24,7 +25,8 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml profile=h100-ib
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
 //!   train:
 //!     env:

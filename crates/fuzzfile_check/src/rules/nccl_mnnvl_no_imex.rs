@@ -19,7 +19,8 @@
 //!
 //! ## Example
 //! On `examples/clusters/gb200-nvl72.toml` (`mnnvl = true`, `imex = true`):
-//! ```yaml profile=gb200-nvl72
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/gb200-nvl72.toml
 //! jobs:
 //!   train:
 //!     env:
@@ -29,7 +30,8 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml profile=gb200-nvl72
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/gb200-nvl72.toml
 //! jobs:
 //!   train:
 //!     env:

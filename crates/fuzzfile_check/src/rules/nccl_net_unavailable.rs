@@ -13,7 +13,8 @@
 //!
 //! ## Example
 //! On an InfiniBand cluster (`examples/clusters/h100-ib.toml`):
-//! ```yaml profile=h100-ib
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
 //!   train:
 //!     env:
@@ -22,7 +23,8 @@
 //! ```
 //!
 //! ## Use instead
-//! ```yaml profile=h100-ib
+//! ```yaml
+//! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
 //!   train:
 //!     env:
