@@ -104,3 +104,25 @@ fn versions_are_judged_from_the_node_as_written() {
     assert!(rules_of("version: v4\njobs: {}\n", Rule::LegacyVersion).is_empty());
     assert!(rules_of("version: v4\njobs: {}\n", Rule::UnsupportedVersion).is_empty());
 }
+
+#[test]
+fn every_deprecated_key_is_reported_where_it_is_written_each_time() {
+    let v1 = "version: v1\nvolumes:\n  data:\n    type: EPHEMERAL\n    path: /x\njobs:\n  a:\n    image: {uri: docker://alpine:3.20, secrets: {}}\n    command: [echo]\n    requires: [b]\n    requires: [b]\n  b:\n    image: {uri: docker://alpine:3.20}\n    command: [echo]\n";
+    let found: Vec<(String, String)> = analyze(v1)
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.rule == Rule::DeprecatedKey)
+        .map(|d| (d.range.slice(v1).to_owned(), d.message))
+        .collect();
+    let keys: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["type", "path", "secrets", "requires", "requires"]);
+    assert_eq!(found[0].1, "volume `type` is replaced by `reference`");
+    assert_eq!(
+        found[2].1,
+        "`image.secrets` is a legacy form; use `image.secret`"
+    );
+    // In v4, volume `type` is not accepted at all: an unknown key, not a deprecated one.
+    let v4 = "version: v4\nvolumes:\n  data:\n    type: EPHEMERAL\njobs: {}\n";
+    assert!(rules_of(v4, Rule::DeprecatedKey).is_empty());
+    assert_eq!(rules_of(v4, Rule::UnknownKey).len(), 1);
+}

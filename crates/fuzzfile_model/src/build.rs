@@ -19,6 +19,7 @@ pub fn build(text: &str, tree: &Tree) -> (Fuzzfile, Vec<Diagnostic>) {
         diags: Vec::new(),
         budget: tree.len().saturating_mul(8) + 10_000,
         exhausted: false,
+        deprecated_keys: Vec::new(),
     };
     let mut file = Fuzzfile::default();
     b.duplicate_keys();
@@ -37,6 +38,7 @@ pub fn build(text: &str, tree: &Tree) -> (Fuzzfile, Vec<Diagnostic>) {
         ),
         _ => {}
     }
+    file.deprecated_keys = b.deprecated_keys;
     (file, b.diags)
 }
 
@@ -48,6 +50,8 @@ struct Builder<'a> {
     /// Nodes the walk may still visit: aliases can make a small tree look huge.
     budget: usize,
     exhausted: bool,
+    /// Deprecated keys as read (`Fuzzfile::deprecated_keys`).
+    deprecated_keys: Vec<KeyAt>,
 }
 
 /// A key of a mapping, borrowed from the tree (keys are read far more often than kept).
@@ -120,13 +124,11 @@ impl<'a> Builder<'a> {
                     }
                     match spec.status {
                         Status::Current => {}
-                        Status::Deprecated(why) => {
-                            self.emit(Diagnostic::new(
-                                Rule::DeprecatedKey,
-                                key.range,
-                                why.to_string(),
-                            ));
-                        }
+                        // `deprecated-key` is a rule of `fuzzfile_check` reading these.
+                        Status::Deprecated(_) => self.deprecated_keys.push(KeyAt {
+                            key: owned(key.clone()),
+                            place,
+                        }),
                         Status::Removed(why) => {
                             self.emit(Diagnostic::new(
                                 Rule::UnknownKey,

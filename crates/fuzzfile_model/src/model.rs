@@ -51,6 +51,17 @@ pub struct Fuzzfile {
     pub services_key: Option<TextRange>,
     pub volumes_key: Option<TextRange>,
     pub files_key: Option<TextRange>,
+    /// Every key written that the schema marks deprecated (still accepted at its place and
+    /// version, but replaced), in the order read: what `deprecated-key` reports.
+    pub deprecated_keys: Vec<KeyAt>,
+}
+
+/// A key as written and the place it was read at (its meaning comes from
+/// [`crate::schema::Place::key`]).
+#[derive(Clone, Debug)]
+pub struct KeyAt {
+    pub key: Spanned<String>,
+    pub place: crate::schema::Place,
 }
 
 impl Fuzzfile {

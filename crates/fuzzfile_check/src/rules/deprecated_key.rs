@@ -21,8 +21,10 @@
 //!       - name: download
 //!         status: FINISHED
 //! ```
-//!
-//! Detected while building the model (`fuzzfile_model`).
+
+use super::{Check, Context};
+use fuzzfile_diagnostics::{Diagnostic, Rule};
+use fuzzfile_model::schema::Status;
 
 declare_rule! {
     pub struct DeprecatedKey {
@@ -35,7 +37,18 @@ declare_rule! {
     }
 }
 
-/// Found by the model walk (`fuzzfile_model::build`): the schema table gives each key of
-/// each place its status (current, deprecated, removed), and the walk looks every key up
-/// there as it reads it, as for `unknown-key`. It has no hook of its own.
-impl super::Check for DeprecatedKey {}
+impl Check for DeprecatedKey {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+        // The walk records each key the schema marks deprecated at the place it was read;
+        // the schema says what replaced it.
+        for k in &ctx.model.deprecated_keys {
+            if let Some(Status::Deprecated(why)) = k.place.key(&k.key.value).map(|s| s.status) {
+                out.push(Diagnostic::new(
+                    Rule::DeprecatedKey,
+                    k.key.range,
+                    why.to_string(),
+                ));
+            }
+        }
+    }
+}

@@ -5,9 +5,9 @@
 //! - its `declare_rule!` block is the rule's metadata: the `Rule` variant, code, name,
 //!   default severity, category, one-line summary and whether findings carry a fix;
 //! - its [`Check`] implementation is the check: a per-file hook, a per-task hook, or both.
-//!   Rules found by another layer (the YAML parser: `yaml-syntax`; the model walk:
-//!   `unknown-key`, `invalid-value`, `missing-field`, `duplicate-key`, `deprecated-key`;
-//!   the suppressions: `unused-suppression`) implement no hook and say where they are found.
+//!   Rules found by another layer (the YAML parser: `yaml-syntax`; the model walk, where only
+//!   it knows: `unknown-key`, `invalid-value`, `missing-field`, `duplicate-key`; the
+//!   suppressions: `unused-suppression`) implement no hook and say where they are found.
 //!
 //! The registry at the end of this file lists every rule module once. It generates the
 //! dispatch ([`run_all`]: every file hook, then for each job and service the task facts once
