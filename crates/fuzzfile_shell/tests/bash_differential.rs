@@ -30,7 +30,8 @@
 //! and in the shipped files alike, so both sides read the same text. `expect` lines are words
 //! separated by blanks; `'...'` and `"..."` (with `\n`, `\t`, `\\`, `\"`) quote; a word written
 //! `~word` is what bash passes there but what the evaluator must not claim to know (`$(...)`, a
-//! run-time variable); `@CWD` stands for the working directory.
+//! run-time variable); `?word` is one the evaluator may know or not (after an expansion of
+//! unknown word count); `@CWD` stands for the working directory.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -64,8 +65,9 @@ const STUBS: &[&str] = &[
 /// (one node's share of what `exec_all` does).
 const RUNNERS: &[&str] = &["exec_all"];
 
-/// Programs that stand for a remote wrapper (`$MULTINODE_SSH_WRAPPER HOST CMD...`): not recorded,
-/// they run `CMD...` here. A case sets the variable (as `-- runtime`) to the program's name.
+/// Programs that stand for a remote wrapper (`$MULTINODE_SSH_WRAPPER [OPTIONS] HOST CMD...`): not
+/// recorded; as ssh does, they join `CMD...` with blanks into a command line for a shell (here,
+/// on this machine). A case sets the variable (as `-- runtime`) to the program's name.
 const WRAPPERS: &[(&str, &str)] = &[("ssh_wrapper", "MULTINODE_SSH_WRAPPER")];
 
 /// How long one case's bash may run.
@@ -82,11 +84,22 @@ enum Require {
     None,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Need {
+    /// The evaluator must know the word (in a `-- require known` case).
+    Known,
+    /// `~word`: bash passes it, but the evaluator must not claim to know it (`$(...)`, a
+    /// run-time value).
+    Unknown,
+    /// `?word`: either (a word after an expansion of unknown word count, a value that depends on
+    /// a condition the evaluator need not decide).
+    Either,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct ExpectWord {
     text: String,
-    /// Bash passes `text`, but the evaluator must not claim to know it.
-    must_be_unknown: bool,
+    need: Need,
 }
 
 #[derive(Clone, Debug)]
@@ -355,8 +368,12 @@ fn parse_expect_line(line: &str) -> Result<Vec<ExpectWord>, String> {
             chars.next();
         }
         let Some(&first) = chars.peek() else { break };
-        let must_be_unknown = first == '~';
-        if must_be_unknown {
+        let need = match first {
+            '~' => Need::Unknown,
+            '?' => Need::Either,
+            _ => Need::Known,
+        };
+        if need != Need::Known {
             chars.next();
         }
         let mut text = String::new();
@@ -389,10 +406,7 @@ fn parse_expect_line(line: &str) -> Result<Vec<ExpectWord>, String> {
                 c => text.push(c),
             }
         }
-        words.push(ExpectWord {
-            text,
-            must_be_unknown,
-        });
+        words.push(ExpectWord { text, need });
     }
     Ok(words)
 }
@@ -512,7 +526,10 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
     for (name, _) in WRAPPERS {
         write_executable(
             &stub_dir.join(name),
-            &format!("#!{bash}\nexport FUZZ_STUB_NODE=1\nshift\nexec \"$@\"\n"),
+            &format!(
+                "#!{bash}\nexport FUZZ_STUB_NODE=1\n\
+                 while [ \"${{1#-}}\" != \"$1\" ]; do shift; done\nshift\nexec {bash} -c \"$*\"\n"
+            ),
         );
     }
 
@@ -918,18 +935,15 @@ fn compare(
         let expect_words = expect
             .and_then(|e| e.get(n))
             .filter(|_| !call.direct_under_runner);
-        if let Some(w) = expect_words {
-            out.required += w.len().min(argv.len());
-        }
+        let needs = |need: Need| {
+            expect_words.map_or(0, |w| {
+                w.iter().take(argv.len()).filter(|w| w.need == need).count()
+            })
+        };
+        out.required += needs(Need::Known) + needs(Need::Unknown);
         let Some(i) = chosen else {
-            if let Some(w) = expect_words {
-                out.required_met += w
-                    .iter()
-                    .take(argv.len())
-                    .filter(|w| w.must_be_unknown)
-                    .count();
-            }
-            if expect_words.is_some_and(|w| w.iter().any(|w| !w.must_be_unknown)) {
+            out.required_met += needs(Need::Unknown);
+            if needs(Need::Known) > 0 {
                 out.unmet.push(format!(
                     "bash ran `{}`; the evaluator has no command of `{}` for it",
                     show_argv(&argv),
@@ -989,14 +1003,17 @@ fn compare(
             let Some(w) = expect_words.and_then(|w| w.get(pos)) else {
                 continue;
             };
-            if w.must_be_unknown && c != &Claim::Unclaimed {
+            if w.need == Need::Either {
+                continue;
+            }
+            if w.need == Need::Unknown && c != &Claim::Unclaimed {
                 out.unmet.push(format!(
                     "`{}` argv[{pos}]: bash passes {}, which the evaluator must not know; it \
                      claims {c:?}",
                     show_argv(&argv),
                     quote(actual)
                 ));
-            } else if !w.must_be_unknown && !agrees {
+            } else if w.need == Need::Known && !agrees {
                 out.unmet.push(format!(
                     "`{}` argv[{pos}] = {} is not known to the evaluator ({})",
                     show_argv(&argv),
@@ -1282,7 +1299,7 @@ fn comparison_reports_wrong_claims() {
         w.iter()
             .map(|(t, u)| ExpectWord {
                 text: t.to_string(),
-                must_be_unknown: *u,
+                need: if *u { Need::Unknown } else { Need::Known },
             })
             .collect()
     };
