@@ -1756,22 +1756,28 @@ mod tests {
     fn script_words_are_expanded_where_the_shell_runs() {
         let src = format!("{HEAD}    script: |\n      #!/bin/bash\n      exec_all torchrun --nnodes 2 --node-rank '$RANK' --master-addr \"$MULTINODE_NODE_IP\" a.py\n      exec_all torchrun --nnodes 2 --node-rank \"$RANK\" --master-addr '$MULTINODE_NODE_IP' b.py\n      exec_all bash -c 'torchrun --nnodes 2 --node-rank $RANK --master-addr $MULTINODE_NODE_IP c.py'\n    multinode: {{nodes: 2, implementation: generic}}\n");
         let (a, n) = facts(&src);
-        assert_eq!(n, 3, "{:?}", a.semantics.task(&a.model.jobs[0]).launches);
-        let ls = &a.semantics.task(&a.model.jobs[0]).launches;
+        // The three torchruns, and the `exec_all bash -c` that starts the third.
+        assert_eq!(n, 4, "{:?}", a.semantics.task(&a.model.jobs[0]).launches);
+        let ls: Vec<&Launch> = a
+            .semantics
+            .task(&a.model.jobs[0])
+            .torchruns()
+            .map(|(l, _)| l)
+            .collect();
         let rt = |name: &str, site| Resolved::Runtime {
             name: name.into(),
             site,
         };
-        assert_eq!(value(&ls[0], "node-rank"), &rt("RANK", Site::EachNode));
+        assert_eq!(value(ls[0], "node-rank"), &rt("RANK", Site::EachNode));
         assert_eq!(
-            value(&ls[0], "master-addr"),
+            value(ls[0], "master-addr"),
             &rt("MULTINODE_NODE_IP", Site::Head)
         );
-        assert_eq!(value(&ls[1], "node-rank"), &rt("RANK", Site::Head));
-        assert_eq!(value(&ls[1], "master-addr"), &lit("$MULTINODE_NODE_IP"));
-        assert_eq!(value(&ls[2], "node-rank"), &rt("RANK", Site::EachNode));
+        assert_eq!(value(ls[1], "node-rank"), &rt("RANK", Site::Head));
+        assert_eq!(value(ls[1], "master-addr"), &lit("$MULTINODE_NODE_IP"));
+        assert_eq!(value(ls[2], "node-rank"), &rt("RANK", Site::EachNode));
         assert_eq!(
-            value(&ls[2], "master-addr"),
+            value(ls[2], "master-addr"),
             &rt("MULTINODE_NODE_IP", Site::EachNode)
         );
         assert!(
