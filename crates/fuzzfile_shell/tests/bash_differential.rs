@@ -649,14 +649,37 @@ fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
     Ok(calls)
 }
 
-/// Every case run once by bash (shared by the tests of this file); an error names its case.
+/// Every case run once by bash (shared by the tests of this file), a few at a time; an error
+/// names its case.
 fn all_runs() -> &'static [Result<CaseRun, String>] {
     static RUNS: OnceLock<Vec<Result<CaseRun, String>>> = OnceLock::new();
     RUNS.get_or_init(|| {
-        load_cases()
-            .into_iter()
-            .map(|c| run_case(&c).map_err(|e| format!("{} ({}): {e}", c.name, c.place)))
-            .collect()
+        let cases = load_cases();
+        let next = AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8));
+        let mut results: Vec<(usize, Result<CaseRun, String>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(c) = cases.get(i) else { break };
+                            let r =
+                                run_case(c).map_err(|e| format!("{} ({}): {e}", c.name, c.place));
+                            done.push((i, r));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a case runner thread panicked"))
+                .collect()
+        });
+        results.sort_by_key(|(i, _)| *i);
+        results.into_iter().map(|(_, r)| r).collect()
     })
 }
 
@@ -744,11 +767,11 @@ enum Claim {
     Unclaimed,
 }
 
-/// The claims of a command's argv, position by position, and whether its length is claimed
-/// (no `Arg::Unknown` in it).
-fn claims(exec: &Exec) -> (Vec<Claim>, bool) {
+/// The claims of a command's argv from position `from` (the stub program's word), position by
+/// position, and whether its length is claimed (no `Arg::Unknown` in it).
+fn claims(exec: &Exec, from: usize) -> (Vec<Claim>, bool) {
     let mut out = Vec::new();
-    for arg in &exec.argv {
+    for arg in exec.argv.iter().skip(from) {
         match arg {
             Arg::Unknown(_) => return (out, false),
             Arg::Field(f) => out.push(claim(f)),
@@ -771,17 +794,59 @@ fn basename(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
 }
 
-/// The program an exec runs, when the evaluator knows it.
-fn exec_program(exec: &Exec) -> Option<String> {
-    match exec.argv.first() {
-        Some(Arg::Field(f)) => f.known().map(|p| basename(&p).to_string()),
+/// The stub program an exec runs, when the evaluator knows it, and the position of its word:
+/// 0, or past the words of a command that runs the rest of its arguments as a command (`exec`,
+/// `command`, `nohup`, `env NAME=V`, `timeout 60`, `nice -n 5`, ...), as bash's stub sees it.
+fn exec_program(exec: &Exec, stubs: &[String]) -> Option<(String, usize)> {
+    let word = |i: usize| match exec.argv.get(i) {
+        Some(Arg::Field(f)) => f.known(),
         _ => None,
+    };
+    let mut i = 0;
+    loop {
+        let w = word(i)?;
+        let base = basename(&w).to_string();
+        if stubs.contains(&base) {
+            return Some((base, i));
+        }
+        // Options that take the next word as their value.
+        let with_value: &[&str] = match base.as_str() {
+            "exec" => &["-a"],
+            "command" | "nohup" | "time" | "setsid" => &[],
+            "env" => &["-u", "-C", "-S"],
+            "timeout" => &["-s", "-k"],
+            "nice" => &["-n"],
+            "stdbuf" => &["-i", "-o", "-e"],
+            _ => return None,
+        };
+        i += 1;
+        loop {
+            let w = word(i)?;
+            if w == "--" {
+                i += 1;
+                break;
+            }
+            if w.starts_with('-') && w.len() > 1 {
+                i += if with_value.contains(&w.as_str()) {
+                    2
+                } else {
+                    1
+                };
+            } else if base == "env" && w.contains('=') {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if base == "timeout" {
+            i += 1; // the duration
+        }
     }
 }
 
 /// The disagreements between a bash call's argv and an exec's claims (empty: compatible).
-fn disagreements(argv: &[String], exec: &Exec) -> Vec<String> {
-    let (claims, length_claimed) = claims(exec);
+fn disagreements(argv: &[String], exec: &Exec, from: usize) -> Vec<String> {
+    let (claims, length_claimed) = claims(exec, from);
     let mut out = Vec::new();
     for (i, c) in claims.iter().enumerate() {
         let actual = argv.get(i);
@@ -903,16 +968,13 @@ fn compare(
     stubs: &[String],
 ) -> Outcome {
     let mut out = Outcome::default();
-    let mut by_program: BTreeMap<String, Vec<&Exec>> = BTreeMap::new();
+    let mut by_program: BTreeMap<String, Vec<(&Exec, usize)>> = BTreeMap::new();
     for exec in &evaluation.execs {
-        if let Some(p) = exec_program(exec) {
-            if stubs.contains(&p) {
-                by_program.entry(p).or_default().push(exec);
-            }
+        if let Some((p, from)) = exec_program(exec, stubs) {
+            by_program.entry(p).or_default().push((exec, from));
         }
     }
     let mut next: HashMap<String, usize> = HashMap::new();
-    let mut used: HashSet<*const Exec> = HashSet::new();
     for (n, call) in calls.iter().enumerate() {
         let argv = call.argv();
         let candidates = by_program
@@ -920,8 +982,10 @@ fn compare(
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         let start = *next.get(&call.program).unwrap_or(&0);
-        let compatible =
-            (start..candidates.len()).find(|&i| disagreements(&argv, candidates[i]).is_empty());
+        let compatible = (start..candidates.len()).find(|&i| {
+            let (exec, from) = candidates[i];
+            disagreements(&argv, exec, from).is_empty()
+        });
         if call.direct_under_runner && compatible.is_none() {
             // `exec_all torchrun ...`: the words are compared as the runner's arguments; the
             // evaluator need not list the command a second time.
@@ -952,7 +1016,7 @@ fn compare(
             }
             continue;
         };
-        for skipped in &candidates[start..i] {
+        for (skipped, _) in &candidates[start..i] {
             if skipped.certainty == Certainty::Always {
                 out.mismatches.push(format!(
                     "the evaluator says `{}` always runs; bash never ran it (bash ran `{}` next)",
@@ -961,10 +1025,9 @@ fn compare(
                 ));
             }
         }
-        let exec = candidates[i];
-        used.insert(exec as *const Exec);
+        let (exec, from) = candidates[i];
         next.insert(call.program.clone(), i + 1);
-        let mut diff = disagreements(&argv, exec);
+        let mut diff = disagreements(&argv, exec, from);
         if !call.direct_under_runner {
             let (site, where_) = if call.on_node {
                 (Site::EachNode, "by a shell a runner started (each node)")
@@ -986,7 +1049,7 @@ fn compare(
                 diff.join("\n      ")
             ));
         }
-        let (cl, _) = claims(exec);
+        let (cl, _) = claims(exec, from);
         for (pos, actual) in argv.iter().enumerate() {
             let c = cl.get(pos).unwrap_or(&Claim::Unclaimed);
             let agrees = match c {
@@ -1027,8 +1090,8 @@ fn compare(
     }
     for (program, execs) in &by_program {
         let start = *next.get(program).unwrap_or(&0);
-        for exec in &execs[start..] {
-            if exec.certainty == Certainty::Always && !used.contains(&(*exec as *const Exec)) {
+        for (exec, _) in &execs[start..] {
+            if exec.certainty == Certainty::Always {
                 out.mismatches.push(format!(
                     "the evaluator says `{}` always runs; bash never ran it",
                     show_exec(exec)
@@ -1081,7 +1144,7 @@ fn evaluate_all() -> Vec<CaseOutcome> {
                 let text: String = ev
                     .execs
                     .iter()
-                    .filter(|e| exec_program(e).is_some_and(|p| run.stubs.contains(&p)))
+                    .filter(|e| exec_program(e, &run.stubs).is_some())
                     .map(|e| format!("    {}\n", run.normalize(&show_exec(e))))
                     .collect();
                 (outcome, text)
@@ -1460,6 +1523,25 @@ fn comparison_reports_wrong_claims() {
         runtime,
     );
     assert!(rt.mismatches.is_empty() && rt.unmet.is_empty(), "{rt:?}");
+
+    // The stub program behind commands that run their arguments as a command.
+    let words_exec = |w: &[&str]| {
+        exec(
+            w.iter().map(|t| field(text(t))).collect(),
+            Certainty::Always,
+        )
+    };
+    let found = |w: &[&str]| exec_program(&words_exec(w), &stubs);
+    assert_eq!(
+        found(&["nohup", "env", "-u", "X", "A=1", "timeout", "-s", "KILL", "60", "torchrun", "x"]),
+        Some(("torchrun".to_string(), 9))
+    );
+    assert_eq!(
+        found(&["exec", "-a", "name", "/usr/bin/torchrun"]),
+        Some(("torchrun".to_string(), 3))
+    );
+    assert_eq!(found(&["nice", "-n", "5", "bash", "torchrun"]), None);
+    assert_eq!(found(&["env"]), None);
 
     // A command a shell on each node expanded, claimed expanded on the head.
     let on_node = Call {
