@@ -6,8 +6,9 @@
 //! call this function, so they see the same findings.
 //!
 //! Invariants: one file per rule under `rules/`, whose `//!` comment is the rule's
-//! documentation; rules read the model and the tree and never re-parse text; pure functions,
-//! no I/O.
+//! documentation, whose `declare_rule!` block is its metadata and whose `Check` hooks are its
+//! check (the registry in `rules/mod.rs` runs them all); rules read the model and the tree and
+//! never re-parse text; pure functions, no I/O.
 
 pub mod config;
 pub mod edits;
