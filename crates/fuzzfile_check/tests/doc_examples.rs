@@ -123,6 +123,16 @@ fn every_example_fires_its_rule_and_every_alternative_does_not() {
                 continue;
             };
             let (text, profile) = input(rule, heading, section);
+            // A block that does not parse would trivially not report most rules.
+            if !(rule == Rule::YamlSyntax && fires) {
+                let syntax = findings(Rule::YamlSyntax, &text, profile.clone());
+                if !syntax.is_empty() {
+                    failures.push(format!(
+                        "`{}`: `## {heading}` is not valid YAML:\n{text}\n{syntax:#?}",
+                        rule.name()
+                    ));
+                }
+            }
             let found = findings(rule, &text, profile);
             if found.is_empty() == fires {
                 failures.push(format!(
