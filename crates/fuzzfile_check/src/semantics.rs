@@ -199,15 +199,22 @@ pub struct LaunchWord {
     pub expanded: bool,
     /// Stands for an unknown number of arguments (an unquoted `$ARGS` of unknown value).
     pub splat: bool,
+    /// Where the parts of `text` that are written out somewhere come from: `(bytes of text,
+    /// range in the file)`, in order (`--nproc_per_node=${NGPU}` with `NGPU=8` in `env`: the
+    /// `8` is in the `env` entry).
+    pub parts: Vec<(std::ops::Range<usize>, TextRange)>,
 }
 
 impl LaunchWord {
-    /// The range of `text[start..]` in the file, when the word is exact; else the whole word.
+    /// The range of `text[start..]` in the file: exact when the word is, or when that tail is
+    /// one written part; else the whole word.
     pub fn tail_range(&self, start: usize) -> TextRange {
         if self.exact && start <= self.text.len() {
-            TextRange::new(self.range.start + start as u32, self.range.end)
-        } else {
-            self.range
+            return TextRange::new(self.range.start + start as u32, self.range.end);
+        }
+        match self.parts.iter().find(|(r, _)| r.start == start) {
+            Some((r, file)) if r.end == self.text.len() => *file,
+            _ => self.range,
         }
     }
 }
@@ -327,6 +334,25 @@ pub struct Setting {
     pub literal_in_place: bool,
     /// From `PET_<NAME>` in the environment, not a flag.
     pub from_env: bool,
+}
+
+impl Setting {
+    /// Where the value is passed to the launcher, when that is not where the value is written
+    /// (`torchrun $DISTRIBUTED_ARGS` for a value inside `DISTRIBUTED_ARGS="..."`, `$NP` for
+    /// `NP=2` in `env`): a label for a finding that points at the value.
+    pub fn use_site(&self) -> Option<TextRange> {
+        let inside = self.written.start <= self.range.start && self.range.end <= self.written.end;
+        (!self.from_env && !inside && !self.written.is_empty()).then_some(self.written)
+    }
+    /// Where a finding about the value points: the word that gives it to the launcher (the
+    /// value itself when it is written there, or comes from a `PET_*` variable).
+    pub fn at(&self) -> TextRange {
+        self.use_site().unwrap_or(self.range)
+    }
+    /// Where the value is written, when that is not [`Setting::at`] (a label).
+    pub fn defined_at(&self) -> Option<TextRange> {
+        self.use_site().map(|_| self.range)
+    }
 }
 
 /// mpirun's command line.
@@ -844,6 +870,7 @@ impl Builder<'_> {
             exact,
             expanded: false,
             splat: false,
+            parts: Vec::new(),
         }
     }
 
@@ -902,16 +929,20 @@ impl Builder<'_> {
                     origin,
                 },
             );
-            initial.push((
-                e.name.clone(),
+            // Whether Fuzzball expands `$NAME` inside `env:` values is not documented: such a
+            // value is not known before the run.
+            let initial_value = if e.value.contains('$') || e.secret.is_some() {
+                eval::Initial::Unknown
+            } else {
                 eval::Initial::Known {
                     text: e.value.clone(),
                     origin: Some(Span {
                         source: id,
                         range: 0..e.value.len(),
                     }),
-                },
-            ));
+                }
+            };
+            initial.push((e.name.clone(), initial_value));
         }
         for name in PROVIDED_VARIABLES {
             let multinode_only = name.starts_with("MULTINODE_") || *name == "RANK";
@@ -952,9 +983,27 @@ impl Builder<'_> {
                 .variables
                 .iter()
                 .filter(|(_, v)| v.exported)
-                .filter_map(|(n, v)| match &v.value {
-                    eval::Value::Scalar(f) => Some((n.clone(), mapper.field(f))),
-                    _ => None,
+                .map(|(n, v)| match &v.value {
+                    eval::Value::Scalar(f) => (n.clone(), mapper.field(f)),
+                    _ => (
+                        n.clone(),
+                        LaunchWord {
+                            text: format!("${n}"),
+                            value: Resolved::Unknown,
+                            range: v
+                                .origin
+                                .as_ref()
+                                .map_or(TextRange::default(), |o| mapper.span(o)),
+                            written: v
+                                .origin
+                                .as_ref()
+                                .map_or(TextRange::default(), |o| mapper.span(o)),
+                            exact: false,
+                            expanded: true,
+                            splat: false,
+                            parts: Vec::new(),
+                        },
+                    ),
                 })
                 .collect();
             environment.sort_by(|a, b| a.0.cmp(&b.0));
@@ -1324,6 +1373,7 @@ impl Mapper<'_> {
                 exact: false,
                 expanded: true,
                 splat: true,
+                parts: Vec::new(),
             }],
         }
     }
@@ -1347,6 +1397,23 @@ impl Mapper<'_> {
         let written = self.span(&f.word);
         let range = origin.as_ref().map_or(written, |s| self.span(s));
         let exact = matches!(value, Resolved::Literal(_)) && range.slice(self.text) == text;
+        let mut parts = Vec::new();
+        if let [pieces] = f.choices.as_slice() {
+            let mut at = 0;
+            for p in pieces {
+                if let Piece::Text { text: t, origin } = p {
+                    if let Some(o) = origin {
+                        let r = self.span(o);
+                        if r.slice(self.text) == t.as_str() {
+                            parts.push((at..at + t.len(), r));
+                        }
+                    }
+                    at += t.len();
+                } else {
+                    break;
+                }
+            }
+        }
         LaunchWord {
             text,
             value,
@@ -1355,6 +1422,7 @@ impl Mapper<'_> {
             exact,
             expanded,
             splat: false,
+            parts,
         }
     }
 }
@@ -1362,6 +1430,9 @@ impl Mapper<'_> {
 /// The source range that all of `pieces` were taken from, when they are one contiguous run of
 /// source bytes.
 fn contiguous_origin(pieces: &[Piece]) -> Option<Span> {
+    if let [Piece::Runtime { origin, .. }] = pieces {
+        return Some(origin.clone());
+    }
     let mut out: Option<Span> = None;
     for p in pieces {
         let Piece::Text {
@@ -1443,12 +1514,18 @@ fn resolved(f: &Field) -> Resolved {
 fn env_word(e: &EnvVar) -> LaunchWord {
     LaunchWord {
         text: e.value.clone(),
-        value: Resolved::Literal(e.value.clone()),
+        // Whether Fuzzball expands `$NAME` in `env:` values is not documented.
+        value: if e.value.contains('$') || e.secret.is_some() {
+            Resolved::Unknown
+        } else {
+            Resolved::Literal(e.value.clone())
+        },
         range: e.value_range,
         written: e.value_range,
         exact: true,
         expanded: false,
         splat: false,
+        parts: Vec::new(),
     }
 }
 

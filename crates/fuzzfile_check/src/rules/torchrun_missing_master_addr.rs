@@ -132,7 +132,7 @@ impl Check for TorchrunMissingMasterAddr {
                 if let Some(choices) = s.value.choices() {
                     if choices.iter().all(|v| is_loopback(v)) {
                         let v = s.value.display();
-                        let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.range, format!("`--master-addr` is `{v}`, a loopback address: the other nodes cannot reach it"))
+                        let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.at(), format!("`--master-addr` is `{v}`, a loopback address: the other nodes cannot reach it"))
                             .with_help("use the head node's address: `\"$MULTINODE_NODE_IP\"`");
                         if s.literal_in_place && !s.from_env && choices.len() == 1 {
                             d = d.with_fix(Fix::replace("Use `$MULTINODE_NODE_IP`", s.range, addr));
@@ -157,7 +157,7 @@ impl Check for TorchrunMissingMasterAddr {
                     if choices.iter().all(|v| is_loopback(host_of(v))) {
                         let v = s.value.display();
                         out.push(
-                            Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.range, format!("`--rdzv-endpoint` is `{v}`, a loopback address: the other nodes cannot reach it"))
+                            Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.at(), format!("`--rdzv-endpoint` is `{v}`, a loopback address: the other nodes cannot reach it"))
                                 .with_help("use the head node's address: `\"$MULTINODE_NODE_IP:29400\"`"),
                         );
                         continue;

@@ -115,15 +115,23 @@ impl Check for TorchrunMissingNodeRank {
                 Resolved::Literal(_) | Resolved::OneOf(_) => {
                     let v = s.value.display();
                     out.push(
-                        Diagnostic::new(Rule::TorchrunMissingNodeRank, s.range, format!("`--node-rank` is the constant `{v}` on every node that `exec_all` starts"))
+                        Diagnostic::new(Rule::TorchrunMissingNodeRank, s.at(), format!("`--node-rank` is the constant `{v}` on every node that `exec_all` starts"))
                             .with_help("use the rank `exec_all` sets on each node: `--node-rank '$RANK'`"),
                     );
                 }
-                Resolved::Runtime { name, site: Site::Head } if name == "RANK" => {
+                Resolved::Runtime {
+                    name,
+                    site: Site::Head,
+                } if name == "RANK" => {
                     let written = s.written.slice(ctx.text);
-                    let mut d = Diagnostic::new(Rule::TorchrunMissingNodeRank, s.written, format!("`{written}` is expanded by the head node's shell before `exec_all` runs: every node gets the head's rank"))
+                    let expansion = s.range.slice(ctx.text);
+                    let mut d = Diagnostic::new(Rule::TorchrunMissingNodeRank, s.at(), format!("`{expansion}` is expanded by the head node's shell before `exec_all` runs: every node gets the head's rank"))
                         .with_help("quote it so that `exec_all` gives each node its own rank: `--node-rank '$RANK'`");
+                    if let Some(r) = s.defined_at() {
+                        d = d.with_label(r, "expanded here, on the head node");
+                    }
                     if s.in_place
+                        && s.use_site().is_none()
                         && matches!(inv.origin, Origin::Script | Origin::ShellString)
                         && matches!(written, "$RANK" | "${RANK}" | "\"$RANK\"" | "\"${RANK}\"")
                     {

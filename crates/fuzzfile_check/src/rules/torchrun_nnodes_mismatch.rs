@@ -105,11 +105,11 @@ impl Check for TorchrunNnodesMismatch {
             let (min, max) = match parsed.as_slice() {
                 [Some(one)] => *one,
                 [None] => {
-                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`{v}` is not a valid `--nnodes`: torchrun accepts `N` or `MIN:MAX` with 0 < MIN <= MAX")));
+                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`{v}` is not a valid `--nnodes`: torchrun accepts `N` or `MIN:MAX` with 0 < MIN <= MAX")));
                     continue;
                 }
                 _ => {
-                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`--nnodes` is {v}, and none of them admits the {node_count} nodes the job runs on: the rendezvous never completes")));
+                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`--nnodes` is {v}, and none of them admits the {node_count} nodes the job runs on: the rendezvous never completes")));
                     continue;
                 }
             };
@@ -119,10 +119,13 @@ impl Check for TorchrunNnodesMismatch {
                 format!("{min}:{max}")
             };
             let mut d = match multinode {
-                Some((n, r)) => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`--nnodes` is {shown}, but `multinode.nodes` is {n}: the rendezvous never completes")).with_label(r, format!("{n} nodes")),
-                None => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.range, format!("`--nnodes` is {shown}, but the job has no `multinode` section and runs on one node"))
+                Some((n, r)) => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`--nnodes` is {shown}, but `multinode.nodes` is {n}: the rendezvous never completes")).with_label(r, format!("{n} nodes")),
+                None => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`--nnodes` is {shown}, but the job has no `multinode` section and runs on one node"))
                     .with_help(format!("add `multinode: {{nodes: {min}, implementation: generic}}` and start torchrun on every node with `exec_all`, or use `--standalone` on one node")),
             };
+            if let Some(r) = setting.defined_at() {
+                d = d.with_label(r, "the value is set here");
+            }
             if setting.literal_in_place && multinode.is_some() {
                 d = d.with_fix(Fix::replace(
                     format!("Set `--nnodes` to {node_count}"),

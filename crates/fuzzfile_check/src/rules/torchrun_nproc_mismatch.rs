@@ -122,7 +122,7 @@ impl Check for TorchrunNprocMismatch {
                 " (after resolving its variable)".to_owned()
             };
             if verdicts.iter().all(|v| matches!(v, Verdict::Invalid)) {
-                let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.range, format!("`{shown}` is not a valid `--nproc-per-node`{from}: torchrun accepts a number, `gpu`, `cpu`, `xpu` or `auto`"));
+                let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.at(), format!("`{shown}` is not a valid `--nproc-per-node`{from}: torchrun accepts a number, `gpu`, `cpu`, `xpu` or `auto`"));
                 if setting.literal_in_place {
                     d = d.with_fix(Fix::replace(format!("Set to {gpus}"), setting.range, gpus.to_string()));
                 }
@@ -136,9 +136,12 @@ impl Check for TorchrunNprocMismatch {
                 _ if more => (Severity::Error, format!("`--nproc-per-node` is {shown}{from}, none of them the {gpus} GPUs the job requests per node: more processes than GPUs fail with `invalid device ordinal`")),
                 _ => (Severity::Warning, format!("`--nproc-per-node` is {shown}{from}, fewer than the {gpus} GPUs the job requests per node: GPUs stay idle")),
             };
-            let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.range, msg)
+            let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.at(), msg)
                 .with_severity(sev)
                 .with_label(gpu_range, format!("{gpus} GPUs per node"));
+            if let Some(r) = setting.defined_at() {
+                d = d.with_label(r, "the value is set here");
+            }
             if setting.literal_in_place && choices.len() == 1 {
                 d = d.with_fix(Fix::replace(
                     format!("Set `--nproc-per-node` to {gpus}"),
