@@ -10,6 +10,8 @@ use tree_sitter::{Node, Parser, Tree};
 
 /// Nested texts (`eval`, `source`, `bash -c`, files, heredocs) and function calls.
 pub(super) const MAX_DEPTH: usize = 16;
+/// Calls of one function inside itself.
+const MAX_RECURSION: usize = 4;
 /// Iterations of a `for` loop over a known list.
 pub(super) const MAX_UNROLL: usize = 8;
 /// Simple commands evaluated in all.
@@ -17,7 +19,10 @@ pub(super) const MAX_COMMANDS: usize = 100_000;
 /// Bytes of values produced by expansions and assignments.
 pub(super) const MAX_BYTES: usize = 8 << 20;
 /// Steps of work (nodes, copied variables) in all.
-pub(super) const MAX_WORK: u64 = 30_000_000;
+pub(super) const MAX_WORK: u64 = 20_000_000;
+/// Work of copying one variable (a command's snapshot is shared; changing the variables
+/// after it copies them).
+const CLONE_COST: u64 = 8;
 /// Syntax nesting followed (statements in statements, words in words).
 pub(super) const MAX_REC: usize = 100;
 /// Words one brace expansion may give.
@@ -185,6 +190,10 @@ pub(super) struct State<'t> {
     files: Rc<HashMap<String, Rc<Unit<'t>>>>,
     /// Names known to be unset (`unset X`, `local X`).
     pub(super) gone: Rc<HashSet<String>>,
+    /// Names marked for export before they were set (`export X` then `X=1`).
+    pub(super) to_export: Rc<HashSet<String>>,
+    /// Arrays with an element unset in the middle: their indices are not known.
+    pub(super) sparse: Rc<HashSet<String>>,
     pub(super) cwd: Option<String>,
     pub(super) allexport: bool,
     pub(super) noglob: bool,
@@ -240,6 +249,8 @@ pub(super) struct Ev<'a, 't> {
     pub(super) abort: bool,
     parsed: HashMap<SourceId, Rc<Unit<'t>>>,
     pub(super) script: SourceId,
+    /// The variables of the last command recorded, shared with the next one when equal.
+    last_vars: Option<Variables>,
 }
 
 const SHELLS: [&str; 5] = ["bash", "sh", "dash", "zsh", "ksh"];
@@ -262,6 +273,7 @@ pub(super) fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Option
         abort: false,
         parsed: HashMap::new(),
         script,
+        last_vars: None,
     };
     let Some(unit) = ev.source_unit(script) else {
         return ev.out;
@@ -434,6 +446,8 @@ impl<'a, 't> Ev<'a, 't> {
             funcs: Rc::new(HashMap::new()),
             files: Rc::new(HashMap::new()),
             gone: Rc::new(HashSet::new()),
+            to_export: Rc::new(HashSet::new()),
+            sparse: Rc::new(HashSet::new()),
             cwd,
             allexport: false,
             noglob: false,
@@ -467,12 +481,13 @@ impl<'a, 't> Ev<'a, 't> {
         if name == "IFS" {
             st.ifs = true;
         }
-        if Arc::strong_count(&st.vars) > 1 {
-            self.tick(st.vars.len() as u64);
+        let allexport = st.allexport || st.to_export.contains(name);
+        if st.sparse.contains(name) {
+            Rc::make_mut(&mut st.sparse).remove(name);
         }
-        let vars = Arc::make_mut(&mut st.vars);
+        let vars = self.vars_mut(&mut st.vars);
         let exported =
-            export.unwrap_or_else(|| st.allexport || vars.get(name).is_some_and(|v| v.exported));
+            export.unwrap_or_else(|| allexport || vars.get(name).is_some_and(|v| v.exported));
         vars.insert(
             name.to_owned(),
             Variable {
@@ -486,12 +501,17 @@ impl<'a, 't> Ev<'a, 't> {
         }
     }
 
+    /// The variables to change, copied first when a command's snapshot shares them.
+    fn vars_mut<'s>(&mut self, vars: &'s mut Variables) -> &'s mut HashMap<String, Variable> {
+        if Arc::strong_count(vars) > 1 {
+            self.tick(CLONE_COST * vars.len() as u64);
+        }
+        Arc::make_mut(vars)
+    }
+
     pub(super) fn unset_var(&mut self, st: &mut State<'t>, name: &str) {
         if st.vars.contains_key(name) {
-            if Arc::strong_count(&st.vars) > 1 {
-                self.tick(st.vars.len() as u64);
-            }
-            Arc::make_mut(&mut st.vars).remove(name);
+            self.vars_mut(&mut st.vars).remove(name);
         }
         if !st.gone.contains(name) {
             Rc::make_mut(&mut st.gone).insert(name.to_owned());
@@ -586,7 +606,7 @@ impl<'a, 't> Ev<'a, 't> {
                 changes.push((name.clone(), self.merge_value(x, y)));
             }
             if !changes.is_empty() {
-                let vars = Arc::make_mut(&mut out.vars);
+                let vars = self.vars_mut(&mut out.vars);
                 for (name, v) in changes {
                     match v {
                         Some(v) => {
@@ -1168,7 +1188,26 @@ impl<'a, 't> Ev<'a, 't> {
         st: &mut State<'t>,
         cx: &Ctx,
         extra: &dyn Fn(&mut Self, &mut State<'t>),
+        scan: &[Node<'_>],
     ) -> Flow {
+        // Any iteration may have run before this one: what the loop assigns is unknown.
+        let mut names = HashSet::new();
+        let mut params = false;
+        let mut roots: Vec<Node> = body.iter().map(|(n, _)| *n).collect();
+        roots.extend_from_slice(scan);
+        self.assigned_in(u, &roots, st, &mut names, &mut params, 0);
+        for name in names {
+            let old = st.vars.get(&name);
+            if old.is_some_and(|v| v.value == Value::Unknown) {
+                continue;
+            }
+            let exported = old.is_some_and(|v| v.exported);
+            let origin = old.and_then(|v| v.origin.clone());
+            self.set_var(st, &name, Value::Unknown, origin, Some(exported));
+        }
+        if params {
+            st.params = Params::Unknown;
+        }
         let pre = st.clone();
         let mut b = st.clone();
         let mark = self.pending.len();
@@ -1199,6 +1238,106 @@ impl<'a, 't> Ev<'a, 't> {
         }
         *st = post;
         Flow::Next
+    }
+
+    /// The names a loop body may assign (and whether it may change the positional
+    /// parameters), read from its text: assignments, declarations, `for` variables,
+    /// arithmetic, `read`-like commands, and the functions it calls.
+    fn assigned_in(
+        &mut self,
+        u: &Rc<Unit<'t>>,
+        roots: &[Node<'_>],
+        st: &State<'t>,
+        names: &mut HashSet<String>,
+        params: &mut bool,
+        depth: usize,
+    ) {
+        let mut stack: Vec<Node> = roots.to_vec();
+        let mut seen = 0usize;
+        let mut calls: Vec<Func<'t>> = Vec::new();
+        let idents = |t: &str, names: &mut HashSet<String>| {
+            let mut cur = String::new();
+            for c in t.chars().chain(std::iter::once(' ')) {
+                if c == '_' || c.is_ascii_alphanumeric() {
+                    cur.push(c);
+                } else {
+                    if is_name(&cur) {
+                        names.insert(std::mem::take(&mut cur));
+                    }
+                    cur.clear();
+                }
+            }
+        };
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            if seen > 100_000 || !self.tick(1) {
+                break;
+            }
+            match n.kind() {
+                "variable_assignment" => {
+                    if let Some(nm) = n.child_by_field_name("name") {
+                        let nm = match nm.child_by_field_name("name") {
+                            Some(inner) => inner,
+                            None => nm,
+                        };
+                        names.insert(u.node_text(nm).to_owned());
+                    }
+                }
+                "declaration_command" | "unset_command" => {
+                    let mut c = n.walk();
+                    for k in n.named_children(&mut c) {
+                        if k.kind() == "variable_name" {
+                            names.insert(u.node_text(k).to_owned());
+                        }
+                    }
+                }
+                "for_statement" => {
+                    if let Some(v) = n.child_by_field_name("variable") {
+                        names.insert(u.node_text(v).to_owned());
+                    }
+                }
+                "c_style_for_statement" | "arithmetic_expansion" => idents(u.node_text(n), names),
+                "compound_statement" if n.child(0).is_some_and(|c| c.kind() == "((") => {
+                    idents(u.node_text(n), names)
+                }
+                "expansion" if u.node_text(n).contains('=') => idents(u.node_text(n), names),
+                "command" => {
+                    let name = n
+                        .child_by_field_name("name")
+                        .map(|x| u.node_text(x).to_owned())
+                        .unwrap_or_default();
+                    match name.as_str() {
+                        "shift" | "set" => *params = true,
+                        "read" | "mapfile" | "readarray" | "getopts" | "printf" | "let"
+                        | "eval" | "source" | "." => {
+                            let mut c = n.walk();
+                            for k in n.named_children(&mut c) {
+                                idents(u.node_text(k), names);
+                            }
+                        }
+                        _ => {
+                            if let Some(f) = st.funcs.get(&name) {
+                                calls.push(f.clone());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        if depth < 2 {
+            for f in calls {
+                if let Some(root) = f.unit.tree.as_ref().map(|t| t.root_node()) {
+                    let def = root.descendant_for_byte_range(f.range.start, f.range.end);
+                    if let Some(def) = def {
+                        let unit = f.unit.clone();
+                        self.assigned_in(&unit, &[def], st, names, params, depth + 1);
+                    }
+                }
+            }
+        }
     }
 
     fn body_of<'u>(n: Node<'u>) -> Vec<(Node<'u>, bool)> {
@@ -1281,7 +1420,7 @@ impl<'a, 't> Ev<'a, 't> {
                 }
                 let span = var_span.clone();
                 self.set_var(st, &name, Value::Unknown, Some(span), None);
-                self.loop_once(u, &body, st, cx, &|_, _| {})
+                self.loop_once(u, &body, st, cx, &|_, _| {}, &[])
             }
         }
     }
@@ -1289,19 +1428,76 @@ impl<'a, 't> Ev<'a, 't> {
     fn while_stmt(&mut self, u: &Rc<Unit<'t>>, n: Node<'_>, st: &mut State<'t>, cx: &Ctx) -> Flow {
         let mut c = n.walk();
         let kids: Vec<Node> = n.children(&mut c).collect();
+        let until = kids.first().is_some_and(|k| k.kind() == "until");
         let mut conds = Vec::new();
         for (i, k) in kids.iter().enumerate() {
             if n.field_name_for_child(i as u32) == Some("condition") {
                 conds.push(*k);
             }
         }
+        let cond_nodes: Vec<Node> = conds.clone();
         let conds = Self::stmts(&conds);
-        let f = self.seq(u, &conds, st, cx);
-        if f != Flow::Next {
-            return f;
-        }
         let body = Self::body_of(n);
-        self.loop_once(u, &body, st, cx, &|_, _| {})
+        // Unrolled while the condition is known (an argument loop over known parameters).
+        let mut iters = 0;
+        loop {
+            let f = self.seq(u, &conds, st, cx);
+            if f != Flow::Next {
+                return f;
+            }
+            let truth = match conds.last() {
+                Some((last, false)) => self.cond(u, *last, st, cx).map(|t| t != until),
+                _ => None,
+            };
+            match truth {
+                Some(false) => return Flow::Next,
+                Some(true) if iters < MAX_UNROLL => {
+                    iters += 1;
+                    match self.loop_iteration(u, &body, st, cx) {
+                        Flow::Next => continue,
+                        Flow::Break => return Flow::Next,
+                        other => return other,
+                    }
+                }
+                Some(true) => {
+                    self.trunc();
+                    break;
+                }
+                None => break,
+            }
+        }
+        self.loop_once(u, &body, st, cx, &|_, _| {}, &cond_nodes)
+    }
+
+    /// One iteration known to run: `continue` and `break` in branches end it.
+    fn loop_iteration(
+        &mut self,
+        u: &Rc<Unit<'t>>,
+        body: &[(Node<'_>, bool)],
+        st: &mut State<'t>,
+        cx: &Ctx,
+    ) -> Flow {
+        let mark = self.pending.len();
+        let flow = self.seq(u, body, st, cx);
+        let left = self.take_pending(mark, &[Flow::Break, Flow::Continue]);
+        let flow = match flow {
+            Flow::Continue => Flow::Next,
+            Flow::Dead if !left.is_empty() => {
+                if let Some(m) = self.merge_all(left) {
+                    *st = m;
+                }
+                return Flow::Next;
+            }
+            f => f,
+        };
+        if !left.is_empty() && matches!(flow, Flow::Next | Flow::Break) {
+            let mut all = left;
+            all.push(st.clone());
+            if let Some(m) = self.merge_all(all) {
+                *st = m;
+            }
+        }
+        flow
     }
 
     fn c_for(&mut self, u: &Rc<Unit<'t>>, n: Node<'_>, st: &mut State<'t>, cx: &Ctx) -> Flow {
@@ -1310,13 +1506,66 @@ impl<'a, 't> Ev<'a, 't> {
         }
         let body = Self::body_of(n);
         let update = n.child_by_field_name("update");
+        let condition = n.child_by_field_name("condition");
+        let mut iters = 0;
+        loop {
+            let truth = match condition {
+                Some(c) => self
+                    .arith_range(u, c, c.byte_range(), st, cx)
+                    .map(|v| v != 0),
+                None => None,
+            };
+            match truth {
+                Some(false) => return Flow::Next,
+                Some(true) if iters < MAX_UNROLL => {
+                    iters += 1;
+                    match self.loop_iteration(u, &body, st, cx) {
+                        Flow::Next => {}
+                        Flow::Break => return Flow::Next,
+                        other => return other,
+                    }
+                    if let Some(up) = update {
+                        self.arith_range(u, up, up.byte_range(), st, cx);
+                    }
+                }
+                Some(true) => {
+                    self.trunc();
+                    break;
+                }
+                None => break,
+            }
+        }
         let uu = u.clone();
         let cx2 = cx.clone();
-        self.loop_once(u, &body, st, cx, &move |ev, b| {
-            if let Some(up) = update {
-                ev.arith_range(&uu, up, up.byte_range(), b, &cx2);
+        let scan: Vec<Node> = Vec::new();
+        if let Some(up) = update {
+            // `i++`: what the update assigns is unknown after any number of iterations.
+            let text = u.node_text(up).to_owned();
+            let mut cur = String::new();
+            for c in text.chars().chain(std::iter::once(' ')) {
+                if c == '_' || c.is_ascii_alphanumeric() {
+                    cur.push(c);
+                } else {
+                    if is_name(&cur) {
+                        let exported = st.vars.get(&cur).is_some_and(|v| v.exported);
+                        self.set_var(st, &cur, Value::Unknown, None, Some(exported));
+                    }
+                    cur.clear();
+                }
             }
-        })
+        }
+        self.loop_once(
+            u,
+            &body,
+            st,
+            cx,
+            &move |ev, b| {
+                if let Some(up) = update {
+                    ev.arith_range(&uu, up, up.byte_range(), b, &cx2);
+                }
+            },
+            &scan,
+        )
     }
 
     /// Whether a condition statement is known to succeed.
@@ -1343,6 +1592,29 @@ impl<'a, 't> Ev<'a, 't> {
                 .named_child(0)
                 .and_then(|c| self.cond(u, c, st, cx))
                 .map(|b| !b),
+            "list" => {
+                let mut c = n.walk();
+                let kids: Vec<Node> = n.children(&mut c).collect();
+                let op = kids
+                    .iter()
+                    .find(|k| matches!(k.kind(), "&&" | "||"))?
+                    .kind();
+                let named: Vec<Node> = kids
+                    .iter()
+                    .filter(|k| k.is_named() && k.kind() != "comment")
+                    .copied()
+                    .collect();
+                let (l, r) = (*named.first()?, *named.last()?);
+                let a = self.cond(u, l, st, cx);
+                let b = self.cond(u, r, st, cx);
+                match (op, a, b) {
+                    ("&&", Some(false), _) => Some(false),
+                    ("&&", Some(true), b) => b,
+                    ("||", Some(true), _) => Some(true),
+                    ("||", Some(false), b) => b,
+                    _ => None,
+                }
+            }
             "test_command" => self.test_cond(u, n, st, cx),
             _ => None,
         }
@@ -1373,11 +1645,16 @@ impl<'a, 't> Ev<'a, 't> {
         cx: &Ctx,
     ) -> Option<bool> {
         let known = |ev: &mut Self, st: &mut State<'t>, w: Node<'_>| -> Option<String> {
-            // `[ $X = a ]` splits `$X`: only quoted or literal operands are read.
-            if !double && Self::has_unquoted_expansion(w) {
+            // `[ $X = a ]` splits `$X`: an unquoted expansion is read only when it is one
+            // plain word.
+            let v = ev.scalar_word(u, w, st, cx).known()?;
+            if !double
+                && Self::has_unquoted_expansion(w)
+                && (v.is_empty() || v.contains([' ', '\t', '\n', '*', '?', '[']))
+            {
                 return None;
             }
-            ev.scalar_word(u, w, st, cx).known()
+            Some(v)
         };
         match e.kind() {
             "binary_expression" => {
@@ -1530,7 +1807,9 @@ impl<'a, 't> Ev<'a, 't> {
         let old = st.vars.get(&name).map(|v| v.value.clone());
         let old_missing = old.is_none() && !self.name_is_set_unknown(st, &name);
         let value = if let Some(idx) = index {
-            let i = self.index_value(u, idx, st, cx);
+            let i = self
+                .index_value(u, idx, st, cx)
+                .filter(|_| !st.sparse.contains(&name));
             let mut arr = match old {
                 Some(Value::Array(a)) => Some(a),
                 Some(Value::Scalar(f)) => Some(vec![f]),
@@ -1683,8 +1962,12 @@ impl<'a, 't> Ev<'a, 't> {
                             if v.exported != export {
                                 let mut v = v.clone();
                                 v.exported = export;
-                                Arc::make_mut(&mut st.vars).insert(nm, v);
+                                self.vars_mut(&mut st.vars).insert(nm, v);
                             }
+                        } else if export {
+                            Rc::make_mut(&mut st.to_export).insert(nm);
+                        } else if st.to_export.contains(&nm) {
+                            Rc::make_mut(&mut st.to_export).remove(&nm);
                         }
                     } else if array && !st.vars.contains_key(&nm) {
                         self.set_var(
@@ -1704,6 +1987,10 @@ impl<'a, 't> Ev<'a, 't> {
                                 'x' => export = true,
                                 'a' => array = true,
                                 'g' => local = false,
+                                'n' if kw == "export" => {
+                                    unexport = true;
+                                    export = false;
+                                }
                                 'A' | 'n' | 'i' | 'l' | 'u' => unknown = true,
                                 'f' | 'F' | 'p' => return,
                                 _ => {}
@@ -1755,6 +2042,48 @@ impl<'a, 't> Ev<'a, 't> {
                     }
                     _ if funcs => {}
                     name if is_name(name) => self.unset_var(st, name),
+                    elem if elem.ends_with(']') && elem.contains('[') => {
+                        // `unset 'A[1]'`: the element goes, the others keep their indices.
+                        let (nm, idx) = elem.split_once('[').unwrap_or(("", ""));
+                        let idx = idx.trim_end_matches(']').to_owned();
+                        let nm = nm.to_owned();
+                        if !is_name(&nm) {
+                            continue;
+                        }
+                        let i = self.arith_text(&idx, st);
+                        let arr = match st.vars.get(&nm).map(|v| &v.value) {
+                            Some(Value::Array(a)) => Some(a.clone()),
+                            _ => None,
+                        };
+                        let sparse = st.sparse.contains(&nm);
+                        let value = match (arr, i) {
+                            (Some(mut a), Some(i))
+                                if !sparse && i >= 0 && (i as usize) < a.len() =>
+                            {
+                                let last = i as usize + 1 == a.len();
+                                a.remove(i as usize);
+                                if !last {
+                                    Some((Value::Array(a), true))
+                                } else {
+                                    Some((Value::Array(a), false))
+                                }
+                            }
+                            (Some(a), Some(i)) if !sparse && i >= 0 => {
+                                Some((Value::Array(a), false))
+                            }
+                            _ => None,
+                        };
+                        let origin = st.vars.get(&nm).and_then(|v| v.origin.clone());
+                        match value {
+                            Some((v, make_sparse)) => {
+                                self.set_var(st, &nm, v, origin, None);
+                                if make_sparse {
+                                    Rc::make_mut(&mut st.sparse).insert(nm);
+                                }
+                            }
+                            None => self.set_var(st, &nm, Value::Unknown, origin, None),
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -1785,6 +2114,23 @@ impl<'a, 't> Ev<'a, 't> {
                 _ => words.push(k),
             }
         }
+        // The grammar puts the words after a redirection (`cmd > log --a 1`) into it as
+        // more destinations: they are arguments.
+        for r in &redirs {
+            if r.kind() != "file_redirect" || words.is_empty() {
+                continue;
+            }
+            let mut c2 = r.walk();
+            let kids: Vec<Node> = r.children(&mut c2).collect();
+            let dests: Vec<Node> = kids
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| r.field_name_for_child(*i as u32) == Some("destination"))
+                .map(|(_, k)| *k)
+                .collect();
+            words.extend(dests.into_iter().skip(1));
+        }
+        words.sort_by_key(|w| w.start_byte());
         if words.is_empty() {
             for a in assigns {
                 self.assign(u, a, st, cx, None, false);
@@ -1792,8 +2138,8 @@ impl<'a, 't> Ev<'a, 't> {
             return Flow::Next;
         }
         let mut argv = Vec::new();
-        for w in &words {
-            let args = self.expand_word(u, *w, st, cx, true);
+        for group in word_groups(u, &words) {
+            let args = self.expand_group(u, &group, st, cx, true);
             argv.extend(args);
         }
         let mut prefix = Vec::new();
@@ -1810,8 +2156,27 @@ impl<'a, 't> Ev<'a, 't> {
             prefix.push((nm, f));
         }
         let span = u.span(n.byte_range());
+        // A function call is not a command that runs (the commands in the function are).
+        let function = matches!(argv.first(), Some(Arg::Field(f))
+            if f.known().is_some_and(|name| st.funcs.contains_key(&name)));
+        if function {
+            if !self.tick(16) {
+                return Flow::Dead;
+            }
+            return self.dispatch(u, &argv, prefix, &redirs, span, st, cx);
+        }
+        if let Some(last) = self.last_vars.clone() {
+            if !Arc::ptr_eq(&last, &st.vars) && last.len() == st.vars.len() {
+                self.tick(st.vars.len() as u64);
+                if *last == *st.vars {
+                    st.vars = last;
+                }
+            }
+        }
+        self.last_vars = Some(st.vars.clone());
+        let slot = self.out.execs.len();
         self.out.execs.push(Exec {
-            argv: argv.clone(),
+            argv: Vec::new(),
             prefix: prefix.clone(),
             variables: st.vars.clone(),
             site: cx.site,
@@ -1820,11 +2185,18 @@ impl<'a, 't> Ev<'a, 't> {
             nesting: (*cx.nesting).clone(),
         });
         if self.out.execs.len() >= MAX_COMMANDS {
+            if let Some(e) = self.out.execs.get_mut(slot) {
+                e.argv = argv;
+            }
             self.abort = true;
             self.trunc();
             return Flow::Dead;
         }
-        self.dispatch(u, &argv, prefix, &redirs, span, st, cx)
+        let flow = self.dispatch(u, &argv, prefix, &redirs, span, st, cx);
+        if let Some(e) = self.out.execs.get_mut(slot) {
+            e.argv = argv;
+        }
+        flow
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1876,6 +2248,13 @@ impl<'a, 't> Ev<'a, 't> {
                     (Some(t), Some(c)) if t != "-" => Some(normalize(&format!("{c}/{t}"))),
                     _ => None,
                 };
+                if st.vars.contains_key("PWD") {
+                    let v = match &st.cwd {
+                        Some(c) => Value::Scalar(text_field(c, None, span.clone())),
+                        None => Value::Unknown,
+                    };
+                    self.set_var(st, "PWD", v, Some(span.clone()), None);
+                }
                 Flow::Next
             }
             "popd" => {
@@ -2095,7 +2474,14 @@ impl<'a, 't> Ev<'a, 't> {
         st: &mut State<'t>,
         cx: &Ctx,
     ) -> Flow {
-        if cx.depth >= MAX_DEPTH {
+        let recursive = cx
+            .nesting
+            .iter()
+            .filter(|n| matches!(&n.entry, Entry::Function { name: f } if f == name))
+            .count()
+            >= MAX_RECURSION;
+        if cx.depth >= MAX_DEPTH || recursive {
+            // A recursive call: what it does depends on a condition not modelled.
             self.trunc();
             return Flow::Next;
         }
@@ -2159,7 +2545,7 @@ impl<'a, 't> Ev<'a, 't> {
             for (nm, old) in scope {
                 match old {
                     Some(v) => {
-                        Arc::make_mut(&mut st.vars).insert(nm, v);
+                        self.vars_mut(&mut st.vars).insert(nm, v);
                     }
                     None => self.unset_var(st, &nm),
                 }
@@ -2273,7 +2659,7 @@ impl<'a, 't> Ev<'a, 't> {
         for (nm, old) in names.into_iter().zip(saved_vars) {
             match old {
                 Some(v) => {
-                    Arc::make_mut(&mut st.vars).insert(nm, v);
+                    self.vars_mut(&mut st.vars).insert(nm, v);
                 }
                 None => self.unset_var(st, &nm),
             }
@@ -3067,6 +3453,29 @@ fn field_bytes(f: &Field) -> usize {
             _ => 8,
         })
         .sum()
+}
+
+/// Argument nodes grouped into shell words: nodes separated by something other than blanks
+/// and line continuations (an escaped blank the grammar dropped) are one word.
+fn word_groups<'u>(u: &Unit<'_>, words: &[Node<'u>]) -> Vec<Vec<Node<'u>>> {
+    let mut out: Vec<Vec<Node<'u>>> = Vec::new();
+    let mut prev_end: Option<usize> = None;
+    for w in words {
+        let joined = prev_end.is_some_and(|e| {
+            let gap = u.src(e..w.start_byte());
+            gap.is_empty()
+                || !gap
+                    .replace("\\\n", "")
+                    .chars()
+                    .all(|c| c == ' ' || c == '\t')
+        });
+        match out.last_mut() {
+            Some(g) if joined => g.push(*w),
+            _ => out.push(vec![*w]),
+        }
+        prev_end = Some(w.end_byte());
+    }
+    out
 }
 
 pub(super) fn params_of(args: &[Arg]) -> Params {

@@ -17,6 +17,46 @@ pub(super) enum Hole {
     Choices(Vec<Vec<Piece>>),
 }
 
+/// Variables bash sets itself in every shell (their values are the machine's).
+const SHELL_SET: &[&str] = &[
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "HOSTNAME",
+    "HOSTTYPE",
+    "OSTYPE",
+    "MACHTYPE",
+    "BASH",
+    "BASHPID",
+    "BASH_VERSION",
+    "BASH_VERSINFO",
+    "BASH_SOURCE",
+    "BASH_LINENO",
+    "BASH_COMMAND",
+    "BASH_SUBSHELL",
+    "BASH_ARGC",
+    "BASH_ARGV",
+    "BASH_EXECUTION_STRING",
+    "FUNCNAME",
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "LINENO",
+    "UID",
+    "EUID",
+    "PPID",
+    "GROUPS",
+    "IFS",
+    "PS4",
+    "OPTIND",
+    "OPTERR",
+    "PIPESTATUS",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "PATH",
+    "_",
+];
+
 /// A lexed part of a word.
 #[derive(Clone, Debug)]
 pub(super) enum Tok<'n> {
@@ -592,12 +632,15 @@ impl<'a, 't> Ev<'a, 't> {
                 self.lit(u, inner, true, false, true, false, toks);
             }
             "string" => {
-                toks.push(Tok::Lit {
-                    text: String::new(),
-                    quoted: true,
-                    split: false,
-                    origin: None,
-                });
+                // `""` is a word; `"$@"` of no parameters is none.
+                if !has_at_expansion(u, n) {
+                    toks.push(Tok::Lit {
+                        text: String::new(),
+                        quoted: true,
+                        split: false,
+                        origin: None,
+                    });
+                }
                 let r = n.byte_range();
                 let end = r.end.saturating_sub(1).max(r.start + 1).min(r.end);
                 let mut pos = (r.start + 1).min(end);
@@ -688,9 +731,40 @@ impl<'a, 't> Ev<'a, 't> {
         cx: &Ctx,
         brace: bool,
     ) -> Vec<Arg> {
-        let word = u.span(n.byte_range());
+        self.expand_group(u, &[n], st, cx, brace)
+    }
+
+    /// Word nodes that are one shell word (the grammar splits `"a"\ "b"` in two nodes): the
+    /// text between them is literal.
+    pub(super) fn expand_group(
+        &mut self,
+        u: &Rc<Unit<'t>>,
+        nodes: &[Node<'_>],
+        st: &mut State<'t>,
+        cx: &Ctx,
+        brace: bool,
+    ) -> Vec<Arg> {
+        let (Some(first), Some(last)) = (nodes.first(), nodes.last()) else {
+            return Vec::new();
+        };
+        let word = u.span(first.start_byte()..last.end_byte());
         let mut toks = Vec::new();
-        self.lex(u, n, false, false, &mut toks);
+        let mut pos = first.start_byte();
+        for n in nodes {
+            if n.start_byte() > pos {
+                self.lit(
+                    u,
+                    pos..n.start_byte(),
+                    false,
+                    false,
+                    false,
+                    false,
+                    &mut toks,
+                );
+            }
+            self.lex(u, *n, false, false, &mut toks);
+            pos = n.end_byte().max(pos);
+        }
         self.tilde(&mut toks, st, false);
         let seqs = if brace
             && toks
@@ -1146,6 +1220,16 @@ impl<'a, 't> Ev<'a, 't> {
             };
         }
         let var = st.vars.get(name).cloned();
+        if var.is_none() && !st.gone.contains(name) {
+            if name == "PWD" {
+                if let Some(c) = &st.cwd {
+                    return RVal::Scalar(vec![vec![text_piece(c, None)]]);
+                }
+            }
+            if SHELL_SET.contains(&name) {
+                return RVal::Unknown;
+            }
+        }
         let Some(var) = var else {
             if st.gone.contains(name) || self.opts.unset_names == UnsetNames::Empty {
                 return RVal::Unset;
@@ -1174,6 +1258,9 @@ impl<'a, 't> Ev<'a, 't> {
                 let Some(elems) = elems else {
                     return RVal::Unknown;
                 };
+                if st.sparse.contains(name) {
+                    return RVal::Unknown;
+                }
                 let Some(k) = self.index_value(u, i, st, cx) else {
                     return RVal::Unknown;
                 };
@@ -1873,6 +1960,17 @@ impl<'a, 't> Ev<'a, 't> {
     pub(super) fn run_sub(&mut self, u: &Rc<Unit<'t>>, n: Node<'_>, st: &mut State<'t>, cx: &Ctx) {
         self.subshell_of(u, n, st, cx);
     }
+}
+
+/// A string holding `$@`, `${@...}` or `${A[@]...}`.
+fn has_at_expansion(u: &Unit<'_>, n: Node<'_>) -> bool {
+    let mut c = n.walk();
+    let kids: Vec<Node> = n.named_children(&mut c).collect();
+    kids.into_iter().any(|k| {
+        let t = u.node_text(k).trim_start();
+        matches!(k.kind(), "simple_expansion" | "expansion")
+            && (t == "$@" || t.starts_with("${@") || (t.starts_with("${") && t.contains("[@]")))
+    })
 }
 
 /// Where an expansion node really starts (its `$`, `` ` ``, `<(` or `>(`).
