@@ -42,7 +42,11 @@ fn main() {
         .unwrap_or(20);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut inputs: Vec<(String, String)> = Vec::new();
-    for dir in ["../shared/corpus/plain", "../shared/corpus/docs", "examples"] {
+    for dir in [
+        "../shared/corpus/plain",
+        "../shared/corpus/docs",
+        "examples",
+    ] {
         let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
             continue;
         };

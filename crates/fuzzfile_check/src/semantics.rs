@@ -577,6 +577,9 @@ fn task_facts(text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> TaskFac
     facts
 }
 
+/// Reads a count from a value: the number, and the keyword it came from (`gpu`, `cpu`).
+type CountParser<'a> = dyn Fn(&str) -> Option<(u64, Option<String>)> + 'a;
+
 /// The processes a launch starts, by the launcher's own rules: torchrun `nnodes ×
 /// nproc-per-node` (a `MIN:MAX` range counts its maximum, `--standalone` one node, `gpu`/`auto`
 /// the GPUs per node, `cpu` the cores), mpirun `-np` (or one per slot), `exec_all` one per node.
@@ -588,8 +591,7 @@ fn shape(
     generic_slots: Option<u64>,
 ) -> Shape {
     let mut s = Shape::default();
-    let count = |setting: Option<&Setting>,
-                 parse: &dyn Fn(&str) -> Option<(u64, Option<String>)>| {
+    let count = |setting: Option<&Setting>, parse: &CountParser<'_>| {
         let setting = setting?;
         let from = if setting.from_env {
             CountFrom::Env
@@ -1143,12 +1145,15 @@ impl Builder<'_> {
         if launcher == Launcher::ExecAll && site == Site::EachNode {
             return None;
         }
-        let deferred = exec_all.is_some() && site == Site::Head;
+        // `exec_all` replaces `$RANK` in its words, and those words carry everything a shell it
+        // starts receives (`exec_all bash x.sh '$RANK'` gives the script each node's rank as
+        // `$1`): a `$RANK` text that reaches a launch under it is each node's rank.
+        let deferred = exec_all.is_some();
         let pre_expanded = self.generic && matches!(origin, Origin::Argv | Origin::ShellString);
         let rest: Vec<LaunchWord> = rest
             .into_iter()
             .map(|mut w| {
-                w.value = as_received(w.value, deferred, pre_expanded);
+                w.value = as_received(w.value, deferred, pre_expanded, origin);
                 w
             })
             .collect();
@@ -1238,7 +1243,7 @@ pub fn expand_command_word(
 /// What the launched program receives for a value the job's shell produced: `exec_all`
 /// replaces `$RANK` in its words by each node's rank (`deferred`), and in `command:` words
 /// Fuzzball expands `$MULTINODE_*` on the head (`pre_expanded`).
-fn as_received(value: Resolved, deferred: bool, pre_expanded: bool) -> Resolved {
+fn as_received(value: Resolved, deferred: bool, pre_expanded: bool, origin: Origin) -> Resolved {
     let Resolved::Literal(s) = &value else {
         return value;
     };
@@ -1257,6 +1262,10 @@ fn as_received(value: Resolved, deferred: bool, pre_expanded: bool) -> Resolved 
         }
     }
     let Some(site) = site else {
+        // Whether Fuzzball expands other `$NAME`s in `command:` words is not documented.
+        if origin == Origin::Argv {
+            return Resolved::Unknown;
+        }
         return value;
     };
     let braced = s.replace("${", "$").replace('}', "");
@@ -1798,8 +1807,9 @@ mod tests {
         let l = first(&a);
         assert_eq!(value(l, "nnodes"), &lit("1:2"));
         assert!(l.setting("nnodes").unwrap().from_env);
-        // No shell in a command list: `$NP` reaches torchrun as written.
-        assert_eq!(value(l, "nproc-per-node"), &lit("$NP"));
+        // No shell in a command list, and whether Fuzzball expands `$NP` there is not
+        // documented: not known before the run.
+        assert_eq!(value(l, "nproc-per-node"), &Resolved::Unknown);
         let (a, _) = facts(&format!("{HEAD}    command: [torchrun, --standalone, --nproc-per-node=gpu, x.py]\n    resource: {{devices: {{nvidia.com/gpu: 4}}}}\n"));
         assert_eq!(
             first(&a).shape.world_size,

@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn world_size_from_flags_env_and_defaults() {
-        let a = fuzzfile_check::analyze("version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n    env: [NP=4, PET_NNODES=1:2]\n    command: [torchrun, --nproc-per-node, $NP, x.py]\n    resource: {devices: {nvidia.com/gpu: 4}}\n    multinode: {nodes: 2, implementation: generic}\n");
+        let a = fuzzfile_check::analyze("version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n    env: [NP=4, PET_NNODES=1:2]\n    command: [/bin/sh, -c, 'torchrun --nproc-per-node $NP x.py']\n    resource: {devices: {nvidia.com/gpu: 4}}\n    multinode: {nodes: 2, implementation: generic}\n");
         let s = summary(&a, &a.model.jobs[0]);
         assert_eq!(
             s,

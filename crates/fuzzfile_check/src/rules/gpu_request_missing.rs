@@ -49,14 +49,14 @@ declare_rule! {
 }
 
 impl Check for GpuRequestMissing {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        if facts.gpus.is_some_and(|g| g.0 > 0) {
+    fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
+        if t.gpus.is_some_and(|g| g.0 > 0) {
             return;
         }
-        let env = &facts.env;
+        let env = &t.env;
         let mut evidence: Option<(TextRange, String, Option<u64>)> = None;
-        for inv in facts.launches() {
+        for inv in t.launches() {
             match inv.launcher {
                 Launcher::Torchrun | Launcher::DistributedLaunch => {
                     let nproc = inv.setting("nproc-per-node").map(|s| &s.value);

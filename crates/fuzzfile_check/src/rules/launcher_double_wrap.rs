@@ -45,8 +45,8 @@ declare_rule! {
 }
 
 impl Check for LauncherDoubleWrap {
-    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
+    fn task(&self, _ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
         let Some(imp) = task
             .multinode
             .as_ref()
@@ -62,7 +62,7 @@ impl Check for LauncherDoubleWrap {
             _ => "mpirun",
         };
         let mut seen_exec_all = None;
-        for inv in facts.launches() {
+        for inv in t.launches() {
             // An exec_all in front of a launcher: report the exec_all once, then the launcher.
             if let Some(r) = inv.exec_all {
                 if seen_exec_all != Some(r) {

@@ -48,17 +48,17 @@ declare_rule! {
 }
 
 impl Check for MpiSlotsNotGpus {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
+    fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
         let Some(mn) = &task.multinode else { return };
-        let Some((gpus, gpu_range)) = facts.gpus.filter(|g| g.0 > 0) else {
+        let Some((gpus, gpu_range)) = t.gpus.filter(|g| g.0 > 0) else {
             return;
         };
         let ppn = mn.procs_per_node.as_ref();
         if ppn.is_some_and(|p| p.value == gpus) {
             return;
         }
-        for inv in facts.launches() {
+        for inv in t.launches() {
             if inv.launcher != Launcher::Mpirun {
                 continue;
             }

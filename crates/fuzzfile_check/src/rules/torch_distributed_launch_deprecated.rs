@@ -64,9 +64,9 @@ fn delete_shell_word(text: &str, w: &LaunchWord) -> Option<Edit> {
 }
 
 impl Check for TorchDistributedLaunchDeprecated {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        for (inv, args) in facts.torchruns() {
+    fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
+        for (inv, args) in t.torchruns() {
             if inv.launcher != Launcher::DistributedLaunch {
                 continue;
             }

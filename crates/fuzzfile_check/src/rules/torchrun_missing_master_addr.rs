@@ -91,12 +91,12 @@ fn not_the_heads(s: &Setting, flag: &str) -> Option<(String, &'static str)> {
 }
 
 impl Check for TorchrunMissingMasterAddr {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        let Some((n, nodes_range)) = facts.facts.generic_multinode() else {
+    fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
+        let Some((n, nodes_range)) = t.facts.generic_multinode() else {
             return;
         };
-        for (inv, args) in facts.torchruns() {
+        for (inv, args) in t.torchruns() {
             if args.has("standalone") {
                 continue;
             }

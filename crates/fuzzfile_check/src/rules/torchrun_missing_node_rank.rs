@@ -64,13 +64,13 @@ pub fn is_static(inv: &Launch) -> bool {
 }
 
 impl Check for TorchrunMissingNodeRank {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        let Some((n, nodes_range)) = facts.facts.generic_multinode() else {
+    fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
+        let Some((n, nodes_range)) = t.facts.generic_multinode() else {
             return;
         };
-        let generic = facts.facts.implementation == Some(Implementation::Generic);
-        for (inv, args) in facts.torchruns() {
+        let generic = t.facts.implementation == Some(Implementation::Generic);
+        for (inv, args) in t.torchruns() {
             if args.has("standalone") {
                 continue; // torchrun-standalone-multinode
             }

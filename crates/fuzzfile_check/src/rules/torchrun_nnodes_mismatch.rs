@@ -56,14 +56,14 @@ pub fn parse_nnodes(v: &str) -> Option<(u64, u64)> {
 }
 
 impl Check for TorchrunNnodesMismatch {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        if facts.facts.wrapped_by_fuzzball().is_some() {
+    fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
+        if t.facts.wrapped_by_fuzzball().is_some() {
             return; // launcher-double-wrap
         }
-        let multinode = facts.nodes;
+        let multinode = t.nodes;
         let node_count = multinode.map_or(1, |n| n.0);
-        for (inv, args) in facts.torchruns() {
+        for (inv, args) in t.torchruns() {
             let Some(setting) = inv.setting("nnodes") else {
                 if node_count > 1 && !args.has("standalone") && !args.incomplete {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));

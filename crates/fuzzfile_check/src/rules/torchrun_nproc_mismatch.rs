@@ -70,15 +70,15 @@ fn verdict(v: &str, gpus: u64) -> Verdict {
 }
 
 impl Check for TorchrunNprocMismatch {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        let Some((gpus, gpu_range)) = facts.gpus else {
+    fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let task = t.task;
+        let Some((gpus, gpu_range)) = t.gpus else {
             return;
         };
         if gpus == 0 {
             return;
         }
-        for (inv, args) in facts.torchruns() {
+        for (inv, args) in t.torchruns() {
             let Some(setting) = inv.setting("nproc-per-node") else {
                 if gpus > 1 && !args.incomplete {
                     let mut d = Diagnostic::new(

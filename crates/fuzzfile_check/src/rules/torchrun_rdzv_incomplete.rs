@@ -51,9 +51,9 @@ declare_rule! {
 }
 
 impl Check for TorchrunRdzvIncomplete {
-    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let multinode = facts.facts.generic_multinode();
-        for (inv, args) in facts.torchruns() {
+    fn task(&self, _ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let multinode = t.facts.generic_multinode();
+        for (inv, args) in t.torchruns() {
             if args.has("standalone") {
                 for flag in ["rdzv-backend", "rdzv-endpoint", "rdzv-id"] {
                     if let Some(f) = args.get(flag) {

@@ -40,11 +40,11 @@ declare_rule! {
 }
 
 impl Check for TorchrunStandaloneMultinode {
-    fn task(&self, _ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let Some((n, r)) = facts.facts.generic_multinode() else {
+    fn task(&self, _ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+        let Some((n, r)) = t.facts.generic_multinode() else {
             return;
         };
-        for (_, args) in facts.torchruns() {
+        for (_, args) in t.torchruns() {
             if let Some(f) = args.get("standalone") {
                 out.push(
                     Diagnostic::new(Rule::TorchrunStandaloneMultinode, f.flag_range, format!("`--standalone` in a job on {n} nodes: each node forms its own world"))
