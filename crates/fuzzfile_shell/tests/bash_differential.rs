@@ -1591,6 +1591,17 @@ fn evaluator_agrees_with_bash() {
         sum(|o| o.required_met),
         sum(|o| o.required),
     );
+    let mut per_file: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    for c in &all {
+        let file = c.run.case.place.split(':').next().unwrap_or_default();
+        let e = per_file.entry(file).or_default();
+        e.0 += 1;
+        e.1 += c.outcome.known + c.outcome.one_of;
+        e.2 += c.outcome.words;
+    }
+    for (file, (cases, known, words)) in per_file {
+        println!("  {file}: {known} of {words} words known, {cases} cases");
+    }
     for c in &all {
         let ok = c.outcome.mismatches.is_empty() && c.outcome.unmet.is_empty();
         if let (Some(why), true) = (&c.run.case.expected_mismatch, ok) {
