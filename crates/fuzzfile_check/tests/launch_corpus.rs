@@ -12,6 +12,10 @@
 //! - `launch_rules_agree_with_expected_findings`: the comparison (ignored until the launch
 //!   semantics layer lands; run it with `--ignored` to list the disagreements).
 //! - `launch_corpus_diagnostics`: every diagnostic on every corpus file, in a reviewed snapshot.
+//! - `expected_findings_follow_from_what_bash_hands_the_launchers`: every job is run by real
+//!   bash with the launchers replaced by stubs that log their arguments (Fuzzball's `exec_all`
+//!   and SSH wrapper modelled as below); what each launcher receives on each node is a reviewed
+//!   snapshot, and the problems that follow from it must be exactly expected.tsv's rows.
 
 use fuzzfile_check::analyze_bytes;
 use std::collections::{BTreeMap, BTreeSet};
@@ -304,4 +308,575 @@ fn launch_corpus_diagnostics() {
         }
     }
     insta::assert_snapshot!("launch_corpus_diagnostics", report);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every job run by real bash, with the launchers replaced by stubs that log their arguments.
+//
+// The model of a Fuzzball generic multinode job (docs/multinode.md, the research notes on the
+// generic implementation): the job's command runs on the head node (rank 0) with the job's `env`
+// and Fuzzball's MULTINODE_* variables; in a `command:` list Fuzzball expands MULTINODE_* itself.
+// `exec_all WORDS...` runs the words, as the head's shell expanded them, on every node r with
+// `$RANK` in the words replaced by r, RANK=r and that node's own MULTINODE_NODE_IP (10.0.0.r+1)
+// in its environment, and nothing else of the head's shell. The SSH wrapper runs `sh -c "$*"`
+// on the named node. The image is modelled by a stub directory: torchrun, python, mpirun and the
+// other launchers log their arguments; nvidia-smi lists the requested GPUs; `date` and $RANDOM
+// are fixed so the record is the same on every run; `sleep` ends the script that calls it (a
+// resume loop that only ends when training has finished is cut after its first pass).
+// ---------------------------------------------------------------------------------------------
+
+const LOG_SH: &str = r#"log() {
+  local line a
+  printf -v line 'CALL\t%s\t%s\t%s' "${SIM_NODE:-head}" "${SIM_VIA:-}" "${0##*/}"
+  for a in "$@"; do a=${a//$'\n'/\\n}; a=${a//$'\t'/\\t}; line+=$'\t'$a; done
+  # one write per call: stubs started in the background append whole lines
+  printf '%s\n' "$line" >> "$SIM_LOG"
+}
+"#;
+
+const LOGGER: &str = "#!/bin/bash\n. \"${0%/*}/.log.sh\"; log \"$@\"\n";
+
+const EXEC_ALL: &str = r#"#!/bin/bash
+. "${0%/*}/.log.sh"; log "$@"
+mapfile -t E < "$SIM_NODE_ENV"
+rc=0
+for ((r = 0; r < SIM_NODES; r++)); do
+  args=()
+  for a in "$@"; do args+=("${a//\$RANK/$r}"); done
+  env -i "${E[@]}" RANK=$r SIM_NODE=$r SIM_VIA=exec_all MULTINODE_NODE_IP=10.0.0.$((r + 1)) "${args[@]}" || rc=1
+done
+exit $rc
+"#;
+
+const SSH_WRAPPER: &str = r#"#!/bin/bash
+. "${0%/*}/.log.sh"; log "$@"
+mapfile -t E < "$SIM_NODE_ENV"
+host=$1; shift
+r=${host##*-}
+exec env -i "${E[@]}" SIM_NODE=$r SIM_VIA=ssh MULTINODE_NODE_IP=10.0.0.$((r + 1)) sh -c "$*"
+"#;
+
+/// Programs of the image replaced by a logging stub.
+const STUBS: &[&str] = &[
+    "torchrun",
+    "python",
+    "python3",
+    "mpirun",
+    "deepspeed",
+    "accelerate",
+    "tune",
+    "llamafactory-cli",
+    "fairseq-train",
+    "make",
+    "dcgmi",
+    "module",
+    "conda",
+    "pip",
+    "curl",
+    "tar",
+    "srun",
+    "scontrol",
+    "squeue",
+    "git",
+    "ml",
+];
+
+/// One program started while a job ran.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Call {
+    /// `head`, or the node index that ran it.
+    node: String,
+    /// How it got there: ``, `exec_all` or `ssh`.
+    via: String,
+    prog: String,
+    args: Vec<String>,
+}
+
+struct Job {
+    gpus: u64,
+    nodes: u64,
+    wraps: bool,
+    hosts: Vec<String>,
+    calls: Vec<Call>,
+}
+
+/// `/opt/`, `/work/`, `/data/` and `/root/` at the start of a path move under `root`.
+fn rehome(text: &str, root: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let starts = ["/opt/", "/work/", "/data/", "/root/"]
+            .iter()
+            .any(|p| text[i..].starts_with(p));
+        let free = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b"._/-".contains(&b[i - 1]));
+        if starts && free {
+            out.push_str(root);
+        }
+        let c = text[i..].chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+fn write_exec(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    }
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+fn run_job(file: &str, tmp: &Path) -> Job {
+    let text = read(file);
+    let a = analyze_bytes(text.as_bytes());
+    let task = a
+        .model
+        .jobs
+        .first()
+        .unwrap_or_else(|| panic!("{file}: no job"));
+    let root_dir = tmp.join(file);
+    let root = root_dir.to_string_lossy().into_owned();
+    let bin = root_dir.join("bin");
+    write_exec(&bin.join(".log.sh"), LOG_SH);
+    for s in STUBS {
+        write_exec(&bin.join(s), LOGGER);
+    }
+    write_exec(&bin.join("exec_all"), EXEC_ALL);
+    write_exec(&bin.join("ssh-wrapper"), SSH_WRAPPER);
+    write_exec(
+        &bin.join("nvidia-smi"),
+        "#!/bin/bash\nfor ((i = 0; i < SIM_GPUS; i++)); do echo \"GPU $i: NVIDIA H100 80GB HBM3\"; done\n",
+    );
+    write_exec(&bin.join("date"), "#!/bin/sh\necho 20260101_000000\n");
+    write_exec(
+        &bin.join("which"),
+        "#!/bin/bash\nfor p in \"$@\"; do command -v \"$p\"; done\n",
+    );
+    write_exec(&bin.join("sleep"), "#!/bin/sh\nkill -TERM $PPID\n");
+    write_exec(&root_dir.join("bash_env"), "unset RANDOM; RANDOM=4242\n");
+    for f in &task.files {
+        let content = match &f.source {
+            fuzzfile_model::FileSource::Ref(name) => a
+                .model
+                .files
+                .iter()
+                .find(|g| g.name.value == name.value.trim_start_matches("file://"))
+                .map(|g| g.content.value.clone())
+                .unwrap_or_else(|| panic!("{file}: no top-level file {}", name.value)),
+            fuzzfile_model::FileSource::Inline(c) => c.value.clone(),
+        };
+        write_exec(
+            Path::new(&rehome(&f.path.value, &root)),
+            &rehome(&content, &root),
+        );
+    }
+    let cwd = rehome(
+        task.cwd.as_ref().map_or("/work", |c| c.value.as_str()),
+        &root,
+    );
+    std::fs::create_dir_all(&cwd).unwrap_or_else(|e| panic!("{cwd}: {e}"));
+    // What the checkouts the jobs run in hold: Megatron-LM's entry point, OLMo's cache script.
+    write_exec(&Path::new(&cwd).join("pretrain_gpt.py"), "");
+    write_exec(&Path::new(&cwd).join("scripts/beaker/warm_hf_cache.sh"), "");
+
+    let res = task.resource.as_ref();
+    let gpus = res
+        .and_then(|r| r.devices.iter().find(|(k, _)| k.value == "nvidia.com/gpu"))
+        .map_or(0, |(_, v)| v.value);
+    let cores = res.and_then(|r| r.cores.as_ref()).map_or(1, |c| c.value);
+    let mn = task.multinode.as_ref();
+    let nodes = mn.and_then(|m| m.nodes.as_ref()).map_or(1, |n| n.value);
+    let slots = mn
+        .and_then(|m| m.procs_per_node.as_ref())
+        .map_or(cores, |p| p.value);
+    let wraps = mn
+        .and_then(|m| m.implementation.as_ref())
+        .is_some_and(|i| i.value.wraps_command());
+    let hosts: Vec<String> = (0..nodes)
+        .map(|i| format!("{}-{i}", task.name.value))
+        .collect();
+
+    let log = root_dir.join("calls.log");
+    let node_env = root_dir.join("node.env");
+    let mut env: Vec<(String, String)> = vec![
+        (
+            "PATH".into(),
+            format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
+        ),
+        ("HOME".into(), format!("{root}/home")),
+        ("LD_LIBRARY_PATH".into(), "/usr/local/cuda/lib64".into()),
+        ("BASH_ENV".into(), format!("{root}/bash_env")),
+        ("SIM_LOG".into(), log.to_string_lossy().into_owned()),
+        (
+            "SIM_NODE_ENV".into(),
+            node_env.to_string_lossy().into_owned(),
+        ),
+        ("SIM_NODES".into(), nodes.to_string()),
+        ("SIM_GPUS".into(), gpus.to_string()),
+        ("FB_JOB_NAME".into(), task.name.value.clone()),
+    ];
+    for e in &task.env {
+        env.push((e.name.clone(), e.value.clone()));
+    }
+    let mut fuzzball: Vec<(String, String)> = Vec::new();
+    if mn.is_some() {
+        let w = bin.join("ssh-wrapper").to_string_lossy().into_owned();
+        fuzzball = vec![
+            (
+                "MULTINODE_HOSTLIST".into(),
+                hosts
+                    .iter()
+                    .map(|h| format!("{h}:{slots}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            ("MULTINODE_HOSTLIST_NOSLOTS".into(), hosts.join(",")),
+            ("MULTINODE_TOTAL_SLOTS".into(), (slots * nodes).to_string()),
+            ("MULTINODE_SSH_WRAPPER".into(), w.clone()),
+            ("MULTINODE_RSH_WRAPPER".into(), w),
+        ];
+        env.extend(fuzzball.iter().cloned());
+    }
+    let lines: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    std::fs::write(&node_env, lines.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
+    let mut head_env = env.clone();
+    if mn.is_some() {
+        head_env.push(("MULTINODE_NODE_IP".into(), "10.0.0.1".into()));
+        head_env.push(("RANK".into(), "0".into()));
+        head_env.push(("SIM_NODE".into(), "0".into()));
+    }
+
+    let argv: Vec<String> = if let Some(s) = &task.script {
+        let p = root_dir.join("script");
+        write_exec(&p, &rehome(&s.value, &root));
+        vec![p.to_string_lossy().into_owned()]
+    } else if let Some(c) = &task.command {
+        let mut words: Vec<String> = c.value.iter().map(|w| rehome(&w.value, &root)).collect();
+        // Fuzzball expands the generic implementation's MULTINODE_* variables in command words.
+        for w in &mut words {
+            for (k, v) in &fuzzball {
+                *w = w.replace(&format!("${k}"), v);
+            }
+            if mn.is_some() {
+                *w = w.replace("$MULTINODE_NODE_IP", "10.0.0.1");
+            }
+        }
+        // A program of the job's checkout that is not here (nccl-tests' build) logs like a stub.
+        if words[0].contains('/')
+            && !Path::new(&cwd).join(&words[0]).exists()
+            && !Path::new(&words[0]).exists()
+        {
+            write_exec(
+                &Path::new(&cwd).join(&words[0]),
+                LOGGER.replace("${0%/*}", &bin.to_string_lossy()).as_str(),
+            );
+        }
+        words
+    } else {
+        panic!("{file}: neither script nor command")
+    };
+    let out = std::process::Command::new("timeout")
+        .arg("20")
+        .args(&argv)
+        .current_dir(&cwd)
+        .env_clear()
+        .envs(head_env)
+        .output()
+        .unwrap_or_else(|e| panic!("{file}: cannot run {argv:?}: {e}"));
+    assert_ne!(
+        out.status.code(),
+        Some(124),
+        "{file}: still running after 20 s"
+    );
+    let mut calls: Vec<Call> = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split('\t').map(|s| s.replace(&root, "<root>"));
+            (f.next()? == "CALL").then_some(())?;
+            let node = f.next()?;
+            let via = f.next()?;
+            let prog = f.next()?;
+            Some(Call {
+                node,
+                via,
+                prog,
+                args: f.collect(),
+            })
+        })
+        .collect();
+    calls.sort();
+    calls.dedup();
+    Job {
+        gpus,
+        nodes,
+        wraps,
+        hosts,
+        calls,
+    }
+}
+
+/// torchrun's options as argparse reads them: up to the first positional, `--opt=v` or
+/// `--opt v`, `_` and `-` alike, unique prefixes accepted.
+fn torchrun_options(args: &[String]) -> BTreeMap<String, String> {
+    const LONG: &[&str] = &[
+        "--nnodes",
+        "--nproc-per-node",
+        "--rdzv-backend",
+        "--rdzv-endpoint",
+        "--rdzv-id",
+        "--rdzv-conf",
+        "--standalone",
+        "--max-restarts",
+        "--monitor-interval",
+        "--start-method",
+        "--role",
+        "--module",
+        "--no-python",
+        "--run-path",
+        "--log-dir",
+        "--redirects",
+        "--tee",
+        "--local-ranks-filter",
+        "--node-rank",
+        "--master-addr",
+        "--master-port",
+        "--local-addr",
+        "--logs-specs",
+        "--use-env",
+    ];
+    const SWITCH: &[&str] = &[
+        "--standalone",
+        "--module",
+        "-m",
+        "--no-python",
+        "--run-path",
+        "--use-env",
+    ];
+    let mut o = BTreeMap::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--" || !a.starts_with('-') {
+            break;
+        }
+        let (k, v) = match a.split_once('=') {
+            Some((k, v)) => (k.replace('_', "-"), Some(v.to_owned())),
+            None => (a.replace('_', "-"), None),
+        };
+        let k = if k.starts_with("--") && !LONG.contains(&k.as_str()) {
+            let c: Vec<&&str> = LONG.iter().filter(|l| l.starts_with(&k)).collect();
+            if c.len() == 1 {
+                (*c[0]).to_owned()
+            } else {
+                k
+            }
+        } else {
+            k
+        };
+        if SWITCH.contains(&k.as_str()) {
+            o.insert(k, "true".to_owned());
+            i += 1;
+            continue;
+        }
+        match v {
+            Some(v) => {
+                o.insert(k, v);
+                i += 1;
+            }
+            None => {
+                o.insert(k, args.get(i + 1).cloned().unwrap_or_default());
+                i += 2;
+            }
+        }
+    }
+    o
+}
+
+/// The launch problems that follow from what the launchers received, in the rules' terms.
+fn problems(job: &Job) -> BTreeSet<&'static str> {
+    let mut found = BTreeSet::new();
+    let mut torchruns: Vec<(&Call, BTreeMap<String, String>)> = Vec::new();
+    for c in &job.calls {
+        let a = &c.args;
+        match c.prog.as_str() {
+            "torchrun" => torchruns.push((c, torchrun_options(a))),
+            "python" | "python3" => {
+                if let Some(j) = a.windows(2).position(|w| {
+                    w[0] == "-m"
+                        && (w[1] == "torch.distributed.launch" || w[1] == "torch.distributed.run")
+                }) {
+                    if a[j + 1] == "torch.distributed.launch" {
+                        found.insert("torch-distributed-launch-deprecated");
+                    }
+                    torchruns.push((c, torchrun_options(&a[j + 2..])));
+                }
+            }
+            // `tune run [TORCHRUN-OPTIONS] <recipe> ...` runs the recipe through torch.distributed.run.
+            "tune" if a.first().is_some_and(|s| s == "run") => {
+                torchruns.push((c, torchrun_options(&a[1..])))
+            }
+            "all_reduce_perf" if job.gpus == 0 => {
+                found.insert("gpu-request-missing");
+            }
+            "mpirun" => {
+                if let Some(np) = a.iter().position(|x| x == "-np").and_then(|i| a.get(i + 1)) {
+                    if np
+                        .parse::<u64>()
+                        .is_ok_and(|n| job.gpus > 0 && n > job.gpus * job.nodes)
+                    {
+                        found.insert("mpi-slots-not-gpus");
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let launcher = |p: &str| ["torchrun", "mpirun", "deepspeed", "srun", "exec_all"].contains(&p);
+    if job.wraps && (job.calls.iter().any(|c| launcher(&c.prog)) || !torchruns.is_empty()) {
+        found.insert("launcher-double-wrap");
+    }
+    let head: [&str; 2] = ["10.0.0.1", job.hosts.first().map_or("", String::as_str)];
+    let get = |o: &BTreeMap<String, String>, k: &str, d: &str| {
+        o.get(k).cloned().unwrap_or_else(|| d.to_owned())
+    };
+    for (_, o) in &torchruns {
+        let standalone = o.contains_key("--standalone");
+        let nproc = get(o, "--nproc-per-node", "1");
+        if job.gpus == 0 {
+            if nproc != "cpu" {
+                found.insert("gpu-request-missing");
+            }
+        } else if nproc.parse::<u64>().is_ok_and(|n| n != job.gpus) {
+            found.insert("torchrun-nproc-mismatch");
+        }
+        let nnodes = get(o, "--nnodes", "1:1");
+        let (lo, hi) = nnodes.split_once(':').unwrap_or((&nnodes, &nnodes));
+        if !(lo.parse().unwrap_or(0)..=hi.parse().unwrap_or(0)).contains(&job.nodes) {
+            found.insert("torchrun-nnodes-mismatch");
+        }
+        if standalone && job.nodes > 1 {
+            found.insert("torchrun-standalone-multinode");
+        }
+        let backend = get(o, "--rdzv-backend", "static");
+        let endpoint = get(o, "--rdzv-endpoint", "");
+        if backend != "static"
+            && !standalone
+            && get(o, "--rdzv-id", "none") == "none"
+            && !endpoint.ends_with(":0")
+        {
+            found.insert("torchrun-rdzv-incomplete");
+        }
+        if job.nodes > 1 && !standalone {
+            let host = if !endpoint.is_empty() {
+                endpoint
+                    .rsplit_once(':')
+                    .map_or(endpoint.clone(), |(h, _)| h.to_owned())
+            } else if backend == "static" {
+                get(o, "--master-addr", "127.0.0.1")
+            } else {
+                "localhost".to_owned()
+            };
+            if !head.contains(&host.as_str()) {
+                found.insert("torchrun-missing-master-addr");
+            }
+        }
+    }
+    if job.nodes > 1
+        && !torchruns.is_empty()
+        && !torchruns
+            .iter()
+            .any(|(_, o)| o.contains_key("--standalone"))
+    {
+        let on: BTreeSet<&str> = torchruns.iter().map(|(c, _)| c.node.as_str()).collect();
+        let static_ranks: Vec<String> = torchruns
+            .iter()
+            .filter(|(_, o)| get(o, "--rdzv-backend", "static") == "static")
+            .map(|(_, o)| get(o, "--node-rank", "0"))
+            .collect();
+        let distinct: BTreeSet<&String> = static_ranks.iter().collect();
+        if (on.len() as u64) < job.nodes || distinct.len() < static_ranks.len() {
+            found.insert("torchrun-missing-node-rank");
+        }
+    }
+    found
+}
+
+/// Where expected.tsv rests on a judgement the launchers' arguments cannot show.
+const JUDGED: &[(&str, &str, &str)] = &[(
+    "40-picotron-readme-cpu.fz",
+    "gpu-request-missing",
+    "the CPU run: whether the workers use CUDA is decided by the config file create_config.py --use_cpu wrote, not by torchrun's arguments",
+)];
+
+#[test]
+fn expected_findings_follow_from_what_bash_hands_the_launchers() {
+    if std::process::Command::new("bash")
+        .arg("-c")
+        .arg("true")
+        .status()
+        .is_err()
+    {
+        eprintln!("no bash: skipping");
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("fz-launch-corpus-{}", std::process::id()));
+    let rows = expected();
+    let mut report = String::new();
+    let mut wrong = Vec::new();
+    for f in names(".fz") {
+        let job = run_job(&f, &tmp);
+        let _ = writeln!(report, "{f} ({} GPUs x {} nodes)", job.gpus, job.nodes);
+        for c in &job.calls {
+            if [
+                "make", "module", "conda", "pip", "curl", "tar", "git", "squeue", "scontrol",
+                "dcgmi",
+            ]
+            .contains(&c.prog.as_str())
+            {
+                continue;
+            }
+            let shown: Vec<&str> = c.args.iter().take(16).map(String::as_str).collect();
+            let more = if c.args.len() > 16 { " ..." } else { "" };
+            let via = if c.via.is_empty() {
+                String::new()
+            } else {
+                format!(" via {}", c.via)
+            };
+            let _ = writeln!(
+                report,
+                "  {}{via}: {} {}{more}",
+                c.node,
+                c.prog,
+                shown.join(" ")
+            );
+        }
+        let got = problems(&job);
+        let want: BTreeSet<&str> = rows
+            .iter()
+            .filter(|r| r.file == f)
+            .map(|r| r.rule.as_str())
+            .collect();
+        for r in got.symmetric_difference(&want) {
+            if !JUDGED.iter().any(|(jf, jr, _)| *jf == f && jr == r) {
+                let side = if got.contains(r) {
+                    "follows from the launch but is not expected"
+                } else {
+                    "is expected but does not follow from the launch"
+                };
+                wrong.push(format!("{f}: {r} {side}"));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    insta::assert_snapshot!("launch_corpus_bash_launches", report);
+    assert!(
+        wrong.is_empty(),
+        "expected.tsv and the launches bash runs disagree:\n  {}",
+        wrong.join("\n  ")
+    );
 }
