@@ -704,10 +704,10 @@ mod tests {
         }
     }
 
-    /// The rule names of crates/fuzzfile_diagnostics/src/rules.rs, read from the source so the
+    /// The rule names of crates/fuzzfile_diagnostics/src/rules_generated.rs, read from the source so the
     /// test fails when a rule is renamed.
     fn fuzzfile_rule_names() -> Vec<&'static str> {
-        const RULES: &str = include_str!("../../fuzzfile_diagnostics/src/rules.rs");
+        const RULES: &str = include_str!("../../fuzzfile_diagnostics/src/rules_generated.rs");
         RULES
             .lines()
             .filter_map(|l| {
