@@ -19,7 +19,7 @@ pub(super) const MAX_COMMANDS: usize = 100_000;
 /// Bytes of values produced by expansions and assignments.
 pub(super) const MAX_BYTES: usize = 8 << 20;
 /// Steps of work (nodes, copied variables) in all.
-pub(super) const MAX_WORK: u64 = 20_000_000;
+pub(super) const MAX_WORK: u64 = 8_000_000;
 /// Work of copying one variable (a command's snapshot is shared; changing the variables
 /// after it copies them).
 const CLONE_COST: u64 = 8;
@@ -1438,8 +1438,22 @@ impl<'a, 't> Ev<'a, 't> {
         let cond_nodes: Vec<Node> = conds.clone();
         let conds = Self::stmts(&conds);
         let body = Self::body_of(n);
-        // Unrolled while the condition is known (an argument loop over known parameters).
-        let mut iters = 0;
+        // Unrolled while the condition is known (an argument loop over known parameters);
+        // `while true` runs until a `break` or `exit`: once, as any iteration.
+        let forever = match conds.as_slice() {
+            [(c, false)] if c.kind() == "command" && c.named_child_count() == 1 => {
+                matches!(u.node_text(*c).trim(), "true" | ":") != until
+            }
+            _ => false,
+        };
+        let mut iters = if forever { MAX_UNROLL + 1 } else { 0 };
+        if forever {
+            let f = self.seq(u, &conds, st, cx);
+            if f != Flow::Next {
+                return f;
+            }
+            return self.loop_once(u, &body, st, cx, &|_, _| {}, &cond_nodes);
+        }
         loop {
             let f = self.seq(u, &conds, st, cx);
             if f != Flow::Next {
@@ -1911,6 +1925,7 @@ impl<'a, 't> Ev<'a, 't> {
         let mut local = kw == "local" || (matches!(kw, "declare" | "typeset") && in_function);
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
+        let frozen = st.clone();
         for k in kids {
             match k.kind() {
                 "variable_assignment" => {
@@ -1937,7 +1952,23 @@ impl<'a, 't> Ev<'a, 't> {
                     } else {
                         None
                     };
-                    self.assign(u, k, st, cx, ex, local);
+                    // Every argument is expanded before any is assigned
+                    // (`local a=1 b=$a` gives b the a from before).
+                    let mut tmp = frozen.clone();
+                    self.assign(u, k, &mut tmp, cx, ex, false);
+                    let nm = k
+                        .child_by_field_name("name")
+                        .map(|x| x.child_by_field_name("name").unwrap_or(x))
+                        .map(|x| u.node_text(x).to_owned());
+                    if let Some(nm) = nm {
+                        if local {
+                            self.save_local(st, &nm);
+                        }
+                        match tmp.vars.get(&nm).cloned() {
+                            Some(v) => self.set_var(st, &nm, v.value, v.origin, Some(v.exported)),
+                            None => self.unset_var(st, &nm),
+                        }
+                    }
                 }
                 "variable_name" => {
                     let nm = u.node_text(k).to_owned();
@@ -2142,17 +2173,23 @@ impl<'a, 't> Ev<'a, 't> {
             let args = self.expand_group(u, &group, st, cx, true);
             argv.extend(args);
         }
+        // `A=1 B=$A cmd`: each assignment sees the ones before it.
         let mut prefix = Vec::new();
+        let mut scratch: Option<State<'t>> = None;
         for a in &assigns {
             let Some(nm) = a.child_by_field_name("name") else {
                 continue;
             };
             let nm = u.node_text(nm).to_owned();
+            let s = scratch.get_or_insert_with(|| st.clone());
             let f = match a.child_by_field_name("value") {
-                Some(v) if v.kind() != "array" => self.assign_value(u, v, st, cx),
+                Some(v) if v.kind() != "array" => self.assign_value(u, v, s, cx),
                 Some(v) => unknown_field(u.span(v.byte_range())),
                 None => text_field("", None, u.span(a.byte_range())),
             };
+            if assigns.len() > 1 && is_name(&nm) {
+                self.set_var(s, &nm, Value::Scalar(f.clone()), None, Some(true));
+            }
             prefix.push((nm, f));
         }
         let span = u.span(n.byte_range());
@@ -3200,6 +3237,12 @@ impl<'a, 't> Ev<'a, 't> {
             self.literal_lines(u, range, dash, false, &mut b);
             return Some(b);
         }
+        // The body expands as a double-quoted string does, except that `"` is literal: it
+        // is read as one, with its quotes escaped (the grammar does not always find the
+        // expansions of a heredoc body).
+        if let Some(t) = self.heredoc_as_string(u, range.clone(), dash, st, cx) {
+            return Some(t);
+        }
         let mut pos = range.start;
         let mut c2 = body.walk();
         let parts: Vec<Node> = body.named_children(&mut c2).collect();
@@ -3221,6 +3264,86 @@ impl<'a, 't> Ev<'a, 't> {
             self.literal_lines(u, pos..range.end, dash, true, &mut b);
         }
         Some(b)
+    }
+
+    fn heredoc_as_string(
+        &mut self,
+        u: &Rc<Unit<'t>>,
+        range: Range<usize>,
+        dash: bool,
+        st: &mut State<'t>,
+        cx: &Ctx,
+    ) -> Option<TextBuild> {
+        let text = u.src(range.clone());
+        let bytes = text.as_bytes();
+        let base = range.start;
+        let mut b = TextBuild::default();
+        b.push("\"", None);
+        let mut run = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let line_start = if i == 0 {
+                base == 0 || u.text.as_bytes().get(base - 1) == Some(&b'\n')
+            } else {
+                bytes[i - 1] == b'\n'
+            };
+            if dash && line_start && bytes[i] == b'\t' {
+                b.push(&text[run..i], u.exact(base + run..base + i));
+                while i < bytes.len() && bytes[i] == b'\t' {
+                    i += 1;
+                }
+                run = i;
+                continue;
+            }
+            match bytes[i] {
+                b'"' => {
+                    b.push(&text[run..i], u.exact(base + run..base + i));
+                    b.push("\\", None);
+                    b.push("\"", u.exact(base + i..base + i + 1));
+                    i += 1;
+                    run = i;
+                }
+                b'\\' if bytes.get(i + 1) == Some(&b'"') => {
+                    // `\"` stays as written.
+                    b.push(&text[run..i], u.exact(base + run..base + i));
+                    b.push("\\", None);
+                    b.push("\\", u.exact(base + i..base + i + 1));
+                    b.push("\\", None);
+                    b.push("\"", u.exact(base + i + 1..base + i + 2));
+                    i += 2;
+                    run = i;
+                }
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+        let end = bytes.len().min(i);
+        b.push(
+            &text[run.min(end)..end],
+            u.exact(base + run.min(end)..base + end),
+        );
+        b.push("\"", None);
+        let fallback = u.span(range);
+        let unit = self.build_unit(b, fallback)?;
+        let tree = unit.tree.as_ref()?;
+        let root = tree.root_node();
+        if root.has_error() {
+            return None;
+        }
+        let mut node = root;
+        while node.kind() != "string" {
+            node = node.named_child(0)?;
+        }
+        if node.byte_range() != (0..unit.text.len()) {
+            return None;
+        }
+        let f = self.scalar_word(&unit, node, st, cx);
+        let mut out = TextBuild::default();
+        match f.choices.as_slice() {
+            [one] => out.pieces(one),
+            _ => out.hole(Hole::Choices(f.choices.clone())),
+        }
+        Some(out)
     }
 
     /// Literal heredoc text: leading tabs dropped for `<<-`; `\$`, `` \` ``, `\\` and
@@ -3455,19 +3578,23 @@ fn field_bytes(f: &Field) -> usize {
         .sum()
 }
 
-/// Argument nodes grouped into shell words: nodes separated by something other than blanks
-/// and line continuations (an escaped blank the grammar dropped) are one word.
+/// Argument nodes grouped into shell words: nodes with nothing between them but escaped
+/// blanks (which the grammar drops: `"a"\ "b"`) or line continuations are one word.
 fn word_groups<'u>(u: &Unit<'_>, words: &[Node<'u>]) -> Vec<Vec<Node<'u>>> {
     let mut out: Vec<Vec<Node<'u>>> = Vec::new();
     let mut prev_end: Option<usize> = None;
     for w in words {
         let joined = prev_end.is_some_and(|e| {
-            let gap = u.src(e..w.start_byte());
-            gap.is_empty()
-                || !gap
-                    .replace("\\\n", "")
-                    .chars()
-                    .all(|c| c == ' ' || c == '\t')
+            if e > w.start_byte() {
+                return false;
+            }
+            let gap = u.src(e..w.start_byte()).replace("\\\n", "");
+            let b = gap.as_bytes();
+            // Nothing between them, or only escaped blanks (`"a"\ "b"`).
+            b.is_empty()
+                || (b.len().is_multiple_of(2)
+                    && b.chunks(2)
+                        .all(|p| p[0] == b'\\' && matches!(p[1], b' ' | b'\t')))
         });
         match out.last_mut() {
             Some(g) if joined => g.push(*w),

@@ -445,7 +445,8 @@ fn hostile_inputs_are_bounded() {
 }
 
 /// A generated script of about 1 MB: assignments, exports, expansions, branches, loops,
-/// functions and nested shells over `NAMES` distinct variable names (default 64).
+/// functions and nested shells over `NAMES` distinct variable names (default 64), or the
+/// file `SCRIPT`.
 /// `cargo test --release -p fuzzfile_shell --lib one_megabyte -- --ignored --nocapture`
 /// prints the time.
 #[test]
@@ -456,7 +457,10 @@ fn one_megabyte_script() {
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(64)
         .max(1);
-    let mut s = String::new();
+    let mut s = std::env::var("SCRIPT")
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default();
     let mut n = 0usize;
     while s.len() < 1 << 20 {
         let i = n % names;
@@ -479,5 +483,158 @@ fn one_megabyte_script() {
         dt,
         r.ev.truncated
     );
-    assert!(!r.ev.has_errors);
+    assert!(!r.ev.has_errors || std::env::var("SCRIPT").is_ok());
+}
+
+#[test]
+fn prefixes_and_environment_of_new_shells() {
+    let r = run(concat!(
+        "export A=1\nB=2\nset -a\nC=3\nset +a\nD=4\n",
+        "nohup nice -n 5 stdbuf -oL timeout -s INT 10 env X=9 bash -c 'torchrun $A$B$C$D$X' &\n",
+        "env -i Y=1 sh -c 'torchrun \"$A\" $Y'\n",
+        "exec_all setsid bash -c 'torchrun $A $RANK'\n",
+    ));
+    let t = r.of("torchrun");
+    assert_eq!(t[0], v(&["torchrun", "139"]));
+    assert_eq!(t[1], v(&["torchrun", "", "1"]));
+    // On each node the job's environment, not the head shell's exports.
+    assert_eq!(t[2], v(&["torchrun", "<RANK@node>"]));
+    let c = r.exec("torchrun");
+    assert_eq!(c.variables.get("X").map(|v| v.exported), Some(true));
+    assert!(c.variables.get("B").is_none(), "B is not exported");
+}
+
+#[test]
+fn sources_with_arguments_and_scripts_relative_to_cwd() {
+    let files = [
+        ("/work/lib.sh", "NNODES=$1\nshift\nREST=\"$*\"\n"),
+        ("/work/sub/run.sh", "torchrun --nnodes $1 \"$0\"\n"),
+    ];
+    let r = run_with(
+        "source lib.sh 4 a b\ntorchrun $NNODES $REST \"$@\"\ncd sub\n./run.sh 2\n",
+        &files,
+        &opts(),
+    );
+    let t = r.of("torchrun");
+    assert_eq!(t[0], v(&["torchrun", "4", "a", "b"]));
+    assert_eq!(t[1], v(&["torchrun", "--nnodes", "2", "./run.sh"]));
+    let e =
+        r.ev.execs
+            .iter()
+            .filter(|e| argv(e)[0] == "torchrun")
+            .nth(1)
+            .unwrap();
+    assert_eq!(
+        e.nesting[0].entry,
+        Entry::File {
+            path: "/work/sub/run.sh".into()
+        }
+    );
+}
+
+#[test]
+fn heredoc_with_tabs_and_quoted_delimiter() {
+    let r = run("N=2\nsh <<-EOF\n\ttorchrun --a $N \\$N\n\tEOF\nbash <<'X'\ntorchrun --b $N\nX\n");
+    let t = r.of("torchrun");
+    // `\$N` reaches the inner shell as `$N`, which is not exported there.
+    assert_eq!(t[0], v(&["torchrun", "--a", "2"]));
+    // A quoted delimiter: the body is literal; N is not exported.
+    assert_eq!(t[1], v(&["torchrun", "--b"]));
+}
+
+#[test]
+fn regressions_from_the_bash_differential() {
+    // Words the grammar puts into a redirection, and an escaped blank it drops.
+    let r = run("torchrun > out.log --nnodes 2 2>err.log x.py\npython \"a\"\\ \"b\"\n");
+    assert_eq!(r.one("torchrun"), v(&["torchrun", "--nnodes", "2", "x.py"]));
+    assert_eq!(r.one("python"), v(&["python", "a b"]));
+    // `export X` before X is set; `export -n`.
+    let r = run("export N\nN=3\nexport M=1\nexport -n M\nbash -c 'torchrun $N $M'\n");
+    assert_eq!(r.one("torchrun"), v(&["torchrun", "3"]));
+    // `"$@"` of no parameters is no word; `"$*"` is one.
+    let r = run("f() { torchrun \"$@\" \"$*\" $#; }\nf\n");
+    assert_eq!(r.one("torchrun"), v(&["torchrun", "", "0"]));
+    // A function named like a program: the call is not a command that runs.
+    let r = run("torchrun() { command torchrun --wrapped \"$@\"; }\ntorchrun x\n");
+    assert!(r.of("torchrun").is_empty(), "{:?}", r.all());
+    assert_eq!(
+        r.one("command"),
+        v(&["command", "torchrun", "--wrapped", "x"])
+    );
+    // An argument loop over known parameters is unrolled.
+    let r = run(concat!(
+        "set -- --gpus 4 --other --nnodes 2\nN=1\nG=8\n",
+        "while [[ $# -gt 0 ]]; do case $1 in --nnodes) N=$2; shift 2;; --gpus) G=$2; shift 2;; *) shift;; esac; done\n",
+        "torchrun $N $G\n",
+    ));
+    assert_eq!(r.one("torchrun"), v(&["torchrun", "2", "4"]));
+    // Over unknown parameters, whatever the loop assigns is unknown after it.
+    let r = run(concat!(
+        "f() { N=1; while [ $# -gt 0 ]; do case $1 in -n) N=$2; shift;; esac; shift; done; torchrun $N; }\n",
+        "f \"$@\"\n",
+    ));
+    assert_eq!(r.one("torchrun"), v(&["torchrun", "1"]));
+    let o = Options {
+        unset_names: UnsetNames::Unknown,
+        ..opts()
+    };
+    let r = run_with(
+        "N=1\nwhile [ $# -gt 0 ]; do case $1 in -n) N=$2; shift;; esac; shift; done\ntorchrun $N\n",
+        &[],
+        &Options { ..o.clone() },
+    );
+    assert_eq!(
+        r.one("torchrun"),
+        v(&["torchrun", "1"]),
+        "no parameters: the loop never runs"
+    );
+    // `unset 'A[1]'` keeps the other elements.
+    let r = run("A=(a b c)\nunset 'A[1]'\ntorchrun \"${A[@]}\" ${#A[@]} ${A[2]}\n");
+    assert_eq!(r.one("torchrun"), v(&["torchrun", "a", "c", "2", "<*>"]));
+    // `continue` in a branch known to be taken.
+    let r = run("for n in 1 2 3; do if [ $n = 2 ]; then continue; fi; torchrun $n; done\n");
+    assert_eq!(
+        r.of("torchrun"),
+        vec![v(&["torchrun", "1"]), v(&["torchrun", "3"])]
+    );
+}
+
+#[test]
+fn assignment_order_and_heredoc_parameters() {
+    // Prefix assignments in order; declaration arguments all expanded first.
+    let r = run("A=1 B=$A bash -c 'torchrun \"$A\" \"$B\"'\nf() { local a=1 b=$a; python \"$a\" \"$b\"; }\nf\n");
+    assert_eq!(r.one("torchrun"), v(&["torchrun", "1", "1"]));
+    assert_eq!(r.one("python"), v(&["python", "1", ""]));
+    // A heredoc body in a function expands the function's parameters; `"` in it is literal.
+    let s = "launch() {\n    sh <<EOF\ntorchrun --nnodes $1 --tag \"x\" $2\nEOF\n}\nlaunch 2 8\n";
+    let r = run(s);
+    assert_eq!(
+        r.one("torchrun"),
+        v(&["torchrun", "--nnodes", "2", "--tag", "x", "8"])
+    );
+    let e = r.exec("torchrun");
+    assert_eq!(
+        e.nesting
+            .iter()
+            .map(|n| n.entry.clone())
+            .collect::<Vec<_>>(),
+        vec![
+            Entry::Function {
+                name: "launch".into()
+            },
+            Entry::Heredoc
+        ]
+    );
+    // The literal `--nnodes` of the body maps back to the script.
+    let Arg::Field(f) = &e.argv[1] else { panic!() };
+    let Piece::Text {
+        origin: Some(o), ..
+    } = &f.choices[0][0]
+    else {
+        panic!("{f:?}")
+    };
+    assert_eq!(&s[o.range.clone()], "--nnodes");
+    // Single quotes inside a double-quoted default are literal.
+    let r = run("c \"${V:-'a b'}\" ${V:-'a b'}\n");
+    assert_eq!(r.one("c"), v(&["c", "'a b'", "a b"]));
 }

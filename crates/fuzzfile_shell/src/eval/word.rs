@@ -619,6 +619,8 @@ impl<'a, 't> Ev<'a, 't> {
         toks: &mut Vec<Tok<'u>>,
     ) {
         match n.kind() {
+            // Inside double quotes (`"${V:-'a b'}"`) single quotes are literal.
+            "raw_string" if quoted => self.lit(u, n.byte_range(), true, true, false, false, toks),
             "raw_string" => {
                 let r = n.byte_range();
                 let inner =
