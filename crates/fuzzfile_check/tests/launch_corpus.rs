@@ -430,7 +430,21 @@ fn write_exec(path: &Path, text: &str) {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
-fn run_job(file: &str, tmp: &Path) -> Job {
+/// A job ready to run: its files, stubs and environment written.
+struct Prepared {
+    file: String,
+    root: String,
+    argv: Vec<String>,
+    cwd: String,
+    env: Vec<(String, String)>,
+    log: PathBuf,
+    job: Job,
+}
+
+/// Writes everything a job needs. All jobs are prepared before any runs: a file being written
+/// while another thread starts a process can be inherited open by that process and make the
+/// file's execution fail with "Text file busy".
+fn prepare_job(file: &str, tmp: &Path) -> Prepared {
     let text = read(file);
     let a = analyze_bytes(text.as_bytes());
     let task = a
@@ -579,12 +593,39 @@ fn run_job(file: &str, tmp: &Path) -> Job {
     } else {
         panic!("{file}: neither script nor command")
     };
+    Prepared {
+        file: file.to_owned(),
+        root,
+        argv,
+        cwd,
+        env: head_env,
+        log,
+        job: Job {
+            gpus,
+            nodes,
+            wraps,
+            hosts,
+            calls: Vec::new(),
+        },
+    }
+}
+
+fn execute(p: Prepared) -> Job {
+    let Prepared {
+        file,
+        root,
+        argv,
+        cwd,
+        env,
+        log,
+        mut job,
+    } = p;
     let out = std::process::Command::new("timeout")
         .arg("20")
         .args(&argv)
         .current_dir(&cwd)
         .env_clear()
-        .envs(head_env)
+        .envs(env)
         .output()
         .unwrap_or_else(|e| panic!("{file}: cannot run {argv:?}: {e}"));
     assert_ne!(
@@ -611,13 +652,8 @@ fn run_job(file: &str, tmp: &Path) -> Job {
         .collect();
     calls.sort();
     calls.dedup();
-    Job {
-        gpus,
-        nodes,
-        wraps,
-        hosts,
-        calls,
-    }
+    job.calls = calls;
+    job
 }
 
 /// torchrun's options as argparse reads them: up to the first positional, `--opt=v` or
@@ -828,8 +864,35 @@ fn expected_findings_follow_from_what_bash_hands_the_launchers() {
     let rows = expected();
     let mut report = String::new();
     let mut wrong = Vec::new();
-    for f in names(".fz") {
-        let job = run_job(&f, &tmp);
+    // The jobs run side by side (most of the time is spent starting processes).
+    let files = names(".fz");
+    let width = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut ran: Vec<(String, Job)> = Vec::new();
+    let prepared: Vec<Prepared> = files.iter().map(|f| prepare_job(f, &tmp)).collect();
+    let mut queue: Vec<Vec<Prepared>> = (0..width).map(|_| Vec::new()).collect();
+    for (i, p) in prepared.into_iter().enumerate() {
+        queue[i % width].push(p);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = queue
+            .into_iter()
+            .map(|q| {
+                s.spawn(move || {
+                    q.into_iter()
+                        .map(|p| (p.file.clone(), execute(p)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            ran.extend(h.join().expect("a corpus job run panicked"));
+        }
+    });
+    ran.sort_by(|a, b| a.0.cmp(&b.0));
+    jobs.extend(ran.into_iter().map(|(_, j)| j));
+    for (f, job) in files.iter().zip(&jobs) {
+        let f = f.clone();
         let _ = writeln!(report, "{f} ({} GPUs x {} nodes)", job.gpus, job.nodes);
         for c in &job.calls {
             if [
