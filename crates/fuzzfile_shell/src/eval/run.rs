@@ -14,6 +14,8 @@ pub(super) const MAX_DEPTH: usize = 16;
 const MAX_RECURSION: usize = 4;
 /// Iterations of a `for` loop over a known list.
 pub(super) const MAX_UNROLL: usize = 8;
+/// Loop iterations unrolled in all (nested loops multiply).
+const MAX_TOTAL_UNROLL: usize = 10_000;
 /// Simple commands evaluated in all.
 pub(super) const MAX_COMMANDS: usize = 100_000;
 /// Bytes of values produced by expansions and assignments.
@@ -23,6 +25,8 @@ pub(super) const MAX_WORK: u64 = 8_000_000;
 /// Work of copying one variable (a command's snapshot is shared; changing the variables
 /// after it copies them).
 const CLONE_COST: u64 = 8;
+/// Stack the evaluator's recursion may use (callers run it on threads of 2 MiB).
+const STACK_LIMIT: usize = 512 << 10;
 /// Syntax nesting followed (statements in statements, words in words).
 pub(super) const MAX_REC: usize = 100;
 /// Words one brace expansion may give.
@@ -221,6 +225,9 @@ impl Ctx {
     }
 }
 
+/// A loop body: its unit, first statement, statement count and the functions defined.
+type ScanKey = (usize, usize, usize, usize);
+
 /// The conditions and the body of an `if` or `elif`.
 type Clause<'u> = (Vec<(Node<'u>, bool)>, Vec<(Node<'u>, bool)>);
 
@@ -251,6 +258,15 @@ pub(super) struct Ev<'a, 't> {
     pub(super) script: SourceId,
     /// The variables of the last command recorded, shared with the next one when equal.
     last_vars: Option<Variables>,
+    /// The address of the stack when evaluation began (see [`Ev::deep`]).
+    stack_base: usize,
+    pub(super) stack_max: usize,
+    /// Loop iterations unrolled so far.
+    unrolled: usize,
+    /// What loop bodies assign, by unit, first statement, statement count and functions.
+    scan_memo: HashMap<ScanKey, (Vec<String>, bool)>,
+    scan_units: Vec<Rc<Unit<'t>>>,
+    scan_funcs: Vec<Rc<HashMap<String, Func<'t>>>>,
 }
 
 const SHELLS: [&str; 5] = ["bash", "sh", "dash", "zsh", "ksh"];
@@ -274,7 +290,15 @@ pub(super) fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Option
         parsed: HashMap::new(),
         script,
         last_vars: None,
+        stack_base: 0,
+        stack_max: 0,
+        unrolled: 0,
+        scan_memo: HashMap::new(),
+        scan_units: Vec::new(),
+        scan_funcs: Vec::new(),
     };
+    let marker = 0u8;
+    ev.stack_base = std::ptr::addr_of!(marker) as usize;
     let Some(unit) = ev.source_unit(script) else {
         return ev.out;
     };
@@ -337,6 +361,32 @@ fn normalize(path: &str) -> String {
 impl<'a, 't> Ev<'a, 't> {
     pub(super) fn trunc(&mut self) {
         self.out.truncated = true;
+    }
+
+    /// Whether the evaluation's own recursion has used more than [`STACK_LIMIT`] of the
+    /// stack (nesting that would overflow a small thread stack ends there, as unknown).
+    #[inline(never)]
+    pub(super) fn deep(&mut self) -> bool {
+        let marker = 0u8;
+        let here = std::ptr::addr_of!(marker) as usize;
+        let used = self.stack_base.saturating_sub(here);
+        self.stack_max = self.stack_max.max(used);
+        if used > STACK_LIMIT {
+            self.trunc();
+            return true;
+        }
+        false
+    }
+
+    /// Takes `n` iterations from the budget of unrolled iterations; past it, loops run once
+    /// as any iteration.
+    fn unroll(&mut self, n: usize) -> bool {
+        self.unrolled += n;
+        if self.unrolled > MAX_TOTAL_UNROLL {
+            self.trunc();
+            return false;
+        }
+        true
     }
 
     pub(super) fn tick(&mut self, n: u64) -> bool {
@@ -811,10 +861,10 @@ impl<'a, 't> Ev<'a, 't> {
     }
 
     fn stmt(&mut self, u: &Rc<Unit<'t>>, n: Node<'_>, st: &mut State<'t>, cx: &Ctx) -> Flow {
-        if !self.tick(1) {
+        if !self.tick(4) {
             return Flow::Dead;
         }
-        if self.rec >= MAX_REC {
+        if self.rec >= MAX_REC || self.deep() {
             self.trunc();
             return Flow::Next;
         }
@@ -1191,11 +1241,29 @@ impl<'a, 't> Ev<'a, 't> {
         scan: &[Node<'_>],
     ) -> Flow {
         // Any iteration may have run before this one: what the loop assigns is unknown.
-        let mut names = HashSet::new();
-        let mut params = false;
         let mut roots: Vec<Node> = body.iter().map(|(n, _)| *n).collect();
         roots.extend_from_slice(scan);
-        self.assigned_in(u, &roots, st, &mut names, &mut params, 0);
+        let key = (
+            Rc::as_ptr(u) as usize,
+            roots.first().map(|n| n.id()).unwrap_or(0),
+            roots.len(),
+            Rc::as_ptr(&st.funcs) as usize,
+        );
+        let (names, params) = match self.scan_memo.get(&key) {
+            Some(m) => m.clone(),
+            None => {
+                let mut names = HashSet::new();
+                let mut params = false;
+                self.assigned_in(u, &roots, st, &mut names, &mut params, 0);
+                let mut names: Vec<String> = names.into_iter().collect();
+                names.sort();
+                // The unit stays alive, so no later one takes its address in the key.
+                self.scan_units.push(u.clone());
+                self.scan_funcs.push(st.funcs.clone());
+                self.scan_memo.insert(key, (names.clone(), params));
+                (names, params)
+            }
+        };
         for name in names {
             let old = st.vars.get(&name);
             if old.is_some_and(|v| v.value == Value::Unknown) {
@@ -1391,7 +1459,7 @@ impl<'a, 't> Ev<'a, 't> {
             };
         }
         match items {
-            Some(list) if list.len() <= MAX_UNROLL => {
+            Some(list) if list.len() <= MAX_UNROLL && self.unroll(list.len()) => {
                 for f in list {
                     self.set_var(st, &name, Value::Scalar(f), Some(var_span.clone()), None);
                     let mark = self.pending.len();
@@ -1465,7 +1533,7 @@ impl<'a, 't> Ev<'a, 't> {
             };
             match truth {
                 Some(false) => return Flow::Next,
-                Some(true) if iters < MAX_UNROLL => {
+                Some(true) if iters < MAX_UNROLL && self.unroll(1) => {
                     iters += 1;
                     match self.loop_iteration(u, &body, st, cx) {
                         Flow::Next => continue,
@@ -1531,7 +1599,7 @@ impl<'a, 't> Ev<'a, 't> {
             };
             match truth {
                 Some(false) => return Flow::Next,
-                Some(true) if iters < MAX_UNROLL => {
+                Some(true) if iters < MAX_UNROLL && self.unroll(1) => {
                     iters += 1;
                     match self.loop_iteration(u, &body, st, cx) {
                         Flow::Next => {}

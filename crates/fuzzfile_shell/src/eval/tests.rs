@@ -638,3 +638,34 @@ fn assignment_order_and_heredoc_parameters() {
     let r = run("c \"${V:-'a b'}\" ${V:-'a b'}\n");
     assert_eq!(r.one("c"), v(&["c", "'a b'", "a b"]));
 }
+
+#[test]
+fn deep_nesting_fits_a_small_stack() {
+    let mut cases = vec![
+        "if true; then ".repeat(2000) + &"fi; ".repeat(2000),
+        "{ ".repeat(3000) + "c" + &"; }".repeat(3000),
+        "f() { g; }; g() { h; }; h() { f; }; f".to_owned(),
+        "A='eval \"$A\"'; eval \"$A\"".to_owned(),
+        "A='bash -c \"$A\"'; export A; eval \"$A\"".to_owned(),
+        "c ".to_owned() + &"$(".repeat(500) + &")".repeat(500),
+        "c \"".to_owned() + &"${X:-".repeat(500) + &"}".repeat(500) + "\"",
+        "c $((".to_owned() + &"(".repeat(500) + "1" + &")".repeat(500) + "))",
+        "c ".to_owned() + &"{a,".repeat(300) + &"}".repeat(300),
+        "for i in 1 2; do ".repeat(100) + "c" + &"; done".repeat(100),
+        "case x in x) ".repeat(300) + "c" + &";; esac".repeat(300),
+    ];
+    cases.push("f() { eval \"f; f\"; }; f".into());
+    let only: Option<usize> = std::env::var("CASE").ok().and_then(|v| v.parse().ok());
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            for (i, s) in cases.iter().enumerate() {
+                if only.is_some_and(|o| o != i) {
+                    continue;
+                }
+                let _ = run(s);
+            }
+        })
+        .unwrap();
+    handle.join().unwrap();
+}

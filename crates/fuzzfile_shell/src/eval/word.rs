@@ -595,7 +595,7 @@ impl<'a, 't> Ev<'a, 't> {
         split: bool,
         toks: &mut Vec<Tok<'u>>,
     ) {
-        if self.rec >= MAX_REC {
+        if self.rec >= MAX_REC || self.deep() {
             self.trunc();
             toks.push(Tok::Val {
                 choices: vec![vec![Piece::Unknown {
@@ -1010,6 +1010,13 @@ impl<'a, 't> Ev<'a, 't> {
         st: &mut State<'t>,
         cx: &Ctx,
     ) -> Vec<Vec<Seg>> {
+        if self.deep() {
+            return vec![vec![Seg {
+                kind: SegKind::UnknownList(u.span(0..0)),
+                quoted: false,
+                split: true,
+            }]];
+        }
         let mut alts: Vec<Vec<Seg>> = vec![Vec::new()];
         for t in toks {
             let (next, quoted, span) = match t {
