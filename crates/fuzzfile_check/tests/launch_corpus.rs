@@ -918,7 +918,7 @@ fn expected_findings_follow_from_what_bash_hands_the_launchers() {
                 shown.join(" ")
             );
         }
-        let got = problems(&job);
+        let got = problems(job);
         let want: BTreeSet<&str> = rows
             .iter()
             .filter(|r| r.file == f)
