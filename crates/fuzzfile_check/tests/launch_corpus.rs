@@ -454,6 +454,8 @@ fn prepare_job(file: &str, tmp: &Path) -> Prepared {
         .unwrap_or_else(|| panic!("{file}: no job"));
     let root_dir = tmp.join(file);
     let root = root_dir.to_string_lossy().into_owned();
+    // Nothing is written outside the job's directory: the paths a job names lie under it.
+    let inside = |path: &str| format!("{root}/{}", path.trim_start_matches('/'));
     let bin = root_dir.join("bin");
     write_exec(&bin.join(".log.sh"), LOG_SH);
     for s in STUBS {
@@ -483,15 +485,9 @@ fn prepare_job(file: &str, tmp: &Path) -> Prepared {
                 .unwrap_or_else(|| panic!("{file}: no top-level file {}", name.value)),
             fuzzfile_model::FileSource::Inline(c) => c.value.clone(),
         };
-        write_exec(
-            Path::new(&rehome(&f.path.value, &root)),
-            &rehome(&content, &root),
-        );
+        write_exec(Path::new(&inside(&f.path.value)), &rehome(&content, &root));
     }
-    let cwd = rehome(
-        task.cwd.as_ref().map_or("/work", |c| c.value.as_str()),
-        &root,
-    );
+    let cwd = inside(task.cwd.as_ref().map_or("/workdir", |c| c.value.as_str()));
     std::fs::create_dir_all(&cwd).unwrap_or_else(|e| panic!("{cwd}: {e}"));
     // What the checkouts the jobs run in hold: Megatron-LM's entry point, OLMo's cache script.
     write_exec(&Path::new(&cwd).join("pretrain_gpt.py"), "");
