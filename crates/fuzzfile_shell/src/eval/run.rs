@@ -2384,13 +2384,40 @@ impl<'a, 't> Ev<'a, 't> {
             }
             "let" => {
                 for a in &argv[1..] {
-                    if let Arg::Field(f) = a {
-                        match f.known() {
-                            Some(t) => {
-                                self.arith_text(&t, st);
-                            }
-                            None => {
-                                // An unknown expression may assign anything it names.
+                    let (known, word) = match a {
+                        Arg::Field(f) => (f.known(), &f.word),
+                        Arg::Unknown(s) => (None, s),
+                    };
+                    match known {
+                        Some(t) => {
+                            self.arith_text(&t, st);
+                        }
+                        None => {
+                            // An expression not known (`x=3*4` is a glob first) may assign
+                            // any name written in it.
+                            let text = self
+                                .sources
+                                .texts
+                                .get(word.source.0 as usize)
+                                .and_then(|t| t.get(word.range.clone()))
+                                .unwrap_or("")
+                                .to_owned();
+                            let mut cur = String::new();
+                            for c in text.chars().chain(std::iter::once(' ')) {
+                                if c == '_' || c.is_ascii_alphanumeric() {
+                                    cur.push(c);
+                                    continue;
+                                }
+                                if is_name(&cur) {
+                                    self.set_var(
+                                        st,
+                                        &cur,
+                                        Value::Unknown,
+                                        Some(word.clone()),
+                                        None,
+                                    );
+                                }
+                                cur.clear();
                             }
                         }
                     }

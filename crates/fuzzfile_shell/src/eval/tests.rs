@@ -669,3 +669,10 @@ fn deep_nesting_fits_a_small_stack() {
         .unwrap();
     handle.join().unwrap();
 }
+
+#[test]
+fn let_with_an_unknown_expression_makes_its_names_unknown() {
+    // `x=3*4` is a glob pattern to bash before `let` sees it: the filesystem decides.
+    let r = run("x=1\nlet x=3*4 y=x+1\nlet z=2+3\nc $x $y $z\n");
+    assert_eq!(r.one("c"), v(&["c", "<*>", "<*>", "5"]));
+}

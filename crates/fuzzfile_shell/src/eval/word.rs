@@ -1017,8 +1017,30 @@ impl<'a, 't> Ev<'a, 't> {
                 split: true,
             }]];
         }
-        let mut alts: Vec<Vec<Seg>> = vec![Vec::new()];
+        let mut alts: Vec<Vec<Seg>> = vec![Vec::with_capacity(toks.len())];
         for t in toks {
+            // Literal text: the same segment in every combination.
+            if let Tok::Lit {
+                text,
+                quoted,
+                split,
+                origin,
+            } = t
+            {
+                let seg = Seg {
+                    kind: SegKind::Pieces(vec![text_piece(text, origin.clone())]),
+                    quoted: *quoted,
+                    split: *split,
+                };
+                if let [one] = alts.as_mut_slice() {
+                    one.push(seg);
+                } else {
+                    for a in alts.iter_mut() {
+                        a.push(seg.clone());
+                    }
+                }
+                continue;
+            }
             let (next, quoted, span) = match t {
                 Tok::Lit {
                     text,
@@ -1228,7 +1250,9 @@ impl<'a, 't> Ev<'a, 't> {
                 Params::Unknown => RVal::Unknown,
             };
         }
-        let var = st.vars.get(name).cloned();
+        // The map is shared, not copied: only what the expansion yields is cloned.
+        let vars = st.vars.clone();
+        let var = vars.get(name);
         if var.is_none() && !st.gone.contains(name) {
             if name == "PWD" {
                 if let Some(c) = &st.cwd {
@@ -1250,21 +1274,36 @@ impl<'a, 't> Ev<'a, 't> {
                 _ => RVal::Unknown,
             };
         };
-        let elems: Option<Vec<Field>> = match &var.value {
-            Value::Scalar(f) => Some(vec![self.fresh(name, &var, f, span, cx)]),
-            Value::Array(a) => Some(a.clone()),
+        let one = |k: usize| -> Option<Field> {
+            match &var.value {
+                Value::Scalar(f) if k == 0 => Some(Self::fresh(name, var, f, span, cx)),
+                Value::Scalar(_) => None,
+                Value::Array(a) => a.get(k).cloned(),
+                Value::Unknown => None,
+            }
+        };
+        let len = match &var.value {
+            Value::Scalar(_) => Some(1),
+            Value::Array(a) => Some(a.len()),
             Value::Unknown => None,
         };
         match index {
             Some(i) if matches!(u.node_text(i), "@" | "*") => {
                 let star = u.node_text(i) == "*";
-                match elems {
-                    Some(elems) => RVal::List { elems, star },
-                    None => RVal::UnknownList { star },
+                match &var.value {
+                    Value::Scalar(f) => RVal::List {
+                        elems: vec![Self::fresh(name, var, f, span, cx)],
+                        star,
+                    },
+                    Value::Array(a) => RVal::List {
+                        elems: a.clone(),
+                        star,
+                    },
+                    Value::Unknown => RVal::UnknownList { star },
                 }
             }
             Some(i) => {
-                let Some(elems) = elems else {
+                let Some(len) = len else {
                     return RVal::Unknown;
                 };
                 if st.sparse.contains(name) {
@@ -1273,14 +1312,14 @@ impl<'a, 't> Ev<'a, 't> {
                 let Some(k) = self.index_value(u, i, st, cx) else {
                     return RVal::Unknown;
                 };
-                let k = if k < 0 { elems.len() as i64 + k } else { k };
-                match usize::try_from(k).ok().and_then(|k| elems.get(k)) {
-                    Some(f) => RVal::Scalar(f.choices.clone()),
+                let k = if k < 0 { len as i64 + k } else { k };
+                match usize::try_from(k).ok().and_then(one) {
+                    Some(f) => RVal::Scalar(f.choices),
                     None => RVal::Unset,
                 }
             }
-            None => match elems {
-                Some(e) => match e.into_iter().next() {
+            None => match len {
+                Some(_) => match one(0) {
                     Some(f) => RVal::Scalar(f.choices),
                     None => RVal::Unset,
                 },
@@ -1290,7 +1329,7 @@ impl<'a, 't> Ev<'a, 't> {
     }
 
     /// A variable of the starting environment known only at run time, expanded here.
-    fn fresh(&self, name: &str, var: &Variable, f: &Field, span: &Span, cx: &Ctx) -> Field {
+    fn fresh(name: &str, var: &Variable, f: &Field, span: &Span, cx: &Ctx) -> Field {
         if var.origin.is_none() {
             if let [one] = f.choices.as_slice() {
                 if let [Piece::Runtime { name: rn, .. }] = one.as_slice() {
@@ -1382,7 +1421,16 @@ impl<'a, 't> Ev<'a, 't> {
                 }
                 // Combinations of the elements' choices.
                 let mut lists: Vec<Vec<Vec<Piece>>> = vec![Vec::new()];
-                for f in &elems {
+                let elems_multi = if elems.iter().all(|f| f.choices.len() == 1) {
+                    lists = vec![elems
+                        .into_iter()
+                        .map(|f| f.choices.into_iter().next().unwrap_or_default())
+                        .collect()];
+                    Vec::new()
+                } else {
+                    elems
+                };
+                for f in &elems_multi {
                     if lists.len() * f.choices.len() > MAX_CHOICES {
                         self.trunc();
                         for l in lists.iter_mut() {
