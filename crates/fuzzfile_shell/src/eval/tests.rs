@@ -676,3 +676,11 @@ fn let_with_an_unknown_expression_makes_its_names_unknown() {
     let r = run("x=1\nlet x=3*4 y=x+1\nlet z=2+3\nc $x $y $z\n");
     assert_eq!(r.one("c"), v(&["c", "<*>", "<*>", "5"]));
 }
+
+#[test]
+fn tilde_prefixes() {
+    let r = run("HOME=/h\nP=/a:~/b:~:x~\nc ~ ~/x a~ ~u/y \"~\" $P\n");
+    assert_eq!(r.one("c"), v(&["c", "/h", "/h/x", "a~", "?/y", "~", "/a:/h/b:/h:x~"]));
+    let r = run("P=/a:~/b\nc ~/x \"$P\"\n");
+    assert_eq!(r.one("c"), v(&["c", "?/x", "/a:?/b"]));
+}

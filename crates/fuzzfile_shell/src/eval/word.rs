@@ -870,59 +870,88 @@ impl<'a, 't> Ev<'a, 't> {
     }
 
     /// `~` and `~/...` at the start of a word: `$HOME` when known, else unknown.
-    fn tilde(&mut self, toks: &mut Vec<Tok<'_>>, st: &State<'t>, _assignment: bool) {
-        let Some(Tok::Lit {
-            text,
-            quoted: false,
-            origin,
-            ..
-        }) = toks.first()
-        else {
-            return;
+    /// Tilde prefixes: `~` and `~/...` at the start of a word, and after an unquoted `:` in
+    /// an assignment (`PATH=$PATH:~/bin`): `$HOME` when known, else unknown (`~user` too).
+    fn tilde(&mut self, toks: &mut Vec<Tok<'_>>, st: &State<'t>, assignment: bool) {
+        let starts = |i: usize, t: &Tok<'_>| match t {
+            Tok::Lit {
+                text,
+                quoted: false,
+                ..
+            } => (i == 0 && text.starts_with('~')) || (assignment && text.contains(":~")),
+            _ => false,
         };
-        if !text.starts_with('~') {
+        if !toks.iter().enumerate().any(|(i, t)| starts(i, t)) {
             return;
         }
-        let end = text.find('/').unwrap_or(text.len());
-        let user = &text[1..end];
-        if end == text.len() && toks.len() > 1 {
-            // `~$X`: not a tilde prefix bash expands the usual way.
-            return;
-        }
-        let rest = text[end..].to_owned();
-        let rest_origin = sub_origin(origin, text.len(), end..text.len());
-        let tilde_origin = sub_origin(origin, text.len(), 0..end).unwrap_or(Span {
-            source: self.script,
-            range: 0..0,
-        });
-        let home = if user.is_empty() {
-            match st.vars.get("HOME").map(|v| &v.value) {
-                Some(Value::Scalar(f)) => f.known(),
-                _ => None,
+        let home = match st.vars.get("HOME").map(|v| &v.value) {
+            Some(Value::Scalar(f)) => f.known(),
+            _ => None,
+        };
+        let n = toks.len();
+        let old = std::mem::take(toks);
+        for (i, t) in old.into_iter().enumerate() {
+            let Tok::Lit {
+                text,
+                quoted: false,
+                split,
+                origin,
+            } = t
+            else {
+                toks.push(t);
+                continue;
+            };
+            let mut last = 0;
+            let mut k = 0;
+            while k < text.len() {
+                let at_start =
+                    (k == 0 && i == 0) || (assignment && k > 0 && text[..k].ends_with(':'));
+                if !(at_start && text[k..].starts_with('~')) {
+                    k += text[k..].chars().next().map(char::len_utf8).unwrap_or(1);
+                    continue;
+                }
+                let stop = text[k + 1..]
+                    .find(|c| c == '/' || (assignment && c == ':'))
+                    .map(|p| k + 1 + p)
+                    .unwrap_or(text.len());
+                if stop == text.len() && i + 1 < n {
+                    // `~$X`: a quoted or expanded character in the prefix; not expanded.
+                    k += 1;
+                    continue;
+                }
+                if k > last {
+                    toks.push(Tok::Lit {
+                        text: text[last..k].to_owned(),
+                        quoted: false,
+                        split,
+                        origin: sub_origin(&origin, text.len(), last..k),
+                    });
+                }
+                let user = &text[k + 1..stop];
+                let val = match (&home, user.is_empty()) {
+                    (Some(h), true) => vec![vec![text_piece(h, None)]],
+                    _ => vec![vec![Piece::Unknown {
+                        origin: sub_origin(&origin, text.len(), k..stop).unwrap_or(Span {
+                            source: self.script,
+                            range: 0..0,
+                        }),
+                    }]],
+                };
+                toks.push(Tok::Val {
+                    choices: val,
+                    quoted: true,
+                });
+                last = stop;
+                k = stop;
             }
-        } else {
-            None
-        };
-        let val = match home {
-            Some(h) => vec![vec![text_piece(&h, None)]],
-            None => vec![vec![Piece::Unknown {
-                origin: tilde_origin,
-            }]],
-        };
-        toks[0] = Tok::Val {
-            choices: val,
-            quoted: true,
-        };
-        if !rest.is_empty() {
-            toks.insert(
-                1,
-                Tok::Lit {
-                    text: rest,
+            if text.len() > last || last == 0 {
+                toks.push(Tok::Lit {
+                    text: text[last..].to_owned(),
                     quoted: false,
-                    split: false,
-                    origin: rest_origin,
-                },
-            );
+                    split,
+                    origin: sub_origin(&origin, text.len(), last..text.len()),
+                });
+            }
         }
     }
 
