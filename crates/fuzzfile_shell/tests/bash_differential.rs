@@ -832,6 +832,9 @@ fn exec_program(exec: &Exec, stubs: &[String]) -> Option<(String, usize)> {
                 i += 1;
                 break;
             }
+            if base == "command" && (w.starts_with("-v") || w.starts_with("-V")) {
+                return None; // `command -v NAME` looks the name up, runs nothing
+            }
             if w.starts_with('-') && w.len() > 1 {
                 i += if with_value.contains(&w.as_str()) {
                     2
@@ -1557,6 +1560,11 @@ fn comparison_reports_wrong_claims() {
     );
     assert_eq!(found(&["nice", "-n", "5", "bash", "torchrun"]), None);
     assert_eq!(found(&["env"]), None);
+    assert_eq!(found(&["command", "-v", "torchrun"]), None);
+    assert_eq!(
+        found(&["command", "-p", "torchrun"]),
+        Some(("torchrun".to_string(), 2))
+    );
 
     // A command a shell on each node expanded, claimed expanded on the head.
     let on_node = Call {
