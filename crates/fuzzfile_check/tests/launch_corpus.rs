@@ -329,6 +329,10 @@ const LOG_SH: &str = r#"log() {
   local line a
   printf -v line 'CALL\t%s\t%s\t%s' "${SIM_NODE:-head}" "${SIM_VIA:-}" "${0##*/}"
   for a in "$@"; do a=${a//$'\n'/\\n}; a=${a//$'\t'/\\t}; line+=$'\t'$a; done
+  # the NCCL names PyTorch has renamed (or that NCCL never had), as the program sees them
+  for a in NCCL_ASYNC_ERROR_HANDLING NCCL_BLOCKING_WAIT NCCL_DESYNC_DEBUG NCCL_TIMEOUT; do
+    if [ -n "${!a+x}" ]; then line+=$'\t'"@env:$a=${!a}"; fi
+  done
   # one write per call: stubs started in the background append whole lines
   printf '%s\n' "$line" >> "$SIM_LOG"
 }
@@ -390,6 +394,8 @@ struct Call {
     via: String,
     prog: String,
     args: Vec<String>,
+    /// Renamed or non-existent NCCL variables in the program's environment (`NAME=value`).
+    env: Vec<String>,
 }
 
 struct Job {
@@ -638,11 +644,16 @@ fn execute(p: Prepared) -> Job {
             let node = f.next()?;
             let via = f.next()?;
             let prog = f.next()?;
+            let (env, args): (Vec<String>, Vec<String>) = f.partition(|a| a.starts_with("@env:"));
             Some(Call {
                 node,
                 via,
                 prog,
-                args: f.collect(),
+                args,
+                env: env
+                    .iter()
+                    .map(|e| e.trim_start_matches("@env:").to_owned())
+                    .collect(),
             })
         })
         .collect();
@@ -767,6 +778,9 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
             }
             _ => {}
         }
+    }
+    if torchruns.iter().any(|(c, _)| !c.env.is_empty()) {
+        found.insert("nccl-invalid-value");
     }
     let launcher = |p: &str| ["torchrun", "mpirun", "deepspeed", "srun", "exec_all"].contains(&p);
     if job.wraps && (job.calls.iter().any(|c| launcher(&c.prog)) || !torchruns.is_empty()) {
@@ -906,9 +920,14 @@ fn expected_findings_follow_from_what_bash_hands_the_launchers() {
             } else {
                 format!(" via {}", c.via)
             };
+            let env = if c.env.is_empty() {
+                String::new()
+            } else {
+                format!("   [env {}]", c.env.join(" "))
+            };
             let _ = writeln!(
                 report,
-                "  {}{via}: {} {}{more}",
+                "  {}{via}: {} {}{more}{env}",
                 c.node,
                 c.prog,
                 shown.join(" ")
