@@ -23,12 +23,13 @@
 //! -- expect                 one line per stub call bash makes: program and arguments
 //! -- require known|none     (default known) every word of `expect` must be known to the evaluator
 //! -- stubs NAME...          more programs to replace by the recording stub
+//! -- crlf                   the script's lines end with CR LF
 //! -- expected_mismatch WHY  a known disagreement of the evaluator: printed, not failed
 //! ```
 //!
 //! Absolute paths under `/opt/` are mapped to a directory of the temporary tree, in the script
 //! and in the shipped files alike, so both sides read the same text. `expect` lines are words
-//! separated by blanks; `'...'` and `"..."` (with `\n`, `\t`, `\\`, `\"`) quote; a word written
+//! separated by blanks; `'...'` and `"..."` (with `\n`, `\r`, `\t`, `\\`, `\"`) quote; a word written
 //! `~word` is what bash passes there but what the evaluator must not claim to know (`$(...)`, a
 //! run-time variable); `?word` is one the evaluator may know or not (after an expansion of
 //! unknown word count); `@CWD` stands for the working directory.
@@ -115,6 +116,8 @@ struct Case {
     require: Require,
     stubs: Vec<String>,
     expected_mismatch: Option<String>,
+    /// The script's lines end with CR LF (a file saved on Windows).
+    crlf: bool,
 }
 
 fn cases_dir() -> PathBuf {
@@ -270,6 +273,7 @@ fn parse_cases(file: &str, text: &str) -> Result<Vec<Case>, String> {
                 require: Require::Known,
                 stubs: Vec::new(),
                 expected_mismatch: None,
+                crlf: false,
             });
             section = Section::Header;
             body_line = i + 2;
@@ -328,6 +332,10 @@ fn parse_cases(file: &str, text: &str) -> Result<Vec<Case>, String> {
                     }
                     case.stubs
                         .extend(rest.split_whitespace().map(str::to_string));
+                    Section::NoBody
+                }
+                "crlf" => {
+                    case.crlf = true;
                     Section::NoBody
                 }
                 "expected_mismatch" => {
@@ -396,6 +404,7 @@ fn parse_expect_line(line: &str) -> Result<Vec<ExpectWord>, String> {
                         Some('\\') => match chars.next() {
                             Some('n') => text.push('\n'),
                             Some('t') => text.push('\t'),
+                            Some('r') => text.push('\r'),
                             Some(c @ ('\\' | '"')) => text.push(c),
                             other => return Err(format!("bad escape \\{other:?} in {line:?}")),
                         },
@@ -557,7 +566,10 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
         write_executable(p, &content);
         files.push((abs, content));
     }
-    let script = map(&case.script);
+    let mut script = map(&case.script);
+    if case.crlf {
+        script = script.replace('\n', "\r\n");
+    }
     let script_path = root.join("script.sh");
     fs::write(&script_path, &script).map_err(|e| e.to_string())?;
 
@@ -885,12 +897,32 @@ fn disagreements(argv: &[String], exec: &Exec, from: usize) -> Vec<String> {
     out
 }
 
+/// A word as a shell would read it back: bare, '...', or $'...' when it has control characters.
 fn quote(s: &str) -> String {
     if !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_=./:,@%+".contains(c))
     {
         s.to_string()
+    } else if s.chars().any(char::is_control) {
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\'' | '\\' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c if c.is_control() => {
+                    let _ = write!(out, "\\x{:02x}", u32::from(c));
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
@@ -1285,6 +1317,7 @@ fn stub_records_argv_exactly() {
         require: Require::None,
         stubs: vec!["custom".into()],
         expected_mismatch: None,
+        crlf: false,
     };
     let run = run_case(&case).expect("bash runs");
     let argvs: Vec<Vec<String>> = run
@@ -1328,6 +1361,10 @@ fn stub_records_argv_exactly() {
         ]
     );
     assert!(run.stubs.contains(&"custom".to_string()));
+    assert_eq!(
+        show_argv(&s(&["a b", "it's", "x\ny\r", ""])),
+        "'a b' 'it'\\''s' $'x\\ny\\r' ''"
+    );
     assert_eq!(
         parse_log(&[b"@@CALL\0\0x\0".as_slice(), b"3\0a\0"].concat()).map_err(|_| ()),
         Err(())
