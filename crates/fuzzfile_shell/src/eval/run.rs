@@ -201,6 +201,9 @@ pub(super) struct State<'t> {
     pub(super) cwd: Option<String>,
     pub(super) allexport: bool,
     pub(super) noglob: bool,
+    /// Code not known ran in this shell (`source` of a file not shipped, `eval` of text not
+    /// known): a name nothing set here may have been set by it.
+    pub(super) opaque: bool,
     /// IFS was assigned: unquoted expansions split in ways not modelled.
     pub(super) ifs: bool,
     /// Function scopes: the values `local` hid, restored on return.
@@ -239,6 +242,10 @@ pub(super) enum Flow {
     Return,
     Break,
     Continue,
+    /// `break N`, `continue N` (N ≥ 2): the loops left before the one that breaks or
+    /// continues.
+    BreakN(u32),
+    ContinueN(u32),
     /// Every path through it ended (exits, returns) and none goes on.
     Dead,
 }
@@ -400,6 +407,13 @@ impl<'a, 't> Ev<'a, 't> {
 
     fn parse(&mut self, text: &str) -> Option<Tree> {
         self.tick(text.len() as u64 / 16);
+        if text.contains('\r') {
+            // bash reads a carriage return as a character of the word (a script with CRLF
+            // line ends passes `2\r`); the grammar takes it as a blank. The tree of the text
+            // with another one-byte word character in its place has the same ranges.
+            let t = text.replace('\r', "\u{1}");
+            return self.parser.as_mut().and_then(|p| p.parse(&t, None));
+        }
         self.parser.as_mut().and_then(|p| p.parse(text, None))
     }
 
@@ -501,6 +515,7 @@ impl<'a, 't> Ev<'a, 't> {
             cwd,
             allexport: false,
             noglob: false,
+            opaque: false,
             ifs: false,
             locals: Vec::new(),
         }
@@ -597,8 +612,13 @@ impl<'a, 't> Ev<'a, 't> {
         }
     }
 
-    fn merge_value(&mut self, a: Option<&Variable>, b: Option<&Variable>) -> Option<Variable> {
-        let empty_unset = self.opts.unset_names == UnsetNames::Empty;
+    fn merge_value(
+        &mut self,
+        a: Option<&Variable>,
+        b: Option<&Variable>,
+        opaque: bool,
+    ) -> Option<Variable> {
+        let empty_unset = self.opts.unset_names == UnsetNames::Empty && !opaque;
         let (va, vb) = match (a, b) {
             (Some(a), Some(b)) => (a, b),
             (Some(v), None) | (None, Some(v)) => {
@@ -645,6 +665,7 @@ impl<'a, 't> Ev<'a, 't> {
         let mut out = a;
         if !Arc::ptr_eq(&out.vars, &b.vars) {
             self.tick((out.vars.len() + b.vars.len()) as u64);
+            let opaque = out.opaque || b.opaque;
             let mut names: Vec<&String> = out.vars.keys().collect();
             names.extend(b.vars.keys().filter(|k| !out.vars.contains_key(*k)));
             let mut changes = Vec::new();
@@ -653,7 +674,7 @@ impl<'a, 't> Ev<'a, 't> {
                 if x == y {
                     continue;
                 }
-                changes.push((name.clone(), self.merge_value(x, y)));
+                changes.push((name.clone(), self.merge_value(x, y, opaque)));
             }
             if !changes.is_empty() {
                 let vars = self.vars_mut(&mut out.vars);
@@ -714,6 +735,7 @@ impl<'a, 't> Ev<'a, 't> {
         }
         out.allexport |= b.allexport;
         out.noglob &= b.noglob;
+        out.opaque |= b.opaque;
         out.ifs |= b.ifs;
         out
     }
@@ -736,6 +758,8 @@ impl<'a, 't> Ev<'a, 't> {
             match f {
                 Flow::Next => live.push(s),
                 Flow::Return | Flow::Break | Flow::Continue => self.pending.push((f, s)),
+                Flow::BreakN(_) => self.pending.push((Flow::Break, s)),
+                Flow::ContinueN(_) => self.pending.push((Flow::Continue, s)),
                 Flow::Exit | Flow::Dead => {}
             }
         }
@@ -1282,7 +1306,10 @@ impl<'a, 't> Ev<'a, 't> {
         let f = self.seq(u, body, &mut b, &cx.maybe());
         extra(self, &mut b);
         let mut live = vec![pre.clone()];
-        if matches!(f, Flow::Next | Flow::Break | Flow::Continue) {
+        if matches!(
+            f,
+            Flow::Next | Flow::Break | Flow::Continue | Flow::BreakN(_) | Flow::ContinueN(_)
+        ) {
             live.push(b);
         }
         live.extend(self.take_pending(mark, &[Flow::Break, Flow::Continue]));
@@ -1477,7 +1504,7 @@ impl<'a, 't> Ev<'a, 't> {
                     match flow {
                         Flow::Next | Flow::Continue => {}
                         Flow::Break => break,
-                        other => return other,
+                        other => return outer(other),
                     }
                 }
                 Flow::Next
@@ -1538,7 +1565,7 @@ impl<'a, 't> Ev<'a, 't> {
                     match self.loop_iteration(u, &body, st, cx) {
                         Flow::Next => continue,
                         Flow::Break => return Flow::Next,
-                        other => return other,
+                        other => return outer(other),
                     }
                 }
                 Some(true) => {
@@ -1604,7 +1631,7 @@ impl<'a, 't> Ev<'a, 't> {
                     match self.loop_iteration(u, &body, st, cx) {
                         Flow::Next => {}
                         Flow::Break => return Flow::Next,
-                        other => return other,
+                        other => return outer(other),
                     }
                     if let Some(up) = update {
                         self.arith_range(u, up, up.byte_range(), st, cx);
@@ -2236,10 +2263,37 @@ impl<'a, 't> Ev<'a, 't> {
             }
             return Flow::Next;
         }
-        let mut argv = Vec::new();
-        for group in word_groups(u, &words) {
-            let args = self.expand_group(u, &group, st, cx, true);
-            argv.extend(args);
+        // The arguments in each alternative (one, unless a word's choices give different
+        // numbers of arguments).
+        let mut argvs: Vec<Vec<Arg>> = vec![Vec::new()];
+        let groups = word_groups(u, &words);
+        for group in &groups {
+            let alts = self.expand_alternatives(u, group, st, cx, true);
+            let alts = if argvs.len() * alts.len() > MAX_CHOICES {
+                self.trunc();
+                let word = u.span(
+                    group.first().map(|g| g.start_byte()).unwrap_or(0)
+                        ..group.last().map(|g| g.end_byte()).unwrap_or(0),
+                );
+                vec![vec![Arg::Unknown(word)]]
+            } else {
+                alts
+            };
+            if let [one] = alts.as_slice() {
+                for a in argvs.iter_mut() {
+                    a.extend(one.iter().cloned());
+                }
+                continue;
+            }
+            let mut next = Vec::new();
+            for a in &argvs {
+                for alt in &alts {
+                    let mut x = a.clone();
+                    x.extend(alt.iter().cloned());
+                    next.push(x);
+                }
+            }
+            argvs = next;
         }
         // `A=1 B=$A cmd`: each assignment sees the ones before it.
         let mut prefix = Vec::new();
@@ -2260,6 +2314,32 @@ impl<'a, 't> Ev<'a, 't> {
             }
             prefix.push((nm, f));
         }
+        if argvs.len() > 1 {
+            // One command of several forms: each may be the one that runs.
+            let mut outcomes = Vec::new();
+            for argv in argvs {
+                let mut b = st.clone();
+                let f = self.run_command(u, n, argv, prefix.clone(), &redirs, &mut b, &cx.maybe());
+                outcomes.push((b, f));
+            }
+            return self.settle(st, outcomes);
+        }
+        let argv = argvs.pop().unwrap_or_default();
+        self.run_command(u, n, argv, prefix, &redirs, st, cx)
+    }
+
+    /// Records a simple command and does what it does.
+    #[allow(clippy::too_many_arguments)]
+    fn run_command(
+        &mut self,
+        u: &Rc<Unit<'t>>,
+        n: Node<'_>,
+        argv: Vec<Arg>,
+        prefix: Vec<(String, Field)>,
+        redirs: &[Node<'_>],
+        st: &mut State<'t>,
+        cx: &Ctx,
+    ) -> Flow {
         let span = u.span(n.byte_range());
         // A function call is not a command that runs (the commands in the function are).
         let function = matches!(argv.first(), Some(Arg::Field(f))
@@ -2268,7 +2348,7 @@ impl<'a, 't> Ev<'a, 't> {
             if !self.tick(16) {
                 return Flow::Dead;
             }
-            return self.dispatch(u, &argv, prefix, &redirs, span, st, cx);
+            return self.dispatch(u, &argv, prefix, redirs, span, st, cx);
         }
         if let Some(last) = self.last_vars.clone() {
             if !Arc::ptr_eq(&last, &st.vars) && last.len() == st.vars.len() {
@@ -2297,7 +2377,7 @@ impl<'a, 't> Ev<'a, 't> {
             self.trunc();
             return Flow::Dead;
         }
-        let flow = self.dispatch(u, &argv, prefix, &redirs, span, st, cx);
+        let flow = self.dispatch(u, &argv, prefix, redirs, span, st, cx);
         if let Some(e) = self.out.execs.get_mut(slot) {
             e.argv = argv;
         }
@@ -2368,8 +2448,15 @@ impl<'a, 't> Ev<'a, 't> {
             }
             "exit" => Flow::Exit,
             "return" => Flow::Return,
-            "break" => Flow::Break,
-            "continue" => Flow::Continue,
+            "break" | "continue" => {
+                let n: u32 = known(1).and_then(|t| t.parse().ok()).unwrap_or(1).max(1);
+                match (name.as_str(), n) {
+                    ("break", 1) => Flow::Break,
+                    ("break", n) => Flow::BreakN(n),
+                    (_, 1) => Flow::Continue,
+                    (_, n) => Flow::ContinueN(n),
+                }
+            }
             "eval" => {
                 self.eval_builtin(&argv[1..], prefix, span, st, cx);
                 Flow::Next
@@ -2701,8 +2788,20 @@ impl<'a, 't> Ev<'a, 't> {
         let mut fields = Vec::new();
         for a in args {
             match a {
-                Arg::Field(f) => fields.push(f.clone()),
-                Arg::Unknown(_) => return,
+                Arg::Field(f) => {
+                    if f.choices
+                        .iter()
+                        .flatten()
+                        .any(|p| matches!(p, Piece::Unknown { .. }))
+                    {
+                        st.opaque = true;
+                    }
+                    fields.push(f.clone())
+                }
+                Arg::Unknown(_) => {
+                    st.opaque = true;
+                    return;
+                }
             }
         }
         let texts = self.build_texts(&fields, " ");
@@ -2813,8 +2912,8 @@ impl<'a, 't> Ev<'a, 't> {
             Some(Arg::Field(f)) => f.known(),
             _ => None,
         };
-        let Some(path) = path else { return };
-        let Some((abs, unit)) = self.resolve(&path, st) else {
+        let Some((abs, unit)) = path.and_then(|p| self.resolve(&p, st)) else {
+            st.opaque = true;
             return;
         };
         let params = (argv.len() > 2).then(|| params_of(&argv[2..]));
@@ -3632,7 +3731,9 @@ impl<'a, 't> Ev<'a, 't> {
                 },
                 Value::Unknown => None,
             },
-            None if st.gone.contains(name) || self.opts.unset_names == UnsetNames::Empty => {
+            None if st.gone.contains(name)
+                || (self.opts.unset_names == UnsetNames::Empty && !st.opaque) =>
+            {
                 Some(None)
             }
             None => None,
@@ -3698,6 +3799,17 @@ fn word_groups<'u>(u: &Unit<'_>, words: &[Node<'u>]) -> Vec<Vec<Node<'u>>> {
         prev_end = Some(w.end_byte());
     }
     out
+}
+
+/// What a loop that `break N`/`continue N` left hands to the loop around it.
+fn outer(f: Flow) -> Flow {
+    match f {
+        Flow::BreakN(2) => Flow::Break,
+        Flow::BreakN(n) => Flow::BreakN(n - 1),
+        Flow::ContinueN(2) => Flow::Continue,
+        Flow::ContinueN(n) => Flow::ContinueN(n - 1),
+        other => other,
+    }
 }
 
 pub(super) fn params_of(args: &[Arg]) -> Params {

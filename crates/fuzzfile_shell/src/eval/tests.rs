@@ -680,7 +680,68 @@ fn let_with_an_unknown_expression_makes_its_names_unknown() {
 #[test]
 fn tilde_prefixes() {
     let r = run("HOME=/h\nP=/a:~/b:~:x~\nc ~ ~/x a~ ~u/y \"~\" $P\n");
-    assert_eq!(r.one("c"), v(&["c", "/h", "/h/x", "a~", "?/y", "~", "/a:/h/b:/h:x~"]));
+    assert_eq!(
+        r.one("c"),
+        v(&["c", "/h", "/h/x", "a~", "?/y", "~", "/a:/h/b:/h:x~"])
+    );
     let r = run("P=/a:~/b\nc ~/x \"$P\"\n");
     assert_eq!(r.one("c"), v(&["c", "?/x", "/a:?/b"]));
+}
+
+#[test]
+fn code_not_known_may_set_names() {
+    // A sourced file that is not shipped may set what nothing here sets; what is set stays.
+    let r = run(
+        "N=2\nsource /etc/profile.d/site.sh\nc $N $M\neval \"$(ssh-agent)\"\nc $SSH_AUTH_SOCK\n",
+    );
+    let all = r.of("c");
+    assert_eq!(all[0], v(&["c", "2", "<*>"]));
+    assert_eq!(all[1], v(&["c", "<*>"]));
+    // Without them, an unset name is empty (the options say the environment is known).
+    let r = run("N=2\nc $N $M\n");
+    assert_eq!(r.one("c"), v(&["c", "2"]));
+}
+
+#[test]
+fn a_command_of_several_forms() {
+    let o = Options {
+        unset_names: UnsetNames::Unknown,
+        ..opts()
+    };
+    let s = concat!(
+        "if command -v torchrun >/dev/null; then L=torchrun; else L=\"python -m torch.distributed.run\"; fi\n",
+        "$L --nproc_per_node 2 train.py\n",
+    );
+    let r = run_with(s, &[], &o);
+    let t = r.one("torchrun");
+    assert_eq!(t, v(&["torchrun", "--nproc_per_node", "2", "train.py"]));
+    let p = r.one("python");
+    assert_eq!(
+        p,
+        v(&[
+            "python",
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node",
+            "2",
+            "train.py"
+        ])
+    );
+    assert_eq!(r.exec("torchrun").certainty, Certainty::Maybe);
+    assert_eq!(r.exec("python").span, r.exec("torchrun").span);
+}
+
+#[test]
+fn break_and_continue_levels_and_crlf() {
+    let r = run("for a in 1 2; do for b in x y; do c $a $b; break 2; done; done\nfor a in 1 2; do for b in x y; do c $a$b; continue 2; done; done\n");
+    assert_eq!(
+        r.of("c"),
+        vec![v(&["c", "1", "x"]), v(&["c", "1x"]), v(&["c", "2x"])]
+    );
+    // A carriage return is a character of the word to bash.
+    let r = run("N=2\r\ntorchrun --nnodes $N x.py\r\n");
+    assert_eq!(
+        r.one("torchrun"),
+        v(&["torchrun", "--nnodes", "2\r", "x.py\r"])
+    );
 }

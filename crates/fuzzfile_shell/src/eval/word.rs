@@ -737,7 +737,8 @@ impl<'a, 't> Ev<'a, 't> {
     }
 
     /// Word nodes that are one shell word (the grammar splits `"a"\ "b"` in two nodes): the
-    /// text between them is literal.
+    /// text between them is literal. Choices that give different numbers of arguments make
+    /// the count unknown.
     pub(super) fn expand_group(
         &mut self,
         u: &Rc<Unit<'t>>,
@@ -746,8 +747,27 @@ impl<'a, 't> Ev<'a, 't> {
         cx: &Ctx,
         brace: bool,
     ) -> Vec<Arg> {
+        let word = match (nodes.first(), nodes.last()) {
+            (Some(f), Some(l)) => u.span(f.start_byte()..l.end_byte()),
+            _ => return Vec::new(),
+        };
+        let alts = self.expand_alternatives(u, nodes, st, cx, brace);
+        merge_alts(alts, &word)
+    }
+
+    /// The arguments of a word in each of its alternatives (one unless choices give
+    /// different numbers of arguments: `$LAUNCHER` set to `torchrun` or to
+    /// `python -m torch.distributed.run`).
+    pub(super) fn expand_alternatives(
+        &mut self,
+        u: &Rc<Unit<'t>>,
+        nodes: &[Node<'_>],
+        st: &mut State<'t>,
+        cx: &Ctx,
+        brace: bool,
+    ) -> Vec<Vec<Arg>> {
         let (Some(first), Some(last)) = (nodes.first(), nodes.last()) else {
-            return Vec::new();
+            return vec![Vec::new()];
         };
         let word = u.span(first.start_byte()..last.end_byte());
         let mut toks = Vec::new();
@@ -777,22 +797,42 @@ impl<'a, 't> Ev<'a, 't> {
                 Some(s) => s,
                 None => {
                     self.trunc();
-                    return vec![Arg::Unknown(word)];
+                    return vec![vec![Arg::Unknown(word)]];
                 }
             }
         } else {
             vec![toks]
         };
-        let mut out = Vec::new();
+        // The word's arguments in each combination of choices, merged where the
+        // combinations give the same number of arguments.
+        let mut combos: Vec<Vec<Arg>> = vec![Vec::new()];
         for toks in seqs {
             let alts = self.segs(u, &toks, st, cx);
-            let mut results = Vec::new();
+            let mut results: Vec<Vec<Arg>> = Vec::new();
             for alt in &alts {
-                results.push(self.split(alt, &word, st));
+                let r = self.split(alt, &word, st);
+                if !results.contains(&r) {
+                    results.push(r);
+                }
             }
-            out.extend(merge_alts(results, &word));
+            let options = match try_merge_alts(&results, &word) {
+                Some(merged) => vec![merged],
+                None => results,
+            };
+            if combos.len() * options.len() > MAX_CHOICES {
+                return vec![vec![Arg::Unknown(word)]];
+            }
+            let mut next = Vec::new();
+            for c in &combos {
+                for o in &options {
+                    let mut x = c.clone();
+                    x.extend(o.iter().cloned());
+                    next.push(x);
+                }
+            }
+            combos = next;
         }
-        out
+        combos
     }
 
     /// A word expanded without splitting or globbing (an assignment's value, a `case`
@@ -1293,7 +1333,8 @@ impl<'a, 't> Ev<'a, 't> {
             }
         }
         let Some(var) = var else {
-            if st.gone.contains(name) || self.opts.unset_names == UnsetNames::Empty {
+            if st.gone.contains(name) || (self.opts.unset_names == UnsetNames::Empty && !st.opaque)
+            {
                 return RVal::Unset;
             }
             return match index {
@@ -2303,15 +2344,23 @@ fn merge_alts(mut alts: Vec<Vec<Arg>>, word: &Span) -> Vec<Arg> {
     if alts.len() <= 1 {
         return alts.pop().unwrap_or_default();
     }
-    let n = alts[0].len();
+    try_merge_alts(&alts, word).unwrap_or_else(|| vec![Arg::Unknown(word.clone())])
+}
+
+/// [`merge_alts`] when the combinations agree on the count (and on which are unknown).
+fn try_merge_alts(alts: &[Vec<Arg>], word: &Span) -> Option<Vec<Arg>> {
+    if alts.len() == 1 {
+        return alts.first().cloned();
+    }
+    let n = alts.first()?.len();
     if alts.iter().any(|a| a.len() != n) {
-        return vec![Arg::Unknown(word.clone())];
+        return None;
     }
     let mut out = Vec::new();
     for i in 0..n {
         let mut choices: Vec<Vec<Piece>> = Vec::new();
         let mut unknown = 0;
-        for a in &alts {
+        for a in alts {
             match &a[i] {
                 Arg::Field(f) => {
                     for c in &f.choices {
@@ -2326,7 +2375,7 @@ fn merge_alts(mut alts: Vec<Vec<Arg>>, word: &Span) -> Vec<Arg> {
         if unknown == alts.len() {
             out.push(Arg::Unknown(word.clone()));
         } else if unknown > 0 {
-            return vec![Arg::Unknown(word.clone())];
+            return None;
         } else if choices.len() > MAX_CHOICES {
             out.push(Arg::Field(unknown_field(word.clone())));
         } else {
@@ -2336,5 +2385,5 @@ fn merge_alts(mut alts: Vec<Vec<Arg>>, word: &Span) -> Vec<Arg> {
             }));
         }
     }
-    out
+    Some(out)
 }
