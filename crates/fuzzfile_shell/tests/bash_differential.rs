@@ -751,12 +751,15 @@ fn run_evaluator(run: &CaseRun) -> Result<Evaluation, String> {
             .iter()
             .map(|(k, _)| (k.clone(), Initial::Runtime)),
     );
+    // `..Options::default()`: options added later keep their defaults here.
+    #[allow(clippy::needless_update)]
     let options = Options {
         env,
         unset_names: UnsetNames::Empty,
         cwd: Some(run.cwd.clone()),
         remote_runners: RUNNERS.iter().map(|s| s.to_string()).collect(),
         remote_wrappers: WRAPPERS.iter().map(|(_, v)| v.to_string()).collect(),
+        ..Options::default()
     };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         evaluate(SourceId(0), &sources, &options)
@@ -1420,8 +1423,7 @@ fn comparison_reports_wrong_claims() {
     let check = |execs: Vec<Exec>, expect: Vec<Vec<ExpectWord>>| {
         let ev = Evaluation {
             execs,
-            truncated: false,
-            has_errors: false,
+            ..Evaluation::default()
         };
         compare(std::slice::from_ref(&call), Some(&expect), &ev, &stubs)
     };
@@ -1618,8 +1620,7 @@ fn comparison_reports_wrong_claims() {
     );
     let ev = Evaluation {
         execs: vec![head.clone()],
-        truncated: false,
-        has_errors: false,
+        ..Evaluation::default()
     };
     let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs);
     assert!(
@@ -1631,8 +1632,7 @@ fn comparison_reports_wrong_claims() {
             site: Site::EachNode,
             ..head
         }],
-        truncated: false,
-        has_errors: false,
+        ..Evaluation::default()
     };
     let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs);
     assert!(site.mismatches.is_empty(), "{site:?}");
