@@ -70,8 +70,34 @@ impl Unit<'_> {
                 source: SourceId(0),
                 range: 0..0,
             }),
-            Mapping::Synthetic { fallback, .. } => {
-                self.exact(r).unwrap_or_else(|| fallback.clone())
+            Mapping::Synthetic { segs, fallback } => {
+                if let Some(s) = self.exact(r.clone()) {
+                    return s;
+                }
+                // Bytes from several pieces (`\$RANK` gave `$` and `RANK`): from where the
+                // first stands to where the last ends, when both are in one source.
+                let first = segs.partition_point(|s| s.end <= r.start);
+                let last = segs.partition_point(|s| s.end < r.end);
+                let (Some(a), Some(b)) = (segs.get(first), segs.get(last)) else {
+                    return fallback.clone();
+                };
+                match (&a.origin, &b.origin) {
+                    (Some(oa), Some(ob))
+                        if oa.source == ob.source && r.start >= a.start && r.end <= b.end =>
+                    {
+                        let start = oa.range.start + (r.start - a.start);
+                        let end = ob.range.start + (r.end - b.start);
+                        if start <= end {
+                            Span {
+                                source: oa.source,
+                                range: start..end,
+                            }
+                        } else {
+                            fallback.clone()
+                        }
+                    }
+                    _ => fallback.clone(),
+                }
             }
         }
     }

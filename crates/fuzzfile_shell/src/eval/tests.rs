@@ -745,3 +745,32 @@ fn break_and_continue_levels_and_crlf() {
         v(&["torchrun", "--nnodes", "2\r", "x.py\r"])
     );
 }
+
+#[test]
+fn expansions_in_synthetic_texts_map_back() {
+    let s = "exec_all bash -c \"torchrun --node_rank \\$RANK --n $N\"\n";
+    let r = run(s);
+    assert_eq!(
+        r.one("torchrun"),
+        v(&["torchrun", "--node_rank", "<RANK@node>", "--n"])
+    );
+    let e = r.exec("torchrun");
+    let Arg::Field(f) = &e.argv[2] else { panic!() };
+    let Piece::Runtime { origin, .. } = &f.choices[0][0] else {
+        panic!("{f:?}")
+    };
+    assert_eq!(&s[origin.range.clone()], "$RANK");
+    // A command of the nested text maps to the text it stands in (`$N` expanded to
+    // nothing before the inner shell read it).
+    assert_eq!(&s[e.span.range.clone()], "torchrun --node_rank \\$RANK --n");
+}
+
+#[test]
+fn indirection_keys_and_anchored_replacement() {
+    let r =
+        run("A=(a b)\nV=N\nN=4\nc \"${A[@]/#/--x=}\" \"${!A[@]}\" ${!V} ${N/%/0} \"${!PRE@}\"\n");
+    assert_eq!(
+        r.one("c"),
+        v(&["c", "--x=a", "--x=b", "0", "1", "4", "40", "<*>"])
+    );
+}

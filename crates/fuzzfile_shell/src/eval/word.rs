@@ -1632,7 +1632,62 @@ impl<'a, 't> Ev<'a, 't> {
             _ => return unknown(quoted, &span),
         };
         if prefix.as_deref() == Some("!") {
-            return unknown(quoted, &span);
+            let list = |star: bool| {
+                vec![vec![Seg {
+                    kind: SegKind::UnknownList(span.clone()),
+                    quoted: quoted && !star,
+                    split: !quoted,
+                }]]
+            };
+            // `${!A[@]}`: the indices of an array.
+            if let Some(i) = index {
+                let t = u.node_text(i);
+                if t == "@" || t == "*" {
+                    let star = t == "*";
+                    let n = match st.vars.get(&name).map(|v| &v.value) {
+                        Some(Value::Array(a)) if !st.sparse.contains(&name) => Some(a.len()),
+                        Some(Value::Scalar(_)) => Some(1),
+                        None if st.gone.contains(&name)
+                            || (self.opts.unset_names == UnsetNames::Empty && !st.opaque) =>
+                        {
+                            Some(0)
+                        }
+                        _ => None,
+                    };
+                    return match n {
+                        Some(n) => {
+                            let elems = (0..n)
+                                .map(|k| super::run::text_field(&k.to_string(), None, span.clone()))
+                                .collect();
+                            self.rval_segs(RVal::List { elems, star }, quoted, &span, st)
+                        }
+                        None => list(star),
+                    };
+                }
+                return unknown(quoted, &span);
+            }
+            // `${!PREFIX@}`: the names that start with it.
+            if let Some((op, _)) = ops.first() {
+                if op == "@" || op == "*" {
+                    return list(op == "*");
+                }
+                return unknown(quoted, &span);
+            }
+            // `${!V}`: the variable V names.
+            let target = match self.lookup(&name, None, u, &span, st, cx) {
+                RVal::Scalar(c) => match c.as_slice() {
+                    [one] => known_of(one).filter(|t| is_name(t) || t.parse::<usize>().is_ok()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            return match target {
+                Some(t) if self.rec < MAX_REC => {
+                    let v = self.lookup(&t, None, u, &span, st, cx);
+                    self.rval_segs(v, quoted, &span, st)
+                }
+                _ => unknown(quoted, &span),
+            };
         }
         let val = self.lookup(&name, index, u, &span, st, cx);
         if prefix.as_deref() == Some("#") {
@@ -2214,7 +2269,17 @@ fn apply_op(op: &str, c: &[Piece], pat: &str, repl: &str) -> Option<Vec<Piece>> 
         _ => {
             // Replacement: the longest match at the leftmost position.
             if pat.is_empty() {
-                return Some(piece(0..t.len()));
+                // `${v/#/x}` and `${v/%/x}` put x before or after; `${v//}` changes nothing.
+                let s = match op {
+                    "/#" => format!("{repl}{t}"),
+                    "/%" => format!("{t}{repl}"),
+                    _ => return Some(piece(0..t.len())),
+                };
+                return Some(if s.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![text_piece(&s, None)]
+                });
             }
             let mut out = String::new();
             let mut i = 0;
