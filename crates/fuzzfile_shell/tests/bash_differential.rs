@@ -37,6 +37,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::fs;
+use std::ops::Range;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -1001,6 +1002,8 @@ struct Outcome {
     required: usize,
     /// Of those, as required.
     required_met: usize,
+    /// Spans that do not point at what the evaluator says is there.
+    bad_spans: Vec<String>,
 }
 
 /// Pair bash's stub calls with the evaluator's commands of the same program, in order, and
@@ -1166,6 +1169,71 @@ fn compare(
     out
 }
 
+/// Every span of the evaluation is a range of one of the sources, and a text piece's origin is
+/// where exactly its bytes stand (the contract of `Piece::Text`); a run-time piece's origin holds
+/// its name (its expansion `$NAME`, or the word of a text the evaluator read again, such as
+/// `"bash -c '... \$RANK'"`).
+fn check_spans(run: &CaseRun, ev: &Evaluation) -> Vec<String> {
+    let texts: Vec<&str> = std::iter::once(run.script.as_str())
+        .chain(run.files.iter().map(|(_, c)| c.as_str()))
+        .collect();
+    let at = |span: &Span| -> Option<&str> {
+        texts
+            .get(usize::try_from(span.source.0).ok()?)?
+            .get(span.range.clone())
+    };
+    let mut out = Vec::new();
+    let mut check = |span: &Span, what: &str, out: &mut Vec<String>| {
+        if at(span).is_none() {
+            out.push(format!("{what}: {span:?} is not a range of its source"));
+        }
+    };
+    let field =
+        |f: &Field, out: &mut Vec<String>, check: &mut dyn FnMut(&Span, &str, &mut Vec<String>)| {
+            check(&f.word, "a field's word", out);
+            for piece in f.choices.iter().flatten() {
+                match piece {
+                    Piece::Text {
+                        text,
+                        origin: Some(o),
+                    } => match at(o) {
+                        Some(src) if src == text => {}
+                        src => out.push(format!(
+                            "the text piece {} has the origin {o:?}, where the source has {}",
+                            quote(text),
+                            src.map_or("nothing".to_string(), quote)
+                        )),
+                    },
+                    Piece::Text { origin: None, .. } => {}
+                    Piece::Runtime { name, origin, .. } => match at(origin) {
+                        Some(src) if src.contains(name.as_str()) => {}
+                        src => out.push(format!(
+                        "the run-time piece ${name} has the origin {origin:?}, where the source \
+                         has {}",
+                        src.map_or("nothing".to_string(), quote)
+                    )),
+                    },
+                    Piece::Unknown { origin } => check(origin, "an unknown piece", out),
+                }
+            }
+        };
+    for exec in &ev.execs {
+        check(&exec.span, "a command", &mut out);
+        for arg in &exec.argv {
+            match arg {
+                Arg::Field(f) => field(f, &mut out, &mut check),
+                Arg::Unknown(span) => check(span, "an argument of unknown word count", &mut out),
+            }
+        }
+        for (_, f) in &exec.prefix {
+            field(f, &mut out, &mut check);
+        }
+    }
+    let mut seen = HashSet::new();
+    out.retain(|m| seen.insert(m.clone()));
+    out
+}
+
 /// One case's outcome, with what a reader needs to see when it is wrong.
 struct CaseOutcome {
     run: &'static CaseRun,
@@ -1204,7 +1272,8 @@ fn evaluate_all() -> Vec<CaseOutcome> {
         let (outcome, evaluator) = match run_evaluator(run) {
             Ok(ev) => {
                 let expect = required.then_some(run.case.expect.as_slice());
-                let outcome = compare(&run.calls, expect, &ev, &run.stubs);
+                let mut outcome = compare(&run.calls, expect, &ev, &run.stubs);
+                outcome.bad_spans = check_spans(run, &ev);
                 let text: String = ev
                     .execs
                     .iter()
@@ -1638,6 +1707,61 @@ fn comparison_reports_wrong_claims() {
     assert!(site.mismatches.is_empty(), "{site:?}");
 }
 
+/// The span check finds an origin that is not where its text is, and one past the source.
+#[test]
+fn span_check_reports_wrong_origins() {
+    let case = Case {
+        place: "span_check_reports_wrong_origins".into(),
+        name: "spans".into(),
+        env: Vec::new(),
+        runtime: Vec::new(),
+        files: Vec::new(),
+        script: "torchrun x\n".into(),
+        expect: Vec::new(),
+        require: Require::None,
+        stubs: Vec::new(),
+        expected_mismatch: None,
+        crlf: false,
+    };
+    let run = run_case(&case).expect("bash runs");
+    let span = |range: Range<usize>| Span {
+        source: SourceId(0),
+        range,
+    };
+    let evaluation = |x_origin: Range<usize>, word: Range<usize>| Evaluation {
+        execs: vec![Exec {
+            argv: vec![Arg::Field(Field {
+                choices: vec![vec![Piece::Text {
+                    text: "x".into(),
+                    origin: Some(span(x_origin)),
+                }]],
+                word: span(word),
+            })],
+            prefix: Vec::new(),
+            variables: Arc::new(HashMap::new()),
+            site: Site::Head,
+            certainty: Certainty::Always,
+            span: span(0..10),
+            nesting: Vec::new(),
+        }],
+        ..Evaluation::default()
+    };
+    assert_eq!(
+        check_spans(&run, &evaluation(9..10, 9..10)),
+        Vec::<String>::new()
+    );
+    let wrong = check_spans(&run, &evaluation(0..1, 9..10));
+    assert!(
+        wrong.len() == 1 && wrong[0].contains("where the source has t"),
+        "{wrong:?}"
+    );
+    let outside = check_spans(&run, &evaluation(9..10, 9..99));
+    assert!(
+        outside.len() == 1 && outside[0].contains("not a range"),
+        "{outside:?}"
+    );
+}
+
 /// Wherever the evaluator claims to know an argument of a command bash ran, bash agrees; a
 /// command it says always runs, bash ran. Prints the coverage.
 #[test]
@@ -1677,6 +1801,17 @@ fn evaluator_agrees_with_bash() {
     assert_no_problems("the evaluator contradicts bash", "MISMATCH", |o| {
         &o.mismatches
     });
+}
+
+/// Every span the evaluator gives points into the sources, a known text's origin at that very
+/// text, a run-time value's at a text that names it.
+#[test]
+fn evaluator_spans_point_at_their_text() {
+    assert_no_problems(
+        "a span of the evaluation does not point at what it should",
+        "BAD SPAN",
+        |o| &o.bad_spans,
+    );
 }
 
 /// The constructs the evaluator must model (cases with `-- require known`, the default) are
