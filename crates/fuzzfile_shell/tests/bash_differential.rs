@@ -9,7 +9,8 @@
 //! that bash made, the evaluator's command of the same program (in order) must agree wherever it
 //! claims to know an argument, and on the shell that expanded its words (`Site::EachNode` under
 //! a shell that `exec_all`, which here runs its command once, or the SSH wrapper started); a
-//! command the evaluator says always runs must have run.
+//! command the evaluator says always runs must have run; every span it gives points into its
+//! source.
 //!
 //! Case file format (one or more cases per file):
 //!
