@@ -774,3 +774,112 @@ fn indirection_keys_and_anchored_replacement() {
         v(&["c", "--x=a", "--x=b", "0", "1", "4", "40", "<*>"])
     );
 }
+
+/// Token soups from a fixed pseudo-random sequence: no panic, bounded time.
+#[test]
+fn random_token_soups_never_panic() {
+    const TOKENS: &[&str] = &[
+        "a",
+        "$X",
+        "${X:-",
+        "}",
+        "\"",
+        "'",
+        "$(",
+        ")",
+        "(",
+        "`",
+        "{",
+        ",",
+        "..",
+        "1",
+        "\\",
+        "\n",
+        ";",
+        "&&",
+        "||",
+        "|",
+        "&",
+        "<<EOF\n",
+        "EOF\n",
+        "<<-'E'\n",
+        "E\n",
+        "if ",
+        "then ",
+        "fi ",
+        "for ",
+        "in ",
+        "do ",
+        "done ",
+        "case ",
+        "esac ",
+        ";;",
+        "while ",
+        "f() {",
+        "eval ",
+        "bash -c ",
+        "exec_all ",
+        "$((",
+        "))",
+        "[@]",
+        "${#",
+        "${!",
+        "=",
+        "+=",
+        "A=(",
+        "*",
+        "?",
+        "[",
+        "]",
+        "~",
+        " ",
+        "set -- ",
+        "shift ",
+        "local ",
+        "export ",
+        "unset ",
+        "source ",
+        "$@",
+        "\"$@\"",
+        "$1",
+        "é",
+        "\r",
+        "\t",
+        "${X/#/",
+        "${X:1:",
+        "-9223372036854775808",
+        "break 3 ",
+        "continue 2 ",
+        "$MULTINODE_SSH_WRAPPER h ",
+        "read ",
+        "let ",
+        "cat > /tmp/f <<EOF\n",
+        "./f ",
+        "cd .. ",
+    ];
+    // `SOUPS=N SOUP_SEED=S` runs more of them.
+    let count: usize = std::env::var("SOUPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1500);
+    let mut seed: u64 = std::env::var("SOUP_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x9e37_79b9_7f4a_7c15);
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let start = Instant::now();
+    for _ in 0..count {
+        let len = (next() % 40) as usize;
+        let mut s = String::new();
+        for _ in 0..len {
+            s.push_str(TOKENS[(next() % TOKENS.len() as u64) as usize]);
+        }
+        let _ = run(&s);
+    }
+    assert!(start.elapsed().as_secs() < 60 * (1 + count as u64 / 1500));
+}

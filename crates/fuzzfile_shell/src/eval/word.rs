@@ -2189,14 +2189,14 @@ fn known_of(c: &[Piece]) -> Option<String> {
 /// bash's `${V:off:len}` range over `n` items.
 fn slice_range(n: usize, off: i64, len: Option<i64>) -> Option<std::ops::Range<usize>> {
     let n = n as i64;
-    let start = if off < 0 { n + off } else { off };
+    let start = if off < 0 { n.saturating_add(off) } else { off };
     if start < 0 || start > n {
         return Some(0..0);
     }
     let end = match len {
         None => n,
-        Some(l) if l < 0 => n + l,
-        Some(l) => (start + l).min(n),
+        Some(l) if l < 0 => n.saturating_add(l),
+        Some(l) => start.saturating_add(l).min(n),
     };
     if end < start {
         return None;
