@@ -47,7 +47,10 @@ pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
         None => {}
     }
     let launcher = facts.launches.iter().any(|l| match l.launcher {
-        Launcher::Torchrun | Launcher::DistributedLaunch | Launcher::Deepspeed => true,
+        Launcher::Torchrun
+        | Launcher::DistributedLaunch
+        | Launcher::Deepspeed
+        | Launcher::NcclTest => true,
         Launcher::Mpirun => l
             .mpirun
             .as_ref()

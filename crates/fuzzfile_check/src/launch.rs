@@ -19,12 +19,16 @@ pub enum Launcher {
     ExecAll,
     Srun,
     Deepspeed,
+    /// An nccl-tests program (`all_reduce_perf`, ...) started directly: one process driving
+    /// `-g` GPUs.
+    NcclTest,
 }
 
 impl Launcher {
     pub fn name(self) -> &'static str {
         match self {
             Launcher::Torchrun => "torchrun",
+            Launcher::NcclTest => "nccl-tests",
             Launcher::DistributedLaunch => "torch.distributed.launch",
             Launcher::Mpirun => "mpirun",
             Launcher::ExecAll => "exec_all",

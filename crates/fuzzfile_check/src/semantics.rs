@@ -502,6 +502,8 @@ const LAUNCHER_WORDS: &[&str] = &[
     "srun",
     "deepspeed",
     "exec_all",
+    "_perf",
+    "tune",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -738,7 +740,7 @@ fn shape(
             s.np = Some(np);
         }
         Launcher::ExecAll => s.world_size = nodes,
-        Launcher::Srun | Launcher::Deepspeed => {}
+        Launcher::Srun | Launcher::Deepspeed | Launcher::NcclTest => {}
     }
     s
 }
@@ -804,6 +806,13 @@ impl Builder<'_> {
                     ) {
                         self.facts.launches.push(l);
                     }
+                    // A command that runs a shipped file or a shell (`[bash, /opt/x.sh, a]`,
+                    // `[exec_all, bash, -c, ...]`, `[/opt/run.sh]`): what that runs is
+                    // evaluated as the same words given to a shell.
+                    let line: Vec<String> =
+                        cmd.value.iter().map(|w| shell_word(&w.value)).collect();
+                    let line = line.join(" ");
+                    self.evaluate_nested_only(&line, cmd.node, cmd.range);
                 }
             }
         }
@@ -876,8 +885,35 @@ impl Builder<'_> {
         }
     }
 
+    /// Evaluate a `command:` list given as shell text, and record only the launches of what it
+    /// runs (shipped files, nested shells): the list's own words are read as written.
+    fn evaluate_nested_only(&mut self, line: &str, node: NodeId, fallback: TextRange) {
+        let before = self.facts.launches.len();
+        // No offset into the list's node: every range of `line` maps to the whole list.
+        self.evaluate_with(line, node, fallback, Origin::Argv, usize::MAX);
+        let mut i = before;
+        while i < self.facts.launches.len() {
+            if self.facts.launches[i].via.is_empty() {
+                self.facts.launches.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// Evaluate shell text held by scalar `node` and record the launches it makes.
     fn evaluate(&mut self, shell: &str, node: NodeId, fallback: TextRange, origin: Origin) {
+        self.evaluate_with(shell, node, fallback, origin, 0);
+    }
+
+    fn evaluate_with(
+        &mut self,
+        shell: &str,
+        node: NodeId,
+        fallback: TextRange,
+        origin: Origin,
+        offset: usize,
+    ) {
         let mut infos: Vec<SourceInfo> = Vec::new();
         let mut texts: Vec<&str> = Vec::new();
         let mut files: HashMap<String, SourceId> = HashMap::new();
@@ -887,7 +923,7 @@ impl Builder<'_> {
             shell,
             SourceInfo {
                 node,
-                offset: 0,
+                offset,
                 fallback,
                 origin,
             },
@@ -1020,12 +1056,7 @@ impl Builder<'_> {
                     exec.nesting.iter().rev().find_map(|n| {
                         let parent = &evaluation.execs[*by_span.get(&n.command)?];
                         parent.argv.iter().find_map(|a| match a {
-                            Arg::Field(f)
-                                if f.known()
-                                    .is_some_and(|k| REMOTE_RUNNERS.contains(&basename(&k))) =>
-                            {
-                                Some(mapper.span(&f.word))
-                            }
+                            Arg::Field(f) if is_remote_word(f) => Some(mapper.span(&f.word)),
                             _ => None,
                         })
                     })
@@ -1115,6 +1146,18 @@ impl Builder<'_> {
         let first = rest.first().map(|w| basename(&w.text)).unwrap_or("");
         let (launcher, args_start) = match first {
             "torchrun" => (Launcher::Torchrun, 1),
+            // torchtune's `tune run [torchrun options] RECIPE ...` hands its options to
+            // `torch.distributed.run` when it has any (else it runs the recipe in one process).
+            "tune"
+                if rest.get(1).is_some_and(|w| w.text == "run")
+                    && rest.get(2).is_some_and(|w| {
+                        let n = normalise(split_inline(w).0);
+                        n == "nproc-per-node" || n == "nnodes"
+                    }) =>
+            {
+                (Launcher::Torchrun, 2)
+            }
+            p if crate::gpu::is_nccl_test(p) => (Launcher::NcclTest, 1),
             "mpirun" | "mpiexec" | "mpiexec.hydra" | "orterun" => (Launcher::Mpirun, 1),
             "srun" => (Launcher::Srun, 1),
             "deepspeed" => (Launcher::Deepspeed, 1),
@@ -1324,6 +1367,62 @@ fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
         },
         Resolved::Runtime { .. } | Resolved::Unknown => Resolved::Unknown,
     }
+}
+
+/// A word that starts a command on other nodes: `exec_all`, or the SSH wrapper's path.
+fn is_remote_word(f: &Field) -> bool {
+    if f.known()
+        .is_some_and(|k| REMOTE_RUNNERS.contains(&basename(&k)))
+    {
+        return true;
+    }
+    matches!(
+        f.choices.as_slice(),
+        [pieces] if matches!(pieces.as_slice(), [Piece::Runtime { name, .. }] if REMOTE_WRAPPERS.contains(&name.as_str()))
+    )
+}
+
+/// A `command:` word as shell text that gives the same word, with the `$MULTINODE_*`
+/// variables Fuzzball expands in command words left for the shell to expand (in double
+/// quotes) and everything else single-quoted.
+fn shell_word(word: &str) -> String {
+    let mut out = String::new();
+    let mut rest = word;
+    let quote = |s: &str, out: &mut String| {
+        if !s.is_empty() {
+            out.push('\'');
+            out.push_str(&s.replace('\'', "'\\''"));
+            out.push('\'');
+        }
+    };
+    while let Some(i) = rest.find('$') {
+        let after = &rest[i + 1..];
+        let (name, len) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 0),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            }
+        };
+        if name.is_empty() || !expanded_in_command_words(name) {
+            quote(&rest[..i + 1], &mut out);
+            rest = after;
+            continue;
+        }
+        quote(&rest[..i], &mut out);
+        out.push_str(&format!("\"${{{name}}}\""));
+        rest = &after[len..];
+    }
+    quote(rest, &mut out);
+    if out.is_empty() {
+        out.push_str("''");
+    }
+    out
 }
 
 /// Register one more source text of an evaluation.
@@ -1600,10 +1699,58 @@ fn word_value(w: &LaunchWord) -> FlagValue {
     }
 }
 
+/// A word of unknown value written as a path to a program (`$REPO_PATH/run_train.py`,
+/// `"${DIR}/train.py"`): a literal `/…` or `.py` part after the expansion, so the word is a
+/// positional argument (a launcher's script), not a flag.
+fn written_as_a_path(written: &str) -> bool {
+    let w = written.trim_matches(|c| c == '"' || c == '\'');
+    if w.starts_with('-') || w.contains(char::is_whitespace) {
+        return false;
+    }
+    let Some(rest) = w.strip_prefix('$') else {
+        return false;
+    };
+    let rest = match rest.strip_prefix('{') {
+        Some(r) => match r.find('}') {
+            Some(end) => &r[end + 1..],
+            None => return false,
+        },
+        None => rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_'),
+    };
+    !rest.contains('$') && (rest.starts_with('/') || rest.ends_with(".py") || rest.ends_with(".sh"))
+}
+
 /// A word whose role (flag or not) is not known: a splat, or a value not known.
 fn opaque(w: &LaunchWord) -> bool {
     w.splat || matches!(w.value, Resolved::Unknown)
 }
+
+/// torchrun's flag for `name` (normalised): argparse accepts a unique prefix of a long option
+/// (`--nnode` is `--nnodes`; `ArgumentParser(allow_abbrev=True)` is the default in
+/// torch/distributed/run.py).
+fn torchrun_flag(name: &str) -> String {
+    if name.len() < 2 || TORCHRUN_VALUE_FLAGS.contains(&name) || TORCHRUN_SWITCHES.contains(&name) {
+        return name.to_owned();
+    }
+    let mut matches = TORCHRUN_VALUE_FLAGS
+        .iter()
+        .chain(TORCHRUN_SWITCHES)
+        .filter(|f| f.len() > 1 && f.starts_with(name));
+    match (matches.next(), matches.next()) {
+        (Some(one), None) => (*one).to_owned(),
+        _ => name.to_owned(),
+    }
+}
+
+/// torchrun's switches (flags without a value), for prefix matching.
+const TORCHRUN_SWITCHES: &[&str] = &[
+    "standalone",
+    "no-python",
+    "run-path",
+    "module",
+    "use-env",
+    "help",
+];
 
 fn normalise(flag: &str) -> String {
     flag.trim_start_matches('-').replace('_', "-")
@@ -1617,6 +1764,11 @@ fn torchrun_args(l: &Launch) -> TorchrunArgs {
     while i < args.len() {
         let w = &args[i];
         if opaque(w) {
+            if written_as_a_path(&w.text) {
+                // `$REPO_PATH/run_train.py`: the script, whatever the variable holds.
+                out.script = Some(w.clone());
+                break;
+            }
             out.incomplete = true;
             i += 1;
             continue;
@@ -1630,7 +1782,7 @@ fn torchrun_args(l: &Launch) -> TorchrunArgs {
             break;
         }
         let (name_part, inline) = split_inline(w);
-        let name = normalise(name_part);
+        let name = torchrun_flag(&normalise(name_part));
         if name == "m" || name == "module" {
             // `-m pkg.train`: the module is the program.
             out.flags.push(Flag {

@@ -66,6 +66,14 @@ impl Check for GpuRequestMissing {
                     }) {
                         continue;
                     }
+                    // A run the command line itself says is on CPUs (`--device cpu`, a
+                    // `*-cpu` config, the gloo backend): the script decides, not the launcher.
+                    if inv.args().iter().any(|w| {
+                        let t = w.text.to_ascii_lowercase();
+                        t.contains("cpu") || t.contains("gloo")
+                    }) {
+                        continue;
+                    }
                     let n = match &nproc {
                         Some(Resolved::Literal(v)) => v.parse::<u64>().ok(),
                         _ => None,
@@ -75,6 +83,11 @@ impl Check for GpuRequestMissing {
                         format!("`{}` launches GPU workers", inv.launcher.name()),
                         n,
                     ));
+                    break;
+                }
+                Launcher::NcclTest => {
+                    let p = &inv.words[0];
+                    evidence = Some((p.range, format!("`{}` is an NCCL test", p.text), None));
                     break;
                 }
                 Launcher::Mpirun => {

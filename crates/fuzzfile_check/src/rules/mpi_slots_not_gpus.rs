@@ -63,6 +63,14 @@ impl Check for MpiSlotsNotGpus {
                 continue;
             }
             let Some(m) = &inv.mpirun else { continue };
+            // A count of ranks per node (`-N 8`, `--npernode 8`, `-ppn 8`, `--map-by
+            // ppr:8:node`) places them whatever the slots of the host list are (but not a
+            // total of `$MULTINODE_TOTAL_SLOTS` ranks).
+            let per_node = m.get(&["N", "npernode", "ppn", "pernode"]).is_some()
+                || m.get(&["map-by"]).and_then(|f| f.value.as_ref()).is_some_and(|v| {
+                    v.text.to_ascii_lowercase().starts_with("ppr:")
+                });
+
             let uses_slots = |names: &[&str], var: &str| {
                 m.get(names)
                     .and_then(|f| f.value.as_ref())
@@ -70,7 +78,11 @@ impl Check for MpiSlotsNotGpus {
                     .map(|v| v.range)
             };
             let at: Option<TextRange> = uses_slots(&["np", "n", "c"], "MULTINODE_TOTAL_SLOTS")
-                .or_else(|| uses_slots(&["H", "host", "hosts"], "MULTINODE_HOSTLIST"));
+                .or_else(|| {
+                    (!per_node)
+                        .then(|| uses_slots(&["H", "host", "hosts"], "MULTINODE_HOSTLIST"))
+                        .flatten()
+                });
             let Some(at) = at else { continue };
             let slots = match ppn {
                 Some(p) => format!("`procs-per-node` is {}", p.value),
