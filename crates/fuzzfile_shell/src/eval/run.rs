@@ -296,6 +296,8 @@ pub(super) struct Ev<'a, 't> {
     pub(super) stack_max: usize,
     /// Loop iterations unrolled so far.
     unrolled: usize,
+    /// Paths that ended by `exit` in branches not known to be taken (in this shell).
+    exits: u64,
     /// What loop bodies assign, by unit, first statement, statement count and functions.
     scan_memo: HashMap<ScanKey, (Vec<String>, bool)>,
     scan_units: Vec<Rc<Unit<'t>>>,
@@ -326,6 +328,7 @@ pub(super) fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Option
         stack_base: 0,
         stack_max: 0,
         unrolled: 0,
+        exits: 0,
         scan_memo: HashMap::new(),
         scan_units: Vec::new(),
         scan_funcs: Vec::new(),
@@ -786,7 +789,7 @@ impl<'a, 't> Ev<'a, 't> {
                 Flow::Return | Flow::Break | Flow::Continue => self.pending.push((f, s)),
                 Flow::BreakN(_) => self.pending.push((Flow::Break, s)),
                 Flow::ContinueN(_) => self.pending.push((Flow::Continue, s)),
-                Flow::Exit | Flow::Dead => {}
+                Flow::Exit | Flow::Dead => self.exits += 1,
             }
         }
         match self.merge_all(live) {
@@ -796,6 +799,17 @@ impl<'a, 't> Ev<'a, 't> {
             }
             None => Flow::Dead,
         }
+    }
+
+    /// Before a subshell or a new shell: what leaving it restores.
+    fn enter_shell(&self) -> (usize, u64) {
+        (self.pending.len(), self.exits)
+    }
+
+    /// After a subshell or a new shell: its `return`s and `exit`s end there.
+    fn leave_shell(&mut self, mark: (usize, u64)) {
+        self.pending.truncate(mark.0);
+        self.exits = mark.1;
     }
 
     /// Takes the pending states of the given kinds above `mark`.
@@ -871,9 +885,9 @@ impl<'a, 't> Ev<'a, 't> {
         st: &mut State<'t>,
         cx: &Ctx,
     ) {
-        let mark = self.pending.len();
+        let mark = self.enter_shell();
         self.block(u, n, st, cx);
-        self.pending.truncate(mark);
+        self.leave_shell(mark);
     }
 
     fn block(&mut self, u: &Rc<Unit<'t>>, parent: Node<'_>, st: &mut State<'t>, cx: &Ctx) -> Flow {
@@ -890,21 +904,32 @@ impl<'a, 't> Ev<'a, 't> {
         st: &mut State<'t>,
         cx: &Ctx,
     ) -> Flow {
+        // After a statement some of whose paths left (an `exit` in a branch not known to be
+        // taken, a `return`, a `break`), what follows may not run.
+        let mut maybe: Option<Ctx> = None;
         for (n, bg) in list {
             if self.abort {
                 return Flow::Dead;
             }
+            let cx = maybe.as_ref().unwrap_or(cx);
+            let before = (self.exits, self.pending.len());
             let f = if *bg {
                 let mut sub = st.clone();
-                let mark = self.pending.len();
+                let mark = self.enter_shell();
                 self.stmt(u, *n, &mut sub, cx);
-                self.pending.truncate(mark);
+                self.leave_shell(mark);
                 Flow::Next
             } else {
                 self.stmt(u, *n, st, cx)
             };
             if f != Flow::Next {
                 return f;
+            }
+            if maybe.is_none()
+                && cx.certainty == Certainty::Always
+                && (self.exits > before.0 || self.pending.len() > before.1)
+            {
+                maybe = Some(cx.maybe());
             }
         }
         Flow::Next
@@ -966,18 +991,18 @@ impl<'a, 't> Ev<'a, 't> {
                 let kids: Vec<Node> = n.children(&mut c).collect();
                 for (k, _) in Self::stmts(&kids) {
                     let mut sub = st.clone();
-                    let mark = self.pending.len();
+                    let mark = self.enter_shell();
                     self.stmt(u, k, &mut sub, cx);
-                    self.pending.truncate(mark);
+                    self.leave_shell(mark);
                 }
                 Flow::Next
             }
             "list" => self.and_or(u, n, st, cx),
             "subshell" => {
                 let mut sub = st.clone();
-                let mark = self.pending.len();
+                let mark = self.enter_shell();
                 self.block(u, n, &mut sub, cx);
-                self.pending.truncate(mark);
+                self.leave_shell(mark);
                 Flow::Next
             }
             "compound_statement" => {
@@ -1036,9 +1061,9 @@ impl<'a, 't> Ev<'a, 't> {
             match x.kind() {
                 "command_substitution" | "process_substitution" => {
                     let mut sub = st.clone();
-                    let mark = self.pending.len();
+                    let mark = self.enter_shell();
                     self.block(u, x, &mut sub, cx);
-                    self.pending.truncate(mark);
+                    self.leave_shell(mark);
                 }
                 "expansion" if u.node_text(x).contains('=') => {
                     let _ = self.scalar_word(u, x, st, cx);
@@ -3404,9 +3429,9 @@ impl<'a, 't> Ev<'a, 't> {
         };
         for unit in units {
             let mut s = ns.clone();
-            let mark = self.pending.len();
+            let mark = self.enter_shell();
             self.run_unit(&unit, &mut s, &cx2);
-            self.pending.truncate(mark);
+            self.leave_shell(mark);
         }
     }
 

@@ -883,3 +883,26 @@ fn random_token_soups_never_panic() {
     }
     assert!(start.elapsed().as_secs() < 60 * (1 + count as u64 / 1500));
 }
+
+#[test]
+fn after_a_possible_exit_commands_may_not_run() {
+    let o = Options {
+        unset_names: UnsetNames::Unknown,
+        ..opts()
+    };
+    let r = run_with(
+        "a\nif [ -z \"$X\" ]; then exit 1; fi\nb\n( exit 0 ); f() { return; }\n",
+        &[],
+        &o,
+    );
+    assert_eq!(r.exec("a").certainty, Certainty::Always);
+    assert_eq!(r.exec("b").certainty, Certainty::Maybe);
+    // An exit in a subshell or a return in a function ends only that.
+    let r = run_with(
+        "( if c; then exit 1; fi ); f() { if c; then return; fi; x; }; f; b\n",
+        &[],
+        &o,
+    );
+    assert_eq!(r.exec("b").certainty, Certainty::Always);
+    assert_eq!(r.exec("x").certainty, Certainty::Maybe);
+}
