@@ -1009,13 +1009,27 @@ impl Builder<'_> {
             sources: &sources,
         };
         // The command that started each nested text, to find the `exec_all` in front of it.
-        let by_span: HashMap<&Span, usize> = evaluation
-            .execs
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (&e.span, i))
-            .collect();
-        for exec in &evaluation.execs {
+        // (The first command with a span: a nested text made of a command's words maps to that
+        // command's span too.)
+        let mut by_span: HashMap<&Span, usize> = HashMap::new();
+        for (i, e) in evaluation.execs.iter().enumerate() {
+            by_span.entry(&e.span).or_insert(i);
+        }
+        // The commands that are launches themselves: the SSH wrapper gives its words to a shell
+        // on the other node, which the evaluator follows; that same launch is not recorded
+        // twice.
+        let mut launched: std::collections::HashSet<usize> = std::collections::HashSet::new();
+        for (index, exec) in evaluation.execs.iter().enumerate() {
+            if let Some(parent) = exec.nesting.last().and_then(|n| by_span.get(&n.command)) {
+                if launched.contains(parent)
+                    && exec
+                        .nesting
+                        .last()
+                        .is_some_and(|n| n.entry == Entry::ShellString)
+                {
+                    continue;
+                }
+            }
             let words: Vec<LaunchWord> = exec.argv.iter().flat_map(|a| mapper.words(a)).collect();
             let mut environment: Vec<(String, LaunchWord)> = exec
                 .variables
@@ -1081,6 +1095,9 @@ impl Builder<'_> {
                 via,
                 remote,
             ) {
+                if l.launcher != Launcher::ExecAll {
+                    launched.insert(index);
+                }
                 self.facts.launches.push(l);
             }
         }
