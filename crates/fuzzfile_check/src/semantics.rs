@@ -106,6 +106,10 @@ pub struct TaskFacts {
     pub implementation: Option<Implementation>,
     /// Every launcher invocation, in the order the job's shell meets it.
     pub launches: Vec<Launch>,
+    /// Variables the job's shell (or a file it runs) exports with a known value before a
+    /// launch, as `env` entries placed at their assignment: launched programs read them as
+    /// they read `env`.
+    pub exports: Vec<EnvVar>,
     /// The evaluation of the task's shell stopped at a bound: launches may be missing.
     pub truncated: bool,
 }
@@ -543,6 +547,7 @@ fn task_facts(text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> TaskFac
         nodes,
         implementation,
         launches: Vec::new(),
+        exports: Vec::new(),
         truncated: false,
     };
     let generic = nodes.is_some_and(|(n, _)| n > 1)
@@ -754,6 +759,8 @@ struct SourceInfo {
     fallback: TextRange,
     /// A shipped file's path (for `via`).
     origin: Origin,
+    /// The text is an `env:` value (not shell text).
+    env_value: bool,
 }
 
 struct Builder<'a> {
@@ -926,6 +933,7 @@ impl Builder<'_> {
                 offset,
                 fallback,
                 origin,
+                env_value: false,
             },
         );
         // Owned copies outlive the borrow of `self` below.
@@ -945,6 +953,7 @@ impl Builder<'_> {
                     offset: 0,
                     fallback: *crange,
                     origin: Origin::File,
+                    env_value: false,
                 },
             );
             files.insert(path.clone(), id);
@@ -965,6 +974,7 @@ impl Builder<'_> {
                     },
                     fallback: e.value_range,
                     origin,
+                    env_value: true,
                 },
             );
             // Whether Fuzzball expands `$NAME` inside `env:` values is not documented: such a
@@ -1097,10 +1107,54 @@ impl Builder<'_> {
             ) {
                 if l.launcher != Launcher::ExecAll {
                     launched.insert(index);
+                    for (name, v) in exec.variables.iter() {
+                        if let Some(e) = self.export_entry(&mapper, name, v) {
+                            if !self
+                                .facts
+                                .exports
+                                .iter()
+                                .any(|x| x.name == e.name && x.name_range == e.name_range)
+                            {
+                                self.facts.exports.push(e);
+                            }
+                        }
+                    }
                 }
                 self.facts.launches.push(l);
             }
         }
+    }
+
+    /// An exported variable of the job's shell with a known value assigned in shell text, as
+    /// an `env` entry at its assignment (`NAME=value`).
+    fn export_entry(&self, mapper: &Mapper<'_>, name: &str, v: &eval::Variable) -> Option<EnvVar> {
+        if !v.exported {
+            return None;
+        }
+        let eval::Value::Scalar(f) = &v.value else {
+            return None;
+        };
+        let value = f.known()?;
+        let origin = v.origin.as_ref()?;
+        let info = mapper.infos.get(origin.source.0 as usize)?;
+        if info.env_value {
+            return None;
+        }
+        let range = mapper.span(origin);
+        let written = range.slice(self.text);
+        let after = written.strip_prefix(name)?.strip_prefix('=')?;
+        let name_range = TextRange::new(range.start, range.start + name.len() as u32);
+        let value_range = TextRange::new(name_range.end + 1, range.end);
+        let literal = after == value;
+        Some(EnvVar {
+            name: name.to_owned(),
+            value: value.clone(),
+            entry: fuzzfile_model::Spanned::new(written.to_owned(), range, info.node),
+            name_range,
+            value_range: if literal { value_range } else { range },
+            secret: None,
+            from_defaults: false,
+        })
     }
 
     /// Recognise a launcher in a command line, after wrappers such as `exec`, `env`, `nohup`,

@@ -802,7 +802,12 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
         }
         let nnodes = get(o, "--nnodes", "1:1");
         let (lo, hi) = nnodes.split_once(':').unwrap_or((&nnodes, &nnodes));
-        if !(lo.parse().unwrap_or(0)..=hi.parse().unwrap_or(0)).contains(&job.nodes) {
+        // `--standalone` on several nodes is one mistake, reported as
+        // torchrun-standalone-multinode alone (README: one cause, one finding).
+        let default_with_standalone = standalone && !o.contains_key("--nnodes");
+        if !(lo.parse().unwrap_or(0)..=hi.parse().unwrap_or(0)).contains(&job.nodes)
+            && !default_with_standalone
+        {
             found.insert("torchrun-nnodes-mismatch");
         }
         if standalone && job.nodes > 1 {

@@ -418,6 +418,8 @@ impl Check for NcclInvalidValue {
     fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = facts.task;
         check_list(ctx.text, &task.env, out);
+        // What the job's shell exports reaches the launched programs as `env` does.
+        check_list(ctx.text, &facts.facts.exports, out);
         // The loopback interface across nodes.
         if task.kind != TaskKind::Job || multinode(task).is_none() {
             return;
