@@ -1,8 +1,11 @@
 //! ## What it does
 //! Reports GPU work in a job or service that requests no GPU (`resource.devices` has no
 //! `nvidia.com/gpu`, in the job or in `defaults.job`): a torchrun or `torch.distributed`
-//! launch (unless `--nproc-per-node cpu`), an nccl-tests program (`all_reduce_perf`, ...), or
-//! `NCCL_*` / `NVIDIA_IMEX_CHANNELS` settings in its environment.
+//! launch (unless `--nproc-per-node cpu`, or its command line says the run is on CPUs: an
+//! argument naming `cpu` or `gloo`, since the script then decides), an nccl-tests program
+//! (`all_reduce_perf`, ..., bare or under mpirun), or `NCCL_*` / `NVIDIA_IMEX_CHANNELS`
+//! settings in its environment. Launches are found wherever the job runs them (see
+//! `torchrun-nproc-mismatch`).
 //!
 //! ## Why is this bad?
 //! Without a device request the scheduler gives the container no GPU: CUDA finds no device,

@@ -2,8 +2,10 @@
 //! Reports MPI launches whose rank count follows Fuzzball's slot count while the slots are not
 //! the GPUs: `mpirun -np $MULTINODE_TOTAL_SLOTS` or `-H $MULTINODE_HOSTLIST` in a job that
 //! requests GPUs, when `multinode.procs-per-node` is unset (slots then default to the CPU cores
-//! of the container) or differs from the GPUs per node. The fix sets `procs-per-node` to the
-//! GPU count.
+//! of the container) or differs from the GPUs per node. A count of ranks per node (`-N`,
+//! `--npernode`, `-ppn`, `--map-by ppr:N:node`) places the ranks whatever the host list's slots
+//! are, so only `-np $MULTINODE_TOTAL_SLOTS` is reported then. The fix sets `procs-per-node` to
+//! the GPU count.
 //!
 //! ## Why is this bad?
 //! A job with 16 cores and 4 GPUs per node starts 16 ranks per node on 4 GPUs: NCCL programs

@@ -1,6 +1,7 @@
 //! ## What it does
-//! Checks the values of NCCL environment variables (in jobs, services and `defaults.job`)
-//! against what NCCL accepts, and reports names that are deprecated or do not exist:
+//! Checks the values of NCCL environment variables (in jobs, services and `defaults.job`, and
+//! those the job's script exports before a launch) against what NCCL accepts, and reports
+//! names that are deprecated or do not exist:
 //! - `NCCL_DEBUG`: one of `VERSION`, `WARN`, `INFO`, `ABORT`, `TRACE` (any case);
 //! - `NCCL_DEBUG_SUBSYS`: a comma list (optionally after `^`) of `INIT`, `COLL`, `P2P`,
 //!   `SHM`, `NET`, `GRAPH`, `TUNING`, `ENV`, `ALLOC`, `ALLOC_HOST`, `CALL`, `PROXY`, `NVLS`,

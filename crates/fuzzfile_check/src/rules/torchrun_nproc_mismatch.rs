@@ -1,10 +1,15 @@
 //! ## What it does
-//! Compares torchrun's `--nproc-per-node` (also `--nproc_per_node`, `PET_NPROC_PER_NODE`, and
-//! `python -m torch.distributed.run` / `.launch`), after resolving `$VAR` from the job's `env`,
-//! `defaults.job.env` and shell assignments, with the GPUs the job requests per node
-//! (`resource.devices["nvidia.com/gpu"]`). More processes than GPUs is an error; fewer is a
-//! warning (idle GPUs). A missing flag means 1 process per node. `gpu` and `auto` are fine.
-//! The fix sets the value to the GPU count.
+//! Compares torchrun's `--nproc-per-node` (also `--nproc_per_node`, a prefix argparse accepts,
+//! `PET_NPROC_PER_NODE`, `python -m torch.distributed.run` / `.launch` and `tune run`) with the
+//! GPUs the job requests per node (`resource.devices["nvidia.com/gpu"]`). The launch line is
+//! read as the job's shell runs it: in `script:`, a `sh -c` string or a shipped file the job
+//! runs, through variables (`torchrun $DISTRIBUTED_ARGS`), arrays (`"${ARGS[@]}"`), defaults
+//! (`${NGPU:-8}` with `env` or the script setting `NGPU`), `eval`, `bash -c '...' arg0 args`
+//! and heredocs. More processes than GPUs is an error; fewer is a warning (idle GPUs). A
+//! missing flag means 1 process per node, unless an argument of unknown value could give it.
+//! A value known only at run time is no finding; a value that depends on a branch is reported
+//! only when every value it may take is wrong. `gpu` and `auto` are fine. The fix sets the
+//! value to the GPU count where it is written in place.
 //!
 //! ## Why is this bad?
 //! Each worker calls `torch.cuda.set_device(LOCAL_RANK)`: with more workers than GPUs the
