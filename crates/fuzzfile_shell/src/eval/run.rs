@@ -14,8 +14,8 @@ pub(super) const MAX_DEPTH: usize = 16;
 const MAX_RECURSION: usize = 4;
 /// Iterations of a `for` loop over a known list.
 pub(super) const MAX_UNROLL: usize = 8;
-/// Loop iterations unrolled in all (nested loops multiply).
-const MAX_TOTAL_UNROLL: usize = 10_000;
+/// Loop iterations unrolled inside other unrolled loops, in all (nested loops multiply).
+const MAX_TOTAL_UNROLL: usize = 20_000;
 /// Simple commands evaluated in all.
 pub(super) const MAX_COMMANDS: usize = 100_000;
 /// Bytes of values produced by expansions and assignments.
@@ -296,6 +296,8 @@ pub(super) struct Ev<'a, 't> {
     pub(super) stack_max: usize,
     /// Loop iterations unrolled so far.
     unrolled: usize,
+    /// Unrolled loops around the statement being evaluated.
+    loop_depth: usize,
     /// Paths that ended by `exit` in branches not known to be taken (in this shell).
     exits: u64,
     /// What loop bodies assign, by unit, first statement, statement count and functions.
@@ -328,6 +330,7 @@ pub(super) fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Option
         stack_base: 0,
         stack_max: 0,
         unrolled: 0,
+        loop_depth: 0,
         exits: 0,
         scan_memo: HashMap::new(),
         scan_units: Vec::new(),
@@ -417,6 +420,10 @@ impl<'a, 't> Ev<'a, 't> {
     /// Takes `n` iterations from the budget of unrolled iterations; past it, loops run once
     /// as any iteration.
     fn unroll(&mut self, n: usize) -> bool {
+        if self.loop_depth == 0 {
+            // A loop not inside an unrolled one: at most 8 iterations per loop written.
+            return true;
+        }
         self.unrolled += n;
         if self.unrolled > MAX_TOTAL_UNROLL {
             self.trunc();
@@ -1541,7 +1548,9 @@ impl<'a, 't> Ev<'a, 't> {
                 for f in list {
                     self.set_var(st, &name, Value::Scalar(f), Some(var_span.clone()), None);
                     let mark = self.pending.len();
+                    self.loop_depth += 1;
                     let flow = self.seq(u, &body, st, cx);
+                    self.loop_depth -= 1;
                     let conts = self.take_pending(mark, &[Flow::Break, Flow::Continue]);
                     if !conts.is_empty() {
                         let mut all = conts;
@@ -1638,7 +1647,9 @@ impl<'a, 't> Ev<'a, 't> {
         cx: &Ctx,
     ) -> Flow {
         let mark = self.pending.len();
+        self.loop_depth += 1;
         let flow = self.seq(u, body, st, cx);
+        self.loop_depth -= 1;
         let left = self.take_pending(mark, &[Flow::Break, Flow::Continue]);
         let flow = match flow {
             Flow::Continue => Flow::Next,
@@ -2071,7 +2082,14 @@ impl<'a, 't> Ev<'a, 't> {
         let mut local = kw == "local" || (matches!(kw, "declare" | "typeset") && in_function);
         let mut c = n.walk();
         let kids: Vec<Node> = n.named_children(&mut c).collect();
-        let frozen = st.clone();
+        // With several assignments, every argument is expanded before any is assigned
+        // (`local a=1 b=$a` gives b the a from before).
+        let several = kids
+            .iter()
+            .filter(|k| k.kind() == "variable_assignment")
+            .count()
+            > 1;
+        let frozen = several.then(|| st.clone());
         for k in kids {
             match k.kind() {
                 "variable_assignment" => {
@@ -2098,8 +2116,10 @@ impl<'a, 't> Ev<'a, 't> {
                     } else {
                         None
                     };
-                    // Every argument is expanded before any is assigned
-                    // (`local a=1 b=$a` gives b the a from before).
+                    let Some(frozen) = frozen.as_ref() else {
+                        self.assign(u, k, st, cx, ex, local);
+                        continue;
+                    };
                     let mut tmp = frozen.clone();
                     self.assign(u, k, &mut tmp, cx, ex, false);
                     let nm = k
