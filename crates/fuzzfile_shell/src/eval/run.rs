@@ -580,7 +580,8 @@ impl<'a, 't> Ev<'a, 't> {
             value
         };
         if name == "IFS" {
-            st.ifs = true;
+            // Splitting is modelled for the default IFS only.
+            st.ifs = !matches!(&value, Value::Scalar(f) if f.known().as_deref() == Some(" \t\n"));
         }
         let allexport = st.allexport || st.to_export.contains(name);
         if st.sparse.contains(name) {
@@ -2840,6 +2841,12 @@ impl<'a, 't> Ev<'a, 't> {
                     None => self.unset_var(st, &nm),
                 }
             }
+            // `local IFS=...` ends with the function.
+            st.ifs = match st.vars.get("IFS").map(|v| &v.value) {
+                None => false,
+                Some(Value::Scalar(f)) => f.known().as_deref() != Some(" \t\n"),
+                Some(_) => true,
+            };
         }
         st.params = saved;
         flow

@@ -906,3 +906,18 @@ fn after_a_possible_exit_commands_may_not_run() {
     assert_eq!(r.exec("b").certainty, Certainty::Always);
     assert_eq!(r.exec("x").certainty, Certainty::Maybe);
 }
+
+#[test]
+fn ifs_assigned() {
+    let r = run("A='x y'\nIFS=,\nc $A \"$A\"\nIFS=$' \\t\\n'\nc $A\nunset IFS\nc $A\nf() { local IFS=:; c $A; }\nf\nc $A\n");
+    assert_eq!(
+        r.of("c"),
+        vec![
+            v(&["c", "<*>", "x y"]),
+            v(&["c", "x", "y"]),
+            v(&["c", "x", "y"]),
+            v(&["c", "<*>"]),
+            v(&["c", "x", "y"])
+        ]
+    );
+}
