@@ -920,4 +920,7 @@ fn ifs_assigned() {
             v(&["c", "x", "y"])
         ]
     );
+    // `"$*"` joins with IFS's first character.
+    let r = run("set -- a b\nc \"$*\"\nIFS=,\nc \"$*\" \"$@\"\n");
+    assert_eq!(r.of("c"), vec![v(&["c", "a b"]), v(&["c", "?", "a", "b"])]);
 }

@@ -1520,7 +1520,12 @@ impl<'a, 't> Ev<'a, 't> {
                     }
                     lists = next;
                 }
-                let _ = st;
+                if quoted && star && st.ifs && lists.iter().any(|l| l.len() > 1) {
+                    // `"$*"` joins with the first character of IFS, which was assigned.
+                    return vec![vec![seg(SegKind::Pieces(vec![Piece::Unknown {
+                        origin: span.clone(),
+                    }]))]];
+                }
                 lists
                     .into_iter()
                     .map(|l| {
