@@ -1258,8 +1258,18 @@ impl<'a, 't> Ev<'a, 't> {
                     body_nodes.push(*k);
                 }
             }
-            parsed.push((pats, Self::stmts(&body_nodes)));
+            let fall = kids.iter().any(|k| k.kind() == ";&");
+            parsed.push((pats, Self::stmts(&body_nodes), fall));
         }
+        // `;&` runs the next item's statements too.
+        for i in (0..parsed.len().saturating_sub(1)).rev() {
+            if parsed[i].2 {
+                let next = parsed[i + 1].1.clone();
+                parsed[i].1.extend(next);
+            }
+        }
+        let parsed: Vec<(Vec<Option<String>>, Vec<(Node, bool)>)> =
+            parsed.into_iter().map(|(p, b, _)| (p, b)).collect();
         let catch_all = |pats: &Vec<Option<String>>| pats.iter().any(|p| p.as_deref() == Some("*"));
         // Which items the subject may take.
         let mut taken: Vec<usize> = Vec::new();

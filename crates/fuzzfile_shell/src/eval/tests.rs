@@ -924,3 +924,9 @@ fn ifs_assigned() {
     let r = run("set -- a b\nc \"$*\"\nIFS=,\nc \"$*\" \"$@\"\n");
     assert_eq!(r.of("c"), vec![v(&["c", "a b"]), v(&["c", "?", "a", "b"])]);
 }
+
+#[test]
+fn case_fallthrough() {
+    let r = run("X=a\ncase x$X in xa) c xa;& xb) c xb;; xc) c xc;; esac\n");
+    assert_eq!(r.of("c"), vec![v(&["c", "xa"]), v(&["c", "xb"])]);
+}
