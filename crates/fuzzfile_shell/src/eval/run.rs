@@ -257,6 +257,9 @@ impl Ctx {
 /// A loop body: its unit, first statement, statement count and the functions defined.
 type ScanKey = (usize, usize, usize, usize);
 
+/// A `case` item: its patterns (`None` where not known) and its statements.
+type CaseItem<'u> = (Vec<Option<String>>, Vec<(Node<'u>, bool)>);
+
 /// The conditions and the body of an `if` or `elif`.
 type Clause<'u> = (Vec<(Node<'u>, bool)>, Vec<(Node<'u>, bool)>);
 
@@ -1268,8 +1271,7 @@ impl<'a, 't> Ev<'a, 't> {
                 parsed[i].1.extend(next);
             }
         }
-        let parsed: Vec<(Vec<Option<String>>, Vec<(Node, bool)>)> =
-            parsed.into_iter().map(|(p, b, _)| (p, b)).collect();
+        let parsed: Vec<CaseItem> = parsed.into_iter().map(|(p, b, _)| (p, b)).collect();
         let catch_all = |pats: &Vec<Option<String>>| pats.iter().any(|p| p.as_deref() == Some("*"));
         // Which items the subject may take.
         let mut taken: Vec<usize> = Vec::new();
