@@ -188,14 +188,18 @@ pub struct Options {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Certainty {
     Always,
-    /// Inside a branch, a loop, after `&&`/`||`, or in a function called conditionally.
+    /// Inside a branch, a loop, after `&&`/`||`, or in a function called conditionally;
+    /// after a statement some of whose paths `exit`; one of the forms of a command whose
+    /// words take choices that give different argument counts.
     Maybe,
 }
 
 /// How evaluation reached the text a command stands in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
-    /// `bash -c 'text' arg0 args...` (also `sh`, `dash`, `zsh`, `ksh`).
+    /// `bash -c 'text' arg0 args...` (also `sh`, `dash`, `zsh`, `ksh`); also the command
+    /// line a remote wrapper runs on a node (`$MULTINODE_SSH_WRAPPER host cmd...`: the
+    /// words after the host joined with spaces, as ssh does).
     ShellString,
     /// `eval WORDS...`.
     Eval,
@@ -217,7 +221,12 @@ pub struct Nesting {
     pub command: Span,
 }
 
-/// A simple command as it runs.
+/// A simple command as it runs. A call of a shell function is not one (the commands in the
+/// function are, under [`Entry::Function`]); nor are `export`/`declare`/`local`/`readonly`/
+/// `unset`, whose effect is in [`Exec::variables`]. A command whose words take choices that
+/// give different numbers of arguments (`$LAUNCHER`, set to `torchrun` in one branch and
+/// to `python -m torch.distributed.run` in the other) is one `Exec` per form, each
+/// [`Certainty::Maybe`], with the same `span`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exec {
     /// The program and its arguments, expanded.
