@@ -2363,9 +2363,15 @@ impl<'a, 't> Ev<'a, 't> {
             } else {
                 alts
             };
-            if let [one] = alts.as_slice() {
-                for a in argvs.iter_mut() {
-                    a.extend(one.iter().cloned());
+            let mut alts = alts;
+            if alts.len() == 1 {
+                let one = alts.pop().unwrap_or_default();
+                if let [a] = argvs.as_mut_slice() {
+                    a.extend(one);
+                } else {
+                    for a in argvs.iter_mut() {
+                        a.extend(one.iter().cloned());
+                    }
                 }
                 continue;
             }

@@ -815,10 +815,25 @@ impl<'a, 't> Ev<'a, 't> {
                     results.push(r);
                 }
             }
-            let options = match try_merge_alts(&results, &word) {
-                Some(merged) => vec![merged],
-                None => results,
+            let mut options = if results.len() == 1 {
+                results
+            } else {
+                match try_merge_alts(&results, &word) {
+                    Some(merged) => vec![merged],
+                    None => results,
+                }
             };
+            if options.len() == 1 {
+                let o = options.pop().unwrap_or_default();
+                if let [c] = combos.as_mut_slice() {
+                    c.extend(o);
+                } else {
+                    for c in combos.iter_mut() {
+                        c.extend(o.iter().cloned());
+                    }
+                }
+                continue;
+            }
             if combos.len() * options.len() > MAX_CHOICES {
                 return vec![vec![Arg::Unknown(word)]];
             }
