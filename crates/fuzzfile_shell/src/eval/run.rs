@@ -1800,6 +1800,21 @@ impl<'a, 't> Ev<'a, 't> {
                 }
             }
             "test_command" => self.test_cond(u, n, st, cx),
+            // `(( N > 1 ))`: evaluated again only when it assigns nothing.
+            "compound_statement" if n.child(0).is_some_and(|c| c.kind() == "((") => {
+                let r = n.byte_range();
+                let inner = r.start + 2..r.end.saturating_sub(2).max(r.start + 2);
+                let text = u.src(inner.clone());
+                let stripped = text
+                    .replace("==", "")
+                    .replace("!=", "")
+                    .replace("<=", "")
+                    .replace(">=", "");
+                if stripped.contains('=') || text.contains("++") || text.contains("--") {
+                    return None;
+                }
+                self.arith_range(u, n, inner, st, cx).map(|v| v != 0)
+            }
             _ => None,
         }
     }

@@ -930,3 +930,9 @@ fn case_fallthrough() {
     let r = run("X=a\ncase x$X in xa) c xa;& xb) c xb;; xc) c xc;; esac\n");
     assert_eq!(r.of("c"), vec![v(&["c", "xa"]), v(&["c", "xb"])]);
 }
+
+#[test]
+fn arithmetic_conditions() {
+    let r = run("N=2\nif (( N > 1 )); then A=multi; else A=single; fi\n(( N == 1 )) && B=one || B=more\nc $A $B\n");
+    assert_eq!(r.one("c"), v(&["c", "multi", "more"]));
+}
