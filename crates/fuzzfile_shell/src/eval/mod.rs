@@ -154,6 +154,10 @@ pub enum Initial {
     /// Known text (an `env:` entry), with where it is written.
     Known { text: String, origin: Option<Span> },
     /// Set at run time, by the platform (`RANK`, `MULTINODE_NODE_IP`, `FB_JOB_NAME`): one word.
+    /// Assumed set and not empty (`${RANK:-0}` is the run-time value). In
+    /// [`Exec::variables`] such a variable the script did not assign holds a
+    /// [`Piece::Runtime`] whose `origin` is the empty range at the start of the script; each
+    /// expansion of it gets the expansion's own span and site.
     Runtime,
     /// Set to something not known.
     Unknown,
