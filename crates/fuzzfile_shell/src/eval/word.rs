@@ -770,6 +770,22 @@ impl<'a, 't> Ev<'a, 't> {
             return vec![Vec::new()];
         };
         let word = u.span(first.start_byte()..last.end_byte());
+        // Most words are plain text (`--num-layers`, `96`): one field, as written.
+        if let [n] = nodes {
+            if matches!(n.kind(), "word" | "number") && n.named_child_count() == 0 {
+                let text = u.node_text(*n);
+                let plain = !text.is_empty()
+                    && !text.contains(['\\', '{', '~', '*', '?', '[', '$', '`', '\'', '"'])
+                    && !(!u.holes.is_empty() && text.contains(HOLE));
+                if plain {
+                    let piece = text_piece(text, u.exact(n.byte_range()));
+                    return vec![vec![Arg::Field(Field {
+                        choices: vec![vec![piece]],
+                        word,
+                    })]];
+                }
+            }
+        }
         let mut toks = Vec::new();
         let mut pos = first.start_byte();
         for n in nodes {
