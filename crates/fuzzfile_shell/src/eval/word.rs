@@ -776,7 +776,7 @@ impl<'a, 't> Ev<'a, 't> {
                 let text = u.node_text(*n);
                 let plain = !text.is_empty()
                     && !text.contains(['\\', '{', '~', '*', '?', '[', '$', '`', '\'', '"'])
-                    && !(!u.holes.is_empty() && text.contains(HOLE));
+                    && (u.holes.is_empty() || !text.contains(HOLE));
                 if plain {
                     let piece = text_piece(text, u.exact(n.byte_range()));
                     return vec![vec![Arg::Field(Field {
