@@ -25,6 +25,9 @@
 //! -- require known|none     (default known) every word of `expect` must be known to the evaluator
 //! -- stubs NAME...          more programs to replace by the recording stub
 //! -- crlf                   the script's lines end with CR LF
+//! -- watch NAME...          variables each stub call records from its environment: wherever
+//!                           the evaluator claims a command's environment (prefix assignments,
+//!                           exported variables), bash must agree
 //! -- expected_mismatch WHY  a known disagreement of the evaluator: printed, not failed
 //! ```
 //!
@@ -48,7 +51,7 @@ use std::time::{Duration, Instant};
 
 use fuzzfile_shell::eval::{
     evaluate, Arg, Certainty, Evaluation, Exec, Field, Initial, Options, Piece, Site, SourceId,
-    Sources, Span, UnsetNames,
+    Sources, Span, UnsetNames, Value, Variable,
 };
 
 /// Programs replaced by a stub that records its argv.
@@ -120,6 +123,9 @@ struct Case {
     expected_mismatch: Option<String>,
     /// The script's lines end with CR LF (a file saved on Windows).
     crlf: bool,
+    /// Environment variables whose value each stub call records, compared with the evaluator's
+    /// environment of the command (its prefix assignments, then its exported variables).
+    watch: Vec<String>,
 }
 
 fn cases_dir() -> PathBuf {
@@ -276,6 +282,7 @@ fn parse_cases(file: &str, text: &str) -> Result<Vec<Case>, String> {
                 stubs: Vec::new(),
                 expected_mismatch: None,
                 crlf: false,
+                watch: Vec::new(),
             });
             section = Section::Header;
             body_line = i + 2;
@@ -338,6 +345,17 @@ fn parse_cases(file: &str, text: &str) -> Result<Vec<Case>, String> {
                 }
                 "crlf" => {
                     case.crlf = true;
+                    Section::NoBody
+                }
+                "watch" => {
+                    for name in rest.split_whitespace() {
+                        let ok = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                        if !ok {
+                            return Err(format!("{place}: not a variable name: {name:?}"));
+                        }
+                        case.watch.push(name.to_string());
+                    }
                     Section::NoBody
                 }
                 "expected_mismatch" => {
@@ -435,6 +453,8 @@ struct Call {
     /// Started under a runner or wrapper: a shell on "each node" expanded the words (when not
     /// `direct_under_runner`).
     on_node: bool,
+    /// The case's watched variables in the program's environment (`None`: not set).
+    env: Vec<Option<String>>,
 }
 
 impl Call {
@@ -524,9 +544,15 @@ fn run_case(case: &Case) -> Result<CaseRun, String> {
     // runner or wrapper started the call (directly or through a shell it started: the words are
     // expanded on "each node"), and `D` when a runner ran the stub directly (`exec_all torchrun
     // ...`: its words are the runner's arguments, already recorded).
+    let watched: String = case
+        .watch
+        .iter()
+        .map(|n| format!(" \"${{{n}+1}}\" \"${{{n}-}}\""))
+        .collect();
     let record = format!(
         "printf '%s\\0' @@CALL \"${{FUZZ_STUB_DIRECT:+D}}${{FUZZ_STUB_NODE:+N}}\" \"$0\" \"$#\" \
-         \"$@\" >> '{log_text}'"
+         \"$@\" {}{watched} >> '{log_text}'",
+        case.watch.len()
     );
     for name in &stubs {
         let text = format!("#!{sh}\n{record}\n");
@@ -659,11 +685,23 @@ fn parse_log(raw: &[u8]) -> Result<Vec<Call>, String> {
         if args.len() != argc {
             return Err("stub log: record cut short".into());
         }
+        let watched: usize = it
+            .next()
+            .and_then(|n| n.parse().ok())
+            .ok_or("stub log: no count of watched variables")?;
+        let mut env = Vec::new();
+        for _ in 0..watched {
+            let (Some(set), Some(value)) = (it.next(), it.next()) else {
+                return Err("stub log: record cut short".into());
+            };
+            env.push((set == "1").then_some(value));
+        }
         calls.push(Call {
             program: basename(&path).to_string(),
             args,
             direct_under_runner: flags.contains('D'),
             on_node: flags.contains('N'),
+            env,
         });
     }
     Ok(calls)
@@ -801,6 +839,30 @@ fn claims(exec: &Exec, from: usize) -> (Vec<Claim>, bool) {
         }
     }
     (out, true)
+}
+
+/// What the evaluator says about a variable in a command's environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum EnvClaim {
+    Unclaimed,
+    /// Not in the environment: not set, or not exported.
+    Unset,
+    Value(Claim),
+}
+
+/// The command's prefix assignment of `name`, else the exported variable.
+fn env_claim(exec: &Exec, name: &str) -> EnvClaim {
+    if let Some((_, f)) = exec.prefix.iter().rev().find(|(n, _)| n == name) {
+        return EnvClaim::Value(claim(f));
+    }
+    match exec.variables.get(name) {
+        None => EnvClaim::Unset,
+        Some(v) if !v.exported => EnvClaim::Unset,
+        Some(v) => match &v.value {
+            Value::Scalar(f) => EnvClaim::Value(claim(f)),
+            Value::Array(_) | Value::Unknown => EnvClaim::Unclaimed,
+        },
+    }
 }
 
 fn claim(f: &Field) -> Claim {
@@ -1015,6 +1077,7 @@ fn compare(
     expect: Option<&[Vec<ExpectWord>]>,
     evaluation: &Evaluation,
     stubs: &[String],
+    watch: &[String],
 ) -> Outcome {
     let mut out = Outcome::default();
     let mut by_program: BTreeMap<String, Vec<(&Exec, usize)>> = BTreeMap::new();
@@ -1099,6 +1162,48 @@ fn compare(
                     "site: evaluator {:?}, bash expanded the words {where_}",
                     exec.site
                 ));
+            }
+        }
+        // The environment, where the command is the exec's own (not behind `env` and the like,
+        // not on a node, whose environment the platform makes).
+        if from == 0 && !call.on_node && !call.direct_under_runner {
+            for (name, actual) in watch.iter().zip(&call.env) {
+                let c = env_claim(exec, name);
+                let agrees = match (&c, actual) {
+                    (EnvClaim::Unclaimed, _) => None,
+                    (EnvClaim::Unset, None) => Some(true),
+                    (EnvClaim::Value(Claim::Known(k)), Some(a)) => Some(k == a),
+                    (EnvClaim::Value(Claim::OneOf(ks)), Some(a)) => Some(ks.contains(a)),
+                    (EnvClaim::Value(Claim::Unclaimed), _) => None,
+                    (_, _) => Some(false),
+                };
+                let shown = actual.as_deref().map_or("(not set)".to_string(), quote);
+                if agrees == Some(false) {
+                    let said = match &c {
+                        EnvClaim::Unset => "(not set)".to_string(),
+                        EnvClaim::Value(Claim::Known(k)) => quote(k),
+                        EnvClaim::Value(Claim::OneOf(ks)) => format!(
+                            "one of {}",
+                            ks.iter().map(|k| quote(k)).collect::<Vec<_>>().join(" | ")
+                        ),
+                        other => format!("{other:?}"),
+                    };
+                    diff.push(format!(
+                        "environment {name}: evaluator {said}, bash {shown}"
+                    ));
+                }
+                if expect.is_some() {
+                    out.required += 1;
+                    if agrees == Some(true) {
+                        out.required_met += 1;
+                    } else if agrees.is_none() {
+                        out.unmet.push(format!(
+                            "`{}`: the evaluator ({}) does not know its environment {name} = {shown}",
+                            show_argv(&argv),
+                            show_exec(exec)
+                        ));
+                    }
+                }
             }
         }
         if !diff.is_empty() {
@@ -1273,7 +1378,7 @@ fn evaluate_all() -> Vec<CaseOutcome> {
         let (outcome, evaluator) = match run_evaluator(run) {
             Ok(ev) => {
                 let expect = required.then_some(run.case.expect.as_slice());
-                let mut outcome = compare(&run.calls, expect, &ev, &run.stubs);
+                let mut outcome = compare(&run.calls, expect, &ev, &run.stubs, &run.case.watch);
                 outcome.bad_spans = check_spans(run, &ev);
                 let text: String = ev
                     .execs
@@ -1384,13 +1489,15 @@ fn stub_records_argv_exactly() {
         files: vec![("/opt/x.sh".into(), "torchrun \"$@\"\n".into())],
         script: "torchrun\ntorchrun '' \"$V\" 'x\ny' '*' \"'\" -- --k=v\n\
                  bash /opt/x.sh /opt/y\nexec_all python -c 'print(1)'\ncustom z\n\
-                 exec_all bash -c 'python x'\nssh_wrapper host python w\n"
+                 exec_all bash -c 'python x'\nssh_wrapper host python w\n\
+                 E= X=1 torchrun env\n"
             .into(),
         expect: Vec::new(),
         require: Require::None,
         stubs: vec!["custom".into()],
         expected_mismatch: None,
         crlf: false,
+        watch: vec!["V".into(), "X".into(), "E".into()],
     };
     let run = run_case(&case).expect("bash runs");
     let argvs: Vec<Vec<String>> = run
@@ -1411,8 +1518,12 @@ fn stub_records_argv_exactly() {
             s(&["exec_all", "bash", "-c", "python x"]),
             s(&["python", "x"]),
             s(&["python", "w"]),
+            s(&["torchrun", "env"]),
         ]
     );
+    let some = |v: &str| Some(v.to_string());
+    assert_eq!(run.calls[0].env, [some("a  b"), None, None]);
+    assert_eq!(run.calls[9].env, [some("a  b"), some("1"), some("")]);
     let flags: Vec<(bool, bool)> = run
         .calls
         .iter()
@@ -1430,7 +1541,8 @@ fn stub_records_argv_exactly() {
             (f, f),
             (f, f),
             (f, t),
-            (f, t)
+            (f, t),
+            (f, f)
         ]
     );
     assert!(run.stubs.contains(&"custom".to_string()));
@@ -1439,7 +1551,7 @@ fn stub_records_argv_exactly() {
         "'a b' 'it'\\''s' $'x\\ny\\r' ''"
     );
     assert_eq!(
-        parse_log(&[b"@@CALL\0\0x\0".as_slice(), b"3\0a\0"].concat()).map_err(|_| ()),
+        parse_log(&[b"@@CALL\0\0x\0".as_slice(), b"3\0a\0b\0c\0"].concat()).map_err(|_| ()),
         Err(())
     );
 }
@@ -1480,6 +1592,7 @@ fn comparison_reports_wrong_claims() {
         args: vec!["--nnodes".into(), "2".into()],
         direct_under_runner: false,
         on_node: false,
+        env: Vec::new(),
     };
     let stubs = vec!["torchrun".to_string()];
     let words = |w: &[(&str, bool)]| {
@@ -1495,7 +1608,7 @@ fn comparison_reports_wrong_claims() {
             execs,
             ..Evaluation::default()
         };
-        compare(std::slice::from_ref(&call), Some(&expect), &ev, &stubs)
+        compare(std::slice::from_ref(&call), Some(&expect), &ev, &stubs, &[])
     };
     let req = vec![words(&[
         ("torchrun", false),
@@ -1675,6 +1788,49 @@ fn comparison_reports_wrong_claims() {
         Some(("torchrun".to_string(), 2))
     );
 
+    // The environment: exported variables, prefix assignments over them, unexported ones absent.
+    let var = |value: &str, exported| Variable {
+        value: Value::Scalar(Field {
+            choices: text(value),
+            word: span.clone(),
+        }),
+        exported,
+        origin: None,
+    };
+    let with_env = Exec {
+        variables: Arc::new(HashMap::from([
+            ("X".to_string(), var("1", true)),
+            ("Y".to_string(), var("2", false)),
+        ])),
+        prefix: vec![(
+            "Z".to_string(),
+            Field {
+                choices: text("3"),
+                word: span.clone(),
+            },
+        )],
+        ..words_exec(&["torchrun", "--nnodes", "2"])
+    };
+    let ev = Evaluation {
+        execs: vec![with_env],
+        ..Evaluation::default()
+    };
+    let watch = ["X", "Y", "Z", "W"].map(String::from);
+    let env_of = |values: [Option<&str>; 4]| {
+        let call = Call {
+            env: values.iter().map(|v| v.map(String::from)).collect(),
+            ..call.clone()
+        };
+        compare(std::slice::from_ref(&call), None, &ev, &stubs, &watch)
+    };
+    let right = env_of([Some("1"), None, Some("3"), None]);
+    assert!(right.mismatches.is_empty(), "{right:?}");
+    let wrong = env_of([Some("9"), Some("2"), Some("3"), Some("")]);
+    assert_eq!(wrong.mismatches.len(), 1, "{wrong:?}");
+    for name in ["environment X", "environment Y", "environment W"] {
+        assert!(wrong.mismatches[0].contains(name), "{wrong:?}");
+    }
+
     // A command a shell on each node expanded, claimed expanded on the head.
     let on_node = Call {
         on_node: true,
@@ -1692,7 +1848,7 @@ fn comparison_reports_wrong_claims() {
         execs: vec![head.clone()],
         ..Evaluation::default()
     };
-    let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs);
+    let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs, &[]);
     assert!(
         site.mismatches.len() == 1 && site.mismatches[0].contains("site"),
         "{site:?}"
@@ -1704,7 +1860,7 @@ fn comparison_reports_wrong_claims() {
         }],
         ..Evaluation::default()
     };
-    let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs);
+    let site = compare(std::slice::from_ref(&on_node), None, &ev, &stubs, &[]);
     assert!(site.mismatches.is_empty(), "{site:?}");
 }
 
@@ -1723,6 +1879,7 @@ fn span_check_reports_wrong_origins() {
         stubs: Vec::new(),
         expected_mismatch: None,
         crlf: false,
+        watch: Vec::new(),
     };
     let run = run_case(&case).expect("bash runs");
     let span = |range: Range<usize>| Span {
