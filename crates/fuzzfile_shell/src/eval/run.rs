@@ -234,6 +234,9 @@ pub(super) struct State<'t> {
     pub(super) ifs: bool,
     /// Function scopes: the values `local` hid, restored on return.
     locals: Vec<HashMap<String, Option<Variable>>>,
+    /// Per function scope, the names assigned in front of the call (`Y=1 f`): `export Y`
+    /// in the function keeps Y after it.
+    temps: Vec<HashSet<String>>,
 }
 
 /// Where a statement runs.
@@ -557,6 +560,7 @@ impl<'a, 't> Ev<'a, 't> {
             opaque: false,
             ifs: false,
             locals: Vec::new(),
+            temps: Vec::new(),
         }
     }
 
@@ -623,6 +627,18 @@ impl<'a, 't> Ev<'a, 't> {
         }
         if name == "IFS" {
             st.ifs = false;
+        }
+    }
+
+    /// `export NAME` in a function called as `NAME=v f`: the name outlives the call.
+    fn promote_temp(&mut self, st: &mut State<'t>, name: &str) {
+        if st.temps.last().is_some_and(|t| t.contains(name)) {
+            if let Some(t) = st.temps.last_mut() {
+                t.remove(name);
+            }
+            if let Some(scope) = st.locals.last_mut() {
+                scope.remove(name);
+            }
         }
     }
 
@@ -2119,6 +2135,18 @@ impl<'a, 't> Ev<'a, 't> {
             > 1;
         let frozen = several.then(|| st.clone());
         for k in kids {
+            if kw == "export" && !st.temps.is_empty() {
+                let nm = match k.kind() {
+                    "variable_assignment" => k
+                        .child_by_field_name("name")
+                        .map(|x| u.node_text(x).to_owned()),
+                    "variable_name" => Some(u.node_text(k).to_owned()),
+                    _ => None,
+                };
+                if let Some(nm) = nm {
+                    self.promote_temp(st, &nm);
+                }
+            }
             match k.kind() {
                 "variable_assignment" => {
                     if unknown {
@@ -2828,6 +2856,8 @@ impl<'a, 't> Ev<'a, 't> {
         };
         let saved = std::mem::replace(&mut st.params, params_of(args));
         st.locals.push(HashMap::new());
+        st.temps
+            .push(prefix.iter().map(|(n, _)| n.clone()).collect());
         for (nm, v) in prefix {
             self.save_local(st, &nm);
             self.set_var(st, &nm, Value::Scalar(v), None, Some(true));
@@ -2865,6 +2895,7 @@ impl<'a, 't> Ev<'a, 't> {
                 *st = m;
             }
         }
+        st.temps.pop();
         if let Some(scope) = st.locals.pop() {
             for (nm, old) in scope {
                 match old {
@@ -3586,6 +3617,7 @@ impl<'a, 't> Ev<'a, 't> {
         b.push("\"", None);
         let mut run = 0;
         let mut i = 0;
+        let mut closers: Vec<u8> = Vec::new();
         while i < bytes.len() {
             let line_start = if i == 0 {
                 base == 0 || u.text.as_bytes().get(base - 1) == Some(&b'\n')
@@ -3601,6 +3633,20 @@ impl<'a, 't> Ev<'a, 't> {
                 continue;
             }
             match bytes[i] {
+                // Inside `${...}` and `$(...)` quotes keep their meaning.
+                b'$' if matches!(bytes.get(i + 1), Some(b'{' | b'(')) => {
+                    closers.push(if bytes[i + 1] == b'{' { b'}' } else { b')' });
+                    i += 2;
+                }
+                b'(' if closers.last() == Some(&b')') => {
+                    closers.push(b')');
+                    i += 1;
+                }
+                c if closers.last() == Some(&c) => {
+                    closers.pop();
+                    i += 1;
+                }
+                b'"' if !closers.is_empty() => i += 1,
                 b'"' => {
                     b.push(&text[run..i], u.exact(base + run..base + i));
                     b.push("\\", None);
@@ -3608,7 +3654,7 @@ impl<'a, 't> Ev<'a, 't> {
                     i += 1;
                     run = i;
                 }
-                b'\\' if bytes.get(i + 1) == Some(&b'"') => {
+                b'\\' if bytes.get(i + 1) == Some(&b'"') && closers.is_empty() => {
                     // `\"` stays as written.
                     b.push(&text[run..i], u.exact(base + run..base + i));
                     b.push("\\", None);

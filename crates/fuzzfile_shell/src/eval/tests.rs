@@ -936,3 +936,37 @@ fn arithmetic_conditions() {
     let r = run("N=2\nif (( N > 1 )); then A=multi; else A=single; fi\n(( N == 1 )) && B=one || B=more\nc $A $B\n");
     assert_eq!(r.one("c"), v(&["c", "multi", "more"]));
 }
+
+#[test]
+fn heredoc_quotes_inside_expansions() {
+    // The outer shell gives `c d 'e' "q" \"x\" a b $y \z` to the inner one, which runs
+    // `c d e q "x" a b z`.
+    let s = "bash <<EOF\nc ${U:-\"d\"} ${U:-'e'} \"q\" \\\"x\\\" $(echo \"a b\") \\$y \\\\z\nEOF\n";
+    let r = run(s);
+    let all = r.of("c");
+    assert_eq!(all, vec![v(&["c", "d", "e", "q", "\"x\"", "<*>", "z"])]);
+    assert_eq!(r.one("echo"), v(&["echo", "a b"]));
+}
+
+#[test]
+fn assignments_in_front_of_a_function_call() {
+    // bash: [unset] [2] [unset] [unset] [5]
+    let r = run(concat!(
+        "g() { Y=2; }; Y=1 g; c \"${Y-unset}\"\n",
+        "h() { export Z=2; }; Z=1 h; c \"${Z-unset}\"\n",
+        "k() { c \"$W\"; }; W=1 k; c \"${W-unset}\"\n",
+        "m() { local V=3; }; V=1 m; c \"${V-unset}\"\n",
+        "n() { export Q; }; Q=5 n; c \"${Q-unset}\"\n",
+    ));
+    assert_eq!(
+        r.of("c"),
+        vec![
+            v(&["c", "unset"]),
+            v(&["c", "2"]),
+            v(&["c", "1"]),
+            v(&["c", "unset"]),
+            v(&["c", "unset"]),
+            v(&["c", "5"])
+        ]
+    );
+}
