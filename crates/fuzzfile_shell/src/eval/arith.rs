@@ -8,6 +8,10 @@ pub(super) trait Env {
     fn get(&mut self, name: &str) -> Option<Option<String>>;
     /// `None`: the variable becomes unknown.
     fn set(&mut self, name: &str, value: Option<i64>);
+    /// An array element (`A[1]`), as [`Env::get`].
+    fn get_index(&mut self, _name: &str, _index: i64) -> Option<Option<String>> {
+        None
+    }
 }
 
 /// The most nested levels (parentheses, operators, variables holding expressions).
@@ -278,14 +282,17 @@ impl P<'_, '_> {
             return None;
         };
         if self.peek("[") {
-            // Array elements in arithmetic: not modelled.
+            // An array element: its index is an expression too.
+            let start = self.i + 1;
             let mut depth = 0usize;
+            let mut end = None;
             while self.i < self.s.len() {
                 match self.s[self.i] {
                     b'[' => depth += 1,
                     b']' => {
                         depth = depth.saturating_sub(1);
                         if depth == 0 {
+                            end = Some(self.i);
                             self.i += 1;
                             break;
                         }
@@ -294,7 +301,18 @@ impl P<'_, '_> {
                 }
                 self.i += 1;
             }
-            return None;
+            let end = end?;
+            if self.peek("=") && !self.peek("==") || self.peek("++") || self.peek("--") {
+                // Assigning an element: not modelled.
+                return None;
+            }
+            let inner = String::from_utf8_lossy(&self.s[start..end]).into_owned();
+            let idx = eval_depth(&inner, self.env, self.vdepth + 1)?;
+            return match self.env.get_index(&name, idx)? {
+                None => Some(0),
+                Some(text) if text.trim().is_empty() => Some(0),
+                Some(text) => eval_depth(&text, self.env, self.vdepth + 1),
+            };
         }
         if self.eat("++") {
             let v = self.var(&name);

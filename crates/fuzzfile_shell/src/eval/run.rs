@@ -1636,6 +1636,32 @@ impl<'a, 't> Ev<'a, 't> {
             if f != Flow::Next {
                 return f;
             }
+            // Unrolled while each iteration is known to go on or to break (a counter and
+            // `[ $n -ge 3 ] && break`).
+            for _ in 0..MAX_UNROLL {
+                if !self.unroll(1) {
+                    break;
+                }
+                let saved = st.clone();
+                let mark = self.pending.len();
+                let (execs, exits) = (self.out.execs.len(), self.exits);
+                self.loop_depth += 1;
+                let flow = self.seq(u, &body, st, cx);
+                self.loop_depth -= 1;
+                if self.pending.len() > mark || self.exits > exits {
+                    // A break in a branch not known: this iteration, again, as any.
+                    self.pending.truncate(mark);
+                    self.out.execs.truncate(execs);
+                    self.exits = exits;
+                    *st = saved;
+                    break;
+                }
+                match flow {
+                    Flow::Next | Flow::Continue => {}
+                    Flow::Break => return Flow::Next,
+                    other => return outer(other),
+                }
+            }
             return self.loop_once(u, &body, st, cx, &|_, _| {}, &cond_nodes);
         }
         loop {
@@ -2598,7 +2624,13 @@ impl<'a, 't> Ev<'a, 't> {
                 self.source_builtin(argv, prefix, span, st, cx);
                 Flow::Next
             }
-            "read" | "mapfile" | "readarray" | "getopts" | "printf" => {
+            "read" => {
+                if !self.builtin_read(u, argv, &prefix, redirs, st, cx) {
+                    self.unknown_targets(&name, argv, st);
+                }
+                Flow::Next
+            }
+            "mapfile" | "readarray" | "getopts" | "printf" => {
                 self.unknown_targets(&name, argv, st);
                 Flow::Next
             }
@@ -2738,6 +2770,146 @@ impl<'a, 't> Ev<'a, 't> {
             }
             st.params = Params::Known(list);
         }
+    }
+
+    /// `read [-r] [-a A] NAMES <<< WORD` (or a heredoc) of a known first line, with the
+    /// default IFS or one non-blank IFS character in front of it: assigns what bash assigns.
+    /// `false` when it cannot tell.
+    #[allow(clippy::too_many_arguments)]
+    fn builtin_read(
+        &mut self,
+        u: &Rc<Unit<'t>>,
+        argv: &[Arg],
+        prefix: &[(String, Field)],
+        redirs: &[Node<'_>],
+        st: &mut State<'t>,
+        cx: &Ctx,
+    ) -> bool {
+        let mut raw = false;
+        let mut array: Option<String> = None;
+        let mut names = Vec::new();
+        let mut i = 1;
+        while i < argv.len() {
+            let Arg::Field(f) = &argv[i] else {
+                return false;
+            };
+            let Some(w) = f.known() else {
+                return false;
+            };
+            i += 1;
+            if names.is_empty() && w.starts_with('-') && w.len() > 1 {
+                let flags: Vec<char> = w[1..].chars().collect();
+                for (k, ch) in flags.iter().enumerate() {
+                    match ch {
+                        'r' => raw = true,
+                        's' | 'e' => {}
+                        'a' | 'p' | 't' => {
+                            // The value is the rest of this word or the next one.
+                            let rest: String = flags[k + 1..].iter().collect();
+                            let v = if rest.is_empty() {
+                                let v = match argv.get(i) {
+                                    Some(Arg::Field(f)) => f.known(),
+                                    _ => None,
+                                };
+                                i += 1;
+                                v
+                            } else {
+                                Some(rest)
+                            };
+                            if *ch == 'a' {
+                                array = v;
+                                if array.is_none() {
+                                    return false;
+                                }
+                            }
+                            break;
+                        }
+                        _ => return false,
+                    }
+                }
+                continue;
+            }
+            names.push(w);
+        }
+        if names.iter().chain(array.iter()).any(|n| !is_name(n)) {
+            return false;
+        }
+        let ifs: String = match prefix.iter().rev().find(|(n, _)| n == "IFS") {
+            Some((_, f)) => match f.known() {
+                Some(v) => v,
+                None => return false,
+            },
+            None if st.ifs => return false,
+            None => " \t\n".to_owned(),
+        };
+        let Some(input) = self.stdin_text(u, redirs, st, cx) else {
+            return false;
+        };
+        if !input.holes.is_empty() {
+            return false;
+        }
+        let line = input.text.split('\n').next().unwrap_or("").to_owned();
+        if !ifs.is_empty() && !ifs.contains(' ') && line.ends_with(ifs.as_str()) {
+            // What a trailing delimiter leaves to the last name: not modelled.
+            return false;
+        }
+        if !raw && line.contains('\\') {
+            return false;
+        }
+        let white = ifs == " \t\n" || ifs == " " || ifs.is_empty();
+        let fields: Vec<String> = if ifs.is_empty() {
+            vec![line.clone()]
+        } else if white {
+            line.split([' ', '\t'])
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        } else if ifs.chars().count() == 1 && !ifs.contains([' ', '\t', '\n']) {
+            let mut v: Vec<String> = line.split(ifs.as_str()).map(str::to_owned).collect();
+            if v.last().is_some_and(|l| l.is_empty()) {
+                v.pop();
+            }
+            v
+        } else {
+            return false;
+        };
+        let span = u.span(0..0);
+        if let Some(a) = array {
+            let elems = fields
+                .iter()
+                .map(|t| text_field(t, None, span.clone()))
+                .collect();
+            self.set_var(st, &a, Value::Array(elems), None, None);
+            return true;
+        }
+        if names.is_empty() {
+            names.push("REPLY".into());
+        }
+        // Each name takes a field; the last takes the rest of the line.
+        let n = names.len();
+        for (k, name) in names.iter().enumerate() {
+            let value = if k + 1 < n || fields.len() <= n {
+                fields.get(k).cloned().unwrap_or_default()
+            } else if white {
+                // The rest of the line from the k-th field on, trailing blanks dropped.
+                let mut rest = line.trim_start_matches([' ', '\t']);
+                for _ in 0..k {
+                    rest = rest.trim_start_matches(|c| c != ' ' && c != '\t');
+                    rest = rest.trim_start_matches([' ', '\t']);
+                }
+                rest.trim_end_matches([' ', '\t']).to_owned()
+            } else {
+                fields[k..].join(ifs.as_str())
+            };
+            self.set_var(
+                st,
+                name,
+                Value::Scalar(text_field(&value, None, span.clone())),
+                None,
+                None,
+            );
+        }
+        true
     }
 
     /// `read A B`, `mapfile A`, `getopts s V`, `printf -v V`: what they set is not known.
@@ -3906,6 +4078,28 @@ struct ArithEnv<'x, 'a, 't> {
 impl super::arith::Env for ArithEnv<'_, '_, '_> {
     fn get(&mut self, name: &str) -> Option<Option<String>> {
         self.ev.lookup_text(self.st, name)
+    }
+    fn get_index(&mut self, name: &str, index: i64) -> Option<Option<String>> {
+        if self.st.sparse.contains(name) {
+            return None;
+        }
+        match self.st.vars.get(name).map(|v| &v.value) {
+            Some(Value::Array(a)) => {
+                let k = if index < 0 {
+                    a.len() as i64 + index
+                } else {
+                    index
+                };
+                match usize::try_from(k).ok().and_then(|k| a.get(k)) {
+                    Some(f) => f.known().map(Some),
+                    None => Some(None),
+                }
+            }
+            Some(Value::Scalar(f)) if index == 0 => f.known().map(Some),
+            Some(Value::Scalar(_)) => Some(None),
+            Some(Value::Unknown) => None,
+            None => self.ev.lookup_text(self.st, name),
+        }
     }
     fn set(&mut self, name: &str, value: Option<i64>) {
         let dummy = Span {

@@ -970,3 +970,26 @@ fn assignments_in_front_of_a_function_call() {
         ]
     );
 }
+
+#[test]
+fn read_arithmetic_elements_and_while_true() {
+    let r = run(concat!(
+        "read -r N <<< 5\nread A B <<< \"x  y z \"\nV=a,b,c\nIFS=, read -ra L <<< \"$V\"\n",
+        "c \"$N\" \"$A\" \"$B\" \"${L[@]}\"\n",
+        "read Q <<EOF\nq1 q2\nsecond\nEOF\nc \"$Q\"\n",
+        "read R\nc \"$R\"\n",
+        "M=(3 4)\nc $(( ${M[0]} * 2 )) $(( M[1] * 2 )) $(( M[-1] ))\n",
+        "n=0\nwhile true; do n=$((n + 1)); [ $n -ge 3 ] && break; done\nc $n\n",
+    ));
+    // bash: [5][x][y z][a][b][c] | [q1 q2] | [] | [6][8][4] | [3]
+    assert_eq!(
+        r.of("c"),
+        vec![
+            v(&["c", "5", "x", "y z", "a", "b", "c"]),
+            v(&["c", "q1 q2"]),
+            v(&["c", "?"]),
+            v(&["c", "6", "8", "4"]),
+            v(&["c", "3"]),
+        ]
+    );
+}
