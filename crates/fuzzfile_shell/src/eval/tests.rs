@@ -1005,3 +1005,10 @@ fn read_arithmetic_elements_and_while_true() {
         ]
     );
 }
+
+#[test]
+fn array_indices_are_expanded_words() {
+    let r =
+        run("A=(zero one two)\ni=1\nc ${A[$i]} ${A[i+1]} ${A[-1]} ${A[\"$i\"]} ${A[$((i+1))]}\n");
+    assert_eq!(r.one("c"), v(&["c", "one", "two", "two", "one", "two"]));
+}

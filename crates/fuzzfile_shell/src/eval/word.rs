@@ -1457,13 +1457,17 @@ impl<'a, 't> Ev<'a, 't> {
         st: &mut State<'t>,
         cx: &Ctx,
     ) -> Option<i64> {
-        let text = self.arith_source(u, i, i.byte_range(), st, cx)?;
-        let text =
-            if i.named_child_count() == 0 && matches!(i.kind(), "simple_expansion" | "expansion") {
-                self.scalar_word(u, i, st, cx).known()?
-            } else {
-                text
-            };
+        // The index is a word expanded, then evaluated as arithmetic (`$i`, `i+1`, `-1`).
+        let text = match i.kind() {
+            "simple_expansion"
+            | "expansion"
+            | "arithmetic_expansion"
+            | "command_substitution"
+            | "string"
+            | "raw_string"
+            | "concatenation" => self.scalar_word(u, i, st, cx).known()?,
+            _ => self.arith_source(u, i, i.byte_range(), st, cx)?,
+        };
         self.arith_text(&text, st)
     }
 
