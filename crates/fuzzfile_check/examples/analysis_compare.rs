@@ -24,7 +24,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// A Fuzzfile with `n` multinode jobs, each starting torchrun on every node from a script with
 /// its arguments in a variable.
-fn synthetic_launchers(n: usize) -> String {
+pub fn synthetic_launchers(n: usize) -> String {
     let mut s = String::from("version: v4\njobs:\n");
     for i in 0..n {
         s.push_str(&format!(

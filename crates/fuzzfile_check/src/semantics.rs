@@ -1040,11 +1040,14 @@ impl Builder<'_> {
                     continue;
                 }
             }
+            if !could_launch(&exec.argv) {
+                continue;
+            }
             let words: Vec<LaunchWord> = exec.argv.iter().flat_map(|a| mapper.words(a)).collect();
             let mut environment: Vec<(String, LaunchWord)> = exec
                 .variables
                 .iter()
-                .filter(|(_, v)| v.exported)
+                .filter(|(n, v)| v.exported && matters_to_launchers(n))
                 .map(|(n, v)| match &v.value {
                     eval::Value::Scalar(f) => (n.clone(), mapper.field(f)),
                     _ => (
@@ -1072,6 +1075,7 @@ impl Builder<'_> {
             environment.extend(
                 exec.prefix
                     .iter()
+                    .filter(|(n, _)| matters_to_launchers(n))
                     .map(|(n, f)| (n.clone(), mapper.field(f))),
             );
             // Started on each node by a remote runner in front of the nested shell.
@@ -1108,6 +1112,9 @@ impl Builder<'_> {
                 if l.launcher != Launcher::ExecAll {
                     launched.insert(index);
                     for (name, v) in exec.variables.iter() {
+                        if !matters_to_launchers(name) {
+                            continue;
+                        }
                         if let Some(e) = self.export_entry(&mapper, name, v) {
                             if !self
                                 .facts
@@ -1438,6 +1445,56 @@ fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
         },
         Resolved::Runtime { .. } | Resolved::Unknown => Resolved::Unknown,
     }
+}
+
+/// Whether a variable of a launched program's environment is one the launchers, NCCL, CUDA or
+/// PyTorch read (the part of the environment the semantics layer keeps).
+fn matters_to_launchers(name: &str) -> bool {
+    ["PET_", "NCCL_", "TORCH_", "CUDA_", "NVIDIA_", "MASTER_", "OMPI_", "UCX_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || matches!(name, "WORLD_SIZE" | "LOCAL_WORLD_SIZE" | "LOCAL_RANK" | "OMP_NUM_THREADS")
+}
+
+/// Whether a command may start a launcher: after the wrappers `launch` looks through, its
+/// program is one `launch` recognises (a cheap test on the known words, before mapping them).
+fn could_launch(argv: &[Arg]) -> bool {
+    // A command behind `exec_all` or the SSH wrapper is recorded whatever it is.
+    let mut remote = false;
+    let mut skip_next = false;
+    for a in argv {
+        if skip_next {
+            skip_next = false;
+            continue;
+        }
+        let Arg::Field(f) = a else {
+            return remote;
+        };
+        if is_remote_word(f) {
+            remote = true;
+            skip_next = f.known().is_none(); // `$MULTINODE_SSH_WRAPPER HOST`
+            continue;
+        }
+        let Some(text) = f.choices.first().and_then(|c| match c.as_slice() {
+            [Piece::Text { text, .. }] => Some(text.as_str()),
+            _ => None,
+        }) else {
+            return remote;
+        };
+        let name = basename(text);
+        if matches!(
+            name,
+            "exec" | "nohup" | "time" | "command" | "setsid" | "env" | "stdbuf" | "nice"
+        ) || text.starts_with('-')
+            || (text.contains('=') && !text.starts_with('='))
+        {
+            continue;
+        }
+        return remote
+            || LAUNCHER_WORDS.iter().any(|w| name.contains(w))
+            || name.starts_with("python");
+    }
+    remote
 }
 
 /// A word that starts a command on other nodes: `exec_all`, or the SSH wrapper's path.
