@@ -1005,7 +1005,7 @@ impl Builder<'_> {
         let sources = eval::Sources { texts, files };
         let options = eval::Options {
             env: initial,
-            unset_names: eval::UnsetNames::Unknown,
+            unset_names: eval::UnsetNames::DefaultsApply,
             cwd: self.task.cwd.as_ref().map(|c| c.value.clone()),
             remote_runners: REMOTE_RUNNERS.iter().map(|s| (*s).to_owned()).collect(),
             remote_wrappers: REMOTE_WRAPPERS.iter().map(|s| (*s).to_owned()).collect(),

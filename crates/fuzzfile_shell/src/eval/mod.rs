@@ -169,6 +169,12 @@ pub enum UnsetNames {
     /// Unknown: the image or the platform may set it (a Fuzzfile's job).
     #[default]
     Unknown,
+    /// Unknown, except where the script says what the name's absence means: in
+    /// `${NAME:-word}`, `${NAME-word}`, `${NAME:=word}`, `${NAME=word}` the script's own default
+    /// applies (`NGPU=${NGPU:-8}` is 8), and `${NAME:+word}`, `${NAME+word}` are empty. A plain
+    /// `$NAME` stays unknown. The job of a Fuzzfile: its environment is known but for what the
+    /// image sets, and a script that gives a default expects the name to be absent.
+    DefaultsApply,
     /// Empty, as bash expands an unset name when the whole environment is known.
     Empty,
 }

@@ -314,12 +314,20 @@ pub(super) struct Ev<'a, 't> {
 
 const SHELLS: [&str; 5] = ["bash", "sh", "dash", "zsh", "ksh"];
 
+thread_local! {
+    /// One parser per thread, reused by every evaluation (a parser, not results: creating one
+    /// and loading the grammar costs as much as parsing a typical launch script).
+    static PARSER: std::cell::RefCell<Option<Parser>> = const { std::cell::RefCell::new(None) };
+}
+
 pub(super) fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Options) -> Evaluation {
-    let mut parser = Parser::new();
-    let parser = parser
-        .set_language(&tree_sitter_bash::LANGUAGE.into())
-        .is_ok()
-        .then_some(parser);
+    let parser = PARSER.with(|p| p.borrow_mut().take()).or_else(|| {
+        let mut parser = Parser::new();
+        parser
+            .set_language(&tree_sitter_bash::LANGUAGE.into())
+            .is_ok()
+            .then_some(parser)
+    });
     let mut ev = Ev {
         sources,
         opts: options,
@@ -344,18 +352,21 @@ pub(super) fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Option
     };
     let marker = 0u8;
     ev.stack_base = std::ptr::addr_of!(marker) as usize;
-    let Some(unit) = ev.source_unit(script) else {
-        return ev.out;
-    };
-    let mut st = ev.fresh_state(options.cwd.clone());
-    st.arg0 = None;
-    let cx = Ctx {
-        site: Site::Head,
-        certainty: Certainty::Always,
-        nesting: Rc::new(Vec::new()),
-        depth: 0,
-    };
-    ev.run_unit(&unit, &mut st, &cx);
+    if let Some(unit) = ev.source_unit(script) {
+        let mut st = ev.fresh_state(options.cwd.clone());
+        st.arg0 = None;
+        let cx = Ctx {
+            site: Site::Head,
+            certainty: Certainty::Always,
+            nesting: Rc::new(Vec::new()),
+            depth: 0,
+        };
+        ev.run_unit(&unit, &mut st, &cx);
+    }
+    if let Some(mut parser) = ev.parser.take() {
+        parser.reset();
+        PARSER.with(|p| *p.borrow_mut() = Some(parser));
+    }
     ev.out
 }
 
@@ -2116,7 +2127,7 @@ impl<'a, 't> Ev<'a, 't> {
 
     /// Whether `name` is absent but may be set (an unknown starting environment).
     fn name_is_set_unknown(&self, st: &State<'t>, name: &str) -> bool {
-        !st.gone.contains(name) && self.opts.unset_names == UnsetNames::Unknown
+        !st.gone.contains(name) && self.opts.unset_names != UnsetNames::Empty
     }
 
     pub(super) fn concat_fields(&mut self, a: &Field, b: &Field) -> Field {

@@ -1012,3 +1012,34 @@ fn array_indices_are_expanded_words() {
         run("A=(zero one two)\ni=1\nc ${A[$i]} ${A[i+1]} ${A[-1]} ${A[\"$i\"]} ${A[$((i+1))]}\n");
     assert_eq!(r.one("c"), v(&["c", "one", "two", "two", "one", "two"]));
 }
+
+#[test]
+fn defaults_apply_to_names_nothing_sets() {
+    let o = Options {
+        env: vec![
+            (
+                "GIVEN".into(),
+                Initial::Known {
+                    text: "2".into(),
+                    origin: None,
+                },
+            ),
+            ("LATER".into(), Initial::Unknown),
+            ("RANK".into(), Initial::Runtime),
+        ],
+        unset_names: UnsetNames::DefaultsApply,
+        ..opts()
+    };
+    let r = run_with(
+        "NGPU=${NGPU:-\"8\"}\nc $NGPU ${GIVEN:-4} ${LATER:-4} ${A-x} ${B:+y} \"$PLAIN\" ${C:=5} $C\nsource /not/shipped.sh\nc ${D:-6}\n",
+        &[],
+        &o,
+    );
+    let calls = r.of("c");
+    // The script's own default for a name nothing sets; a name the environment sets (even to
+    // something not known) keeps its value; a plain expansion of an absent name stays unknown.
+    // (`${B:+y}` of an absent B is empty and, unquoted, no argument at all.)
+    assert_eq!(calls[0], v(&["c", "8", "2", "<*>", "x", "?", "5", "5"]));
+    // After code not known ran, an absent name may have been set by it.
+    assert_eq!(calls[1], v(&["c", "<*>"]));
+}

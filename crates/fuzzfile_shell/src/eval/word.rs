@@ -1769,9 +1769,17 @@ impl<'a, 't> Ev<'a, 't> {
             ":-" | "-" | ":=" | "=" | ":+" | "+" | ":?" | "?" => {
                 let colon = op.starts_with(':');
                 let kind = op.trim_start_matches(':');
+                // A name nothing set, whose default the script gives (`UnsetNames::DefaultsApply`).
+                let defaults_apply = self.opts.unset_names == UnsetNames::DefaultsApply
+                    && index.is_none()
+                    && matches!(val, RVal::Unknown)
+                    && !st.vars.contains_key(name.as_str())
+                    && !st.opaque
+                    && !SHELL_SET.contains(&name.as_str());
                 // Per choice: whether the value counts as set.
                 let states: Vec<Option<bool>> = match &val {
                     RVal::Unset => vec![Some(false)],
+                    RVal::Unknown if defaults_apply => vec![Some(false)],
                     RVal::Unknown | RVal::UnknownList { .. } => vec![None],
                     RVal::List { elems, .. } => vec![Some(!elems.is_empty())],
                     RVal::Scalar(choices) => choices
