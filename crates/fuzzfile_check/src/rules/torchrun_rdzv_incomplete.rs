@@ -3,7 +3,8 @@
 //! flag is absent) for ones that are missing or ignored:
 //! - a `c10d` or `etcd` backend without `--rdzv-endpoint`, in a job on several nodes (an
 //!   **error**);
-//! - a non-`static` backend without `--rdzv-id`, or with the default id `none`;
+//! - a non-`static` backend without `--rdzv-id`, or with the default id `none` (unless the
+//!   endpoint's port is 0: the store then listens on a port the OS picks for this run alone);
 //! - `--master-addr` / `--master-port` with a non-`static` backend: torchrun ignores them;
 //! - `--rdzv-backend`, `--rdzv-endpoint` or `--rdzv-id` together with `--standalone`, which
 //!   replaces all three.
@@ -93,8 +94,13 @@ impl Check for TorchrunRdzvIncomplete {
                     );
                 }
             }
+            // Port 0: the c10d store listens on a port the OS picks for this run alone, so no
+            // other job can reach it (torchtitan's `--rdzv_endpoint localhost:0`).
+            let private_port = endpoint
+                .and_then(|e| e.value.literal())
+                .is_some_and(|v| v.rsplit_once(':').is_some_and(|(_, p)| p == "0"));
             match inv.setting("rdzv-id") {
-                None if args.incomplete => {}
+                None if args.incomplete || private_port => {}
                 None => out.push(
                     Diagnostic::new(
                         Rule::TorchrunRdzvIncomplete,

@@ -3412,7 +3412,20 @@ impl<'a, 't> Ev<'a, 't> {
                 "exec" | "command" | "builtin" | "nohup" | "setsid" | "time" | "nice"
                 | "stdbuf" | "timeout" | "env" => {
                     i += 1;
-                    while let Some(t) = known(i) {
+                    loop {
+                        // `env NAME="$RANK" ...`: an assignment whose value is not known text.
+                        if base == "env" {
+                            if let Some(Arg::Field(f)) = argv.get(i) {
+                                if f.known().is_none() {
+                                    if let Some((nm, v)) = super::word::split_assignment(f) {
+                                        env_extra.push((nm, v));
+                                        i += 1;
+                                        continue;
+                                    }
+                                }
+                            }
+                        }
+                        let Some(t) = known(i) else { break };
                         match base.as_str() {
                             "env" => {
                                 if t == "-i" || t == "-" || t == "--ignore-environment" {

@@ -1043,3 +1043,21 @@ fn defaults_apply_to_names_nothing_sets() {
     // After code not known ran, an absent name may have been set by it.
     assert_eq!(calls[1], v(&["c", "<*>"]));
 }
+
+#[test]
+fn files_run_behind_env_and_a_remote_runner() {
+    let r = run_with(
+        "exec_all env NODE_RANK=\"$RANK\" M=\"$MULTINODE_NODE_IP\" \\\n  bash /opt/x.sh a.py --b 2\n",
+        &[("/opt/x.sh", "torchrun --node_rank $NODE_RANK --master_addr $M -- ${@:1}\n")],
+        &opts(),
+    );
+    // `NODE_RANK="$RANK"` was expanded by the head's shell, in front of `exec_all`.
+    let t = r.one("torchrun");
+    assert_eq!(t[..3], v(&["torchrun", "--node_rank", "<RANK@head>"]));
+    let e =
+        r.ev.execs
+            .iter()
+            .find(|e| argv(e).first().map(String::as_str) == Some("torchrun"))
+            .unwrap();
+    assert_eq!(e.site, Site::EachNode);
+}
