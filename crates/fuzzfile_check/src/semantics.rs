@@ -816,10 +816,21 @@ impl Builder<'_> {
                     // A command that runs a shipped file or a shell (`[bash, /opt/x.sh, a]`,
                     // `[exec_all, bash, -c, ...]`, `[/opt/run.sh]`): what that runs is
                     // evaluated as the same words given to a shell.
-                    let line: Vec<String> =
-                        cmd.value.iter().map(|w| shell_word(&w.value)).collect();
-                    let line = line.join(" ");
-                    self.evaluate_nested_only(&line, cmd.node, cmd.range);
+                    let files = self.shipped_files();
+                    let runs_more = cmd.value.iter().any(|w| {
+                        let b = basename(&w.value);
+                        is_shell(b)
+                            || REMOTE_RUNNERS.contains(&b)
+                            || REMOTE_WRAPPERS.iter().any(|r| w.value.contains(r))
+                            || files.iter().any(|(path, _, _)| {
+                                *path == w.value || path.ends_with(&format!("/{b}"))
+                            })
+                    });
+                    if runs_more {
+                        let line: Vec<String> =
+                            cmd.value.iter().map(|w| shell_word(&w.value)).collect();
+                        self.evaluate_nested_only(&line.join(" "), cmd.node, cmd.range);
+                    }
                 }
             }
         }
@@ -1450,10 +1461,15 @@ fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
 /// Whether a variable of a launched program's environment is one the launchers, NCCL, CUDA or
 /// PyTorch read (the part of the environment the semantics layer keeps).
 fn matters_to_launchers(name: &str) -> bool {
-    ["PET_", "NCCL_", "TORCH_", "CUDA_", "NVIDIA_", "MASTER_", "OMPI_", "UCX_"]
-        .iter()
-        .any(|p| name.starts_with(p))
-        || matches!(name, "WORLD_SIZE" | "LOCAL_WORLD_SIZE" | "LOCAL_RANK" | "OMP_NUM_THREADS")
+    [
+        "PET_", "NCCL_", "TORCH_", "CUDA_", "NVIDIA_", "MASTER_", "OMPI_", "UCX_",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        || matches!(
+            name,
+            "WORLD_SIZE" | "LOCAL_WORLD_SIZE" | "LOCAL_RANK" | "OMP_NUM_THREADS"
+        )
 }
 
 /// Whether a command may start a launcher: after the wrappers `launch` looks through, its
