@@ -1061,3 +1061,16 @@ fn files_run_behind_env_and_a_remote_runner() {
             .unwrap();
     assert_eq!(e.site, Site::EachNode);
 }
+
+#[test]
+fn white_space_ifs_splits_at_its_characters() {
+    // bash's "strict mode": fields split at newlines and tabs only.
+    let r = run("IFS=$'\\n\\t'\nA='x y'\nB=$'p\\tq'\nN=4\nc $A $B ${N}:${N}\nIFS=,\nc $A\n");
+    let calls = r.of("c");
+    assert_eq!(calls[0], v(&["c", "x y", "p", "q", "4:4"]));
+    assert_eq!(
+        calls[1],
+        v(&["c", "<*>"]),
+        "a non-white IFS is not modelled"
+    );
+}

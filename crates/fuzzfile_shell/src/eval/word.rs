@@ -302,6 +302,9 @@ struct Splitter {
     /// whole word unknown.
     after_unknown: bool,
     whole_unknown: bool,
+    /// The characters unquoted expansions split at: the default IFS, or an IFS of white space
+    /// only (`IFS=$'\n\t'`, bash's "strict mode"), where runs of them separate fields.
+    ifs: String,
 }
 
 impl Splitter {
@@ -381,7 +384,7 @@ impl Splitter {
                 Piece::Text { text, origin } => {
                     let mut start = None;
                     for (i, c) in text.char_indices() {
-                        if matches!(c, ' ' | '\t' | '\n') {
+                        if self.ifs.contains(c) {
                             if let Some(s) = start.take() {
                                 self.push(
                                     text_piece(&text[s..i], sub_origin(origin, text.len(), s..i)),
@@ -1270,6 +1273,18 @@ impl<'a, 't> Ev<'a, 't> {
     }
 
     fn split(&mut self, alt: &[Seg], word: &Span, st: &State<'t>) -> Vec<Arg> {
+        // An assigned IFS of white space only splits as the default does, at its characters.
+        let white_ifs = if st.ifs {
+            match st.vars.get("IFS").map(|v| &v.value) {
+                Some(Value::Scalar(f)) => f
+                    .known()
+                    .filter(|v| !v.is_empty() && v.chars().all(|c| matches!(c, ' ' | '\t' | '\n'))),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let modelled = !st.ifs || white_ifs.is_some();
         let mut sp = Splitter {
             args: Vec::new(),
             cur: Vec::new(),
@@ -1280,9 +1295,10 @@ impl<'a, 't> Ev<'a, 't> {
             word: word.clone(),
             after_unknown: false,
             whole_unknown: false,
+            ifs: white_ifs.unwrap_or_else(|| " \t\n".to_owned()),
         };
         for s in alt {
-            if st.ifs && s.split && !s.quoted {
+            if !modelled && s.split && !s.quoted {
                 if let SegKind::Pieces(ps) = &s.kind {
                     if ps
                         .iter()
