@@ -239,8 +239,28 @@ fn expected_findings_are_well_formed() {
     }
 }
 
+/// Expected findings the checker misses today, each with why: the gap is named here so that
+/// the test fails on every other disagreement, and fails too when a gap closes (the entry must
+/// then go).
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[
+    (
+        "39-picotron-base-job-slurm.bad.fz",
+        "torchrun-nnodes-mismatch",
+        "the flags sit in `$LAUNCHER`, a string holding `${MASTER_PORT}` = `$((1024 + RANDOM % 64511))`: a number not known before the run, which the evaluator cannot yet tell is one word, so the unquoted `$LAUNCHER` splits into an unknown number of words",
+    ),
+    (
+        "39-picotron-base-job-slurm.bad.fz",
+        "torchrun-rdzv-incomplete",
+        "as above: the split of `$LAUNCHER` is not known",
+    ),
+    (
+        "39-picotron-base-job-slurm.fz",
+        "torchrun-rdzv-incomplete",
+        "as above: the split of `$LAUNCHER` is not known",
+    ),
+];
+
 #[test]
-#[ignore = "the launch semantics layer lands later"]
 fn launch_rules_agree_with_expected_findings() {
     let rows = expected();
     let mut missing = Vec::new();
@@ -263,8 +283,16 @@ fn launch_rules_agree_with_expected_findings() {
             }
         }
         for (rule, r) in &want {
+            let gap = KNOWN_GAPS.iter().any(|(gf, gr, _)| *gf == f && gr == rule);
             if got.contains_key(rule) {
                 agree += 1;
+                if gap {
+                    unexpected.push(format!(
+                        "{f}: {rule} is found now: remove it from KNOWN_GAPS"
+                    ));
+                }
+            } else if gap {
+                continue;
             } else {
                 missing.push(format!(
                     "{f}: {rule} (expected at line {}: {})",
