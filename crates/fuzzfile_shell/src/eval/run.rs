@@ -585,11 +585,7 @@ impl<'a, 't> Ev<'a, 't> {
         origin: Option<Span>,
         export: Option<bool>,
     ) {
-        let size: usize = match &value {
-            Value::Scalar(f) => field_bytes(f),
-            Value::Array(a) => a.iter().map(field_bytes).sum(),
-            Value::Unknown => 0,
-        };
+        let size = value_bytes(&value);
         self.bytes = self.bytes.saturating_add(size);
         let value = if self.bytes > MAX_BYTES {
             self.trunc();
@@ -625,6 +621,12 @@ impl<'a, 't> Ev<'a, 't> {
     fn vars_mut<'s>(&mut self, vars: &'s mut Variables) -> &'s mut HashMap<String, Variable> {
         if Arc::strong_count(vars) > 1 {
             self.tick(CLONE_COST * vars.len() as u64);
+            // The copy holds every value again: it counts against the bytes produced.
+            let copied: usize = vars.values().map(|v| value_bytes(&v.value)).sum();
+            self.bytes = self.bytes.saturating_add(copied);
+            if self.bytes > MAX_BYTES {
+                self.trunc();
+            }
         }
         Arc::make_mut(vars)
     }
@@ -4138,15 +4140,31 @@ impl super::arith::Env for ArithEnv<'_, '_, '_> {
     }
 }
 
+/// The memory a field takes: its text and the structures around it (an array of a million
+/// one-letter elements is tens of megabytes, not one).
 fn field_bytes(f: &Field) -> usize {
-    f.choices
-        .iter()
-        .flatten()
-        .map(|p| match p {
-            Piece::Text { text, .. } => text.len(),
-            _ => 8,
-        })
-        .sum()
+    std::mem::size_of::<Field>()
+        + f.choices.len() * std::mem::size_of::<Vec<Piece>>()
+        + f.choices
+            .iter()
+            .flatten()
+            .map(|p| {
+                std::mem::size_of::<Piece>()
+                    + match p {
+                        Piece::Text { text, .. } => text.len(),
+                        Piece::Runtime { name, .. } => name.len(),
+                        Piece::Unknown { .. } => 0,
+                    }
+            })
+            .sum::<usize>()
+}
+
+fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::Scalar(f) => field_bytes(f),
+        Value::Array(a) => a.iter().map(field_bytes).sum(),
+        Value::Unknown => 0,
+    }
 }
 
 /// Argument nodes grouped into shell words: nodes with nothing between them but escaped

@@ -1074,3 +1074,27 @@ fn white_space_ifs_splits_at_its_characters() {
         "a non-white IFS is not modelled"
     );
 }
+
+#[test]
+fn doubling_arrays_and_strings_stay_bounded() {
+    // Each line doubles the array (or the string): 2^40 elements if nothing stopped it. The
+    // bytes a copy of the variables holds count too (a command's snapshot shares them, so the
+    // next change copies them).
+    let r = run(&format!(
+        "A=(x)\n{}c \"${{A[@]}}\"\nS=x\n{}c \"$S\"\n",
+        "A+=(\"${A[@]}\")\nc\n".repeat(40),
+        "S=\"$S$S\"\nc\n".repeat(60)
+    ));
+    assert!(r.ev.truncated);
+    for e in &r.ev.execs {
+        let words: usize = e
+            .argv
+            .iter()
+            .map(|a| match a {
+                Arg::Field(f) => f.choices.iter().flatten().count().max(1),
+                Arg::Unknown(_) => 1,
+            })
+            .sum();
+        assert!(words < 1_000_000, "{words} words in one command");
+    }
+}
