@@ -773,7 +773,7 @@ struct Builder<'a> {
     generic: bool,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     fn launches(&mut self) {
         if !self.mentions_a_launcher() {
             return;
@@ -817,15 +817,19 @@ impl Builder<'_> {
                     // `[exec_all, bash, -c, ...]`, `[/opt/run.sh]`): what that runs is
                     // evaluated as the same words given to a shell.
                     let files = self.shipped_files();
-                    let runs_more = cmd.value.iter().any(|w| {
-                        let b = basename(&w.value);
-                        is_shell(b)
-                            || REMOTE_RUNNERS.contains(&b)
-                            || REMOTE_WRAPPERS.iter().any(|r| w.value.contains(r))
-                            || files.iter().any(|(path, _, _)| {
-                                *path == w.value || path.ends_with(&format!("/{b}"))
-                            })
-                    });
+                    let wrapper_first = cmd
+                        .value
+                        .first()
+                        .is_some_and(|w| REMOTE_WRAPPERS.iter().any(|r| w.value.contains(r)));
+                    let runs_more = wrapper_first
+                        || cmd.value.iter().any(|w| {
+                            let b = basename(&w.value);
+                            is_shell(b)
+                                || REMOTE_RUNNERS.contains(&b)
+                                || files.iter().any(|(path, _, _)| {
+                                    *path == w.value || path.ends_with(&format!("/{b}"))
+                                })
+                        });
                     if runs_more {
                         let line: Vec<String> =
                             cmd.value.iter().map(|w| shell_word(&w.value)).collect();
@@ -864,14 +868,15 @@ impl Builder<'_> {
     }
 
     /// The files the task sees at a path: `(path, content, content scalar)`.
-    fn shipped_files(&self) -> Vec<(&str, &str, (NodeId, TextRange))> {
-        self.task
-            .files
+    fn shipped_files(&self) -> Vec<(&'a str, &'a str, (NodeId, TextRange))> {
+        let model: &'a Fuzzfile = self.model;
+        let task: &'a Task = self.task;
+        task.files
             .iter()
             .filter_map(|f| {
                 let content = match &f.source {
                     FileSource::Inline(c) => c,
-                    FileSource::Ref(name) => &self.model.file(&name.value)?.content,
+                    FileSource::Ref(name) => &model.file(&name.value)?.content,
                 };
                 Some((
                     f.path.value.as_str(),
@@ -948,12 +953,9 @@ impl Builder<'_> {
             },
         );
         // Owned copies outlive the borrow of `self` below.
-        let shipped: Vec<(String, String, (NodeId, TextRange))> = self
-            .shipped_files()
-            .into_iter()
-            .map(|(p, c, n)| (p.to_owned(), c.to_owned(), n))
-            .collect();
-        let env = self.facts.env.clone();
+        let shipped = self.shipped_files();
+        // The model's entries (what `facts.env` holds copies of), borrowed for the evaluation.
+        let env: Vec<&'a EnvVar> = effective_env(self.model, self.task);
         for (path, content, (cnode, crange)) in &shipped {
             let id = add(
                 &mut infos,
@@ -967,7 +969,7 @@ impl Builder<'_> {
                     env_value: false,
                 },
             );
-            files.insert(path.clone(), id);
+            files.insert((*path).to_owned(), id);
         }
         let mut initial: Vec<(String, eval::Initial)> = Vec::new();
         for e in &env {
