@@ -300,6 +300,9 @@ pub(super) struct Ev<'a, 't> {
     /// The address of the stack when evaluation began (see [`Ev::deep`]).
     stack_base: usize,
     pub(super) stack_max: usize,
+    /// Inside the word of a `${NAME:-word}`-style expansion (where `\}` is an escape in double
+    /// quotes too).
+    pub(super) in_parameter_word: usize,
     /// Loop iterations unrolled so far.
     unrolled: usize,
     /// Unrolled loops around the statement being evaluated.
@@ -343,6 +346,7 @@ pub(super) fn evaluate(script: SourceId, sources: &Sources<'_>, options: &Option
         last_vars: None,
         stack_base: 0,
         stack_max: 0,
+        in_parameter_word: 0,
         unrolled: 0,
         loop_depth: 0,
         exits: 0,

@@ -506,6 +506,7 @@ impl<'a, 't> Ev<'a, 't> {
                 let next = &text[i + 1..i + 1 + next_len];
                 let escape = if double {
                     matches!(next, "$" | "`" | "\"" | "\\" | "\n")
+                        || (next == "}" && self.in_parameter_word > 0)
                 } else {
                     true
                 };
@@ -1825,6 +1826,7 @@ impl<'a, 't> Ev<'a, 't> {
                 let set_all = states.iter().all(|s| *s == Some(true));
                 let unset_all = states.iter().all(|s| *s == Some(false));
                 let word = |ev: &mut Self, st: &mut State<'t>| -> Vec<Vec<Seg>> {
+                    ev.in_parameter_word += 1;
                     let mut toks = Vec::new();
                     let mut pos = args_start;
                     for k in kids
@@ -1857,6 +1859,7 @@ impl<'a, 't> Ev<'a, 't> {
                             &mut toks,
                         );
                     }
+                    ev.in_parameter_word = ev.in_parameter_word.saturating_sub(1);
                     if toks.is_empty() {
                         toks.push(Tok::Lit {
                             text: String::new(),
