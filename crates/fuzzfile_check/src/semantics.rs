@@ -1013,6 +1013,11 @@ impl<'a> Builder<'a> {
             if env.iter().any(|e| e.name == *name) {
                 continue;
             }
+            // A variable no text of the job names cannot be read by it (an indirect
+            // `${!v}` needs the name written somewhere too): not set up for nothing.
+            if !texts.iter().any(|t| t.contains(name)) {
+                continue;
+            }
             initial.push(((*name).to_owned(), eval::Initial::Runtime));
         }
         let sources = eval::Sources { texts, files };
