@@ -584,6 +584,18 @@ fn task_facts(text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> TaskFac
     facts
 }
 
+/// A count whose value is known only at run time (a Fuzzball variable's, or not known at all).
+fn count_at_run_time(value: &Resolved, at: Option<TextRange>) -> Count {
+    Count {
+        value: None,
+        from: CountFrom::RunTime(match value {
+            Resolved::Runtime { name, .. } => Some(name.clone()),
+            _ => None,
+        }),
+        at,
+    }
+}
+
 /// Reads a count from a value: the number, and the keyword it came from (`gpu`, `cpu`).
 type CountParser<'a> = dyn Fn(&str) -> Option<(u64, Option<String>)> + 'a;
 
@@ -624,16 +636,7 @@ fn shape(
                     at,
                 },
             },
-            Resolved::Runtime { name, .. } => Count {
-                value: None,
-                from: CountFrom::RunTime(Some(name.clone())),
-                at,
-            },
-            _ => Count {
-                value: None,
-                from: CountFrom::RunTime(None),
-                at,
-            },
+            other => count_at_run_time(other, at),
         })
     };
     match l.launcher {
@@ -711,16 +714,7 @@ fn shape(
                                 at,
                             }
                         }
-                        Resolved::Runtime { name, .. } => Count {
-                            value: None,
-                            from: CountFrom::RunTime(Some(name.clone())),
-                            at,
-                        },
-                        _ => Count {
-                            value: None,
-                            from: CountFrom::RunTime(None),
-                            at,
-                        },
+                        other => count_at_run_time(other, at),
                     }
                 }
                 None if args.incomplete => Count {
