@@ -242,23 +242,7 @@ fn expected_findings_are_well_formed() {
 /// Expected findings the checker misses today, each with why: the gap is named here so that
 /// the test fails on every other disagreement, and fails too when a gap closes (the entry must
 /// then go).
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[
-    (
-        "39-picotron-base-job-slurm.bad.fz",
-        "torchrun-nnodes-mismatch",
-        "the flags sit in `$LAUNCHER`, a string holding `${MASTER_PORT}` = `$((1024 + RANDOM % 64511))`: a number not known before the run, which the evaluator cannot yet tell is one word, so the unquoted `$LAUNCHER` splits into an unknown number of words",
-    ),
-    (
-        "39-picotron-base-job-slurm.bad.fz",
-        "torchrun-rdzv-incomplete",
-        "as above: the split of `$LAUNCHER` is not known",
-    ),
-    (
-        "39-picotron-base-job-slurm.fz",
-        "torchrun-rdzv-incomplete",
-        "as above: the split of `$LAUNCHER` is not known",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 #[test]
 fn launch_rules_agree_with_expected_findings() {

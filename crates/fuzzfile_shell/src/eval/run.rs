@@ -4090,6 +4090,8 @@ impl<'a, 't> Ev<'a, 't> {
                 },
                 Value::Unknown => None,
             },
+            // `RANDOM`, `SECONDS`, `LINENO`, ...: bash sets them; their values are not known.
+            None if !st.gone.contains(name) && super::word::SHELL_SET.contains(&name) => None,
             None if st.gone.contains(name)
                 || (self.opts.unset_names == UnsetNames::Empty && !st.opaque) =>
             {

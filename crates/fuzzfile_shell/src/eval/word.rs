@@ -18,7 +18,7 @@ pub(super) enum Hole {
 }
 
 /// Variables bash sets itself in every shell (their values are the machine's).
-const SHELL_SET: &[&str] = &[
+pub(super) const SHELL_SET: &[&str] = &[
     "PWD",
     "OLDPWD",
     "SHLVL",
@@ -290,7 +290,9 @@ fn bracket(p: &[char], i: usize, c: char) -> Option<(bool, usize)> {
 }
 
 /// Builds fields out of segments: IFS splitting of unquoted expansions, glob detection.
-struct Splitter {
+struct Splitter<'s> {
+    /// The source texts, to tell an arithmetic expansion by its origin.
+    texts: &'s [&'s str],
     args: Vec<Arg>,
     cur: Vec<Piece>,
     exists: bool,
@@ -307,7 +309,7 @@ struct Splitter {
     ifs: String,
 }
 
-impl Splitter {
+impl Splitter<'_> {
     fn content(&mut self) {
         if self.after_unknown {
             self.whole_unknown = true;
@@ -377,6 +379,16 @@ impl Splitter {
         self.args.push(Arg::Unknown(self.word.clone()));
         self.after_unknown = true;
     }
+    /// Whether an unknown piece is the value of an arithmetic expansion (its origin is one).
+    fn is_arithmetic(&self, origin: &Span) -> bool {
+        self.texts
+            .get(origin.source.0 as usize)
+            .and_then(|t| t.get(origin.range.clone()))
+            .is_some_and(|t| {
+                (t.starts_with("$((") && t.ends_with("))"))
+                    || (t.starts_with("$[") && t.ends_with(']'))
+            })
+    }
     /// Unquoted expansion text: split at spaces, tabs and newlines.
     fn split_pieces(&mut self, ps: &[Piece]) {
         for p in ps {
@@ -404,6 +416,11 @@ impl Splitter {
                     }
                 }
                 Piece::Runtime { .. } => self.push(p.clone(), false),
+                // A number not known (`$((1024 + RANDOM % 64511))`, kept in a variable): one
+                // word whatever its value, since digits and `-` are not white space.
+                Piece::Unknown { origin } if self.is_arithmetic(origin) => {
+                    self.push(p.clone(), false)
+                }
                 Piece::Unknown { origin } => {
                     let o = origin.clone();
                     self.unknown_count(&o);
@@ -1287,6 +1304,7 @@ impl<'a, 't> Ev<'a, 't> {
         };
         let modelled = !st.ifs || white_ifs.is_some();
         let mut sp = Splitter {
+            texts: &self.sources.texts,
             args: Vec::new(),
             cur: Vec::new(),
             exists: false,
