@@ -63,6 +63,9 @@ pub struct Options {
     /// Which rules report and at which severity (from `fuzzlint.toml` and the command line);
     /// the default runs every rule at its default severity.
     pub rules: config::RuleSettings,
+    /// Evaluations of shell texts kept from earlier analyses by the caller (the language server
+    /// passes one per session); `None` evaluates everything.
+    pub evaluations: Option<semantics::EvaluationCache>,
 }
 
 /// Analyse a text.
@@ -105,7 +108,7 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
     let semantics = if invalid_utf8 {
         semantics::Semantics::default()
     } else {
-        semantics::Semantics::build(&text, &tree, &model)
+        semantics::Semantics::build_with(&text, &tree, &model, options.evaluations.as_ref())
     };
     if !invalid_utf8 {
         let ctx = rules::Context::new(&text, &tree, &model, options.profile.as_ref(), &semantics);

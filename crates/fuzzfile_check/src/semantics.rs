@@ -70,9 +70,20 @@ pub struct Semantics {
 impl Semantics {
     /// Derive the facts of every job and service of `model`.
     pub fn build(text: &str, tree: &Tree, model: &Fuzzfile) -> Semantics {
+        Semantics::build_with(text, tree, model, None)
+    }
+
+    /// [`Semantics::build`], taking the evaluations of shell texts from `cache` when it holds
+    /// them (what it holds is exactly what evaluating would give: see [`EvaluationCache`]).
+    pub fn build_with(
+        text: &str,
+        tree: &Tree,
+        model: &Fuzzfile,
+        cache: Option<&EvaluationCache>,
+    ) -> Semantics {
         let mut s = Semantics::default();
         for task in model.tasks() {
-            let facts = task_facts(text, tree, model, task);
+            let facts = task_facts(text, tree, model, task, cache);
             s.by_body.insert(task.body, s.tasks.len());
             s.tasks.push(facts);
         }
@@ -85,6 +96,83 @@ impl Semantics {
             .get(&task.body)
             .and_then(|&i| self.tasks.get(i))
             .unwrap_or(&self.empty)
+    }
+}
+
+/// Evaluations of shell texts kept between analyses, for a caller that analyses the same file
+/// again and again (the language server, on every edit): an edit re-evaluates only the jobs
+/// whose shell it touched. Owned and passed by the caller (`Options::evaluations`); nothing is
+/// kept anywhere else. An entry is keyed by everything the evaluation reads (every text, the
+/// shipped files' paths, the starting environment, the working directory and the other
+/// options), so a hit is exactly what evaluating again would give; the evaluation holds no
+/// position in the Fuzzfile, so a job that moved is a hit too. Bounded: past
+/// [`EvaluationCache::MAX_BYTES`] of keys it starts over.
+#[derive(Clone, Default)]
+pub struct EvaluationCache {
+    inner: std::sync::Arc<std::sync::Mutex<CacheInner>>,
+}
+
+#[derive(Default)]
+struct CacheInner {
+    entries: HashMap<String, std::sync::Arc<eval::Evaluation>>,
+    bytes: usize,
+    hits: u64,
+}
+
+impl std::fmt::Debug for EvaluationCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (n, hits) = self
+            .inner
+            .lock()
+            .map(|c| (c.entries.len(), c.hits))
+            .unwrap_or_default();
+        write!(f, "EvaluationCache({n} entries, {hits} hits)")
+    }
+}
+
+impl EvaluationCache {
+    /// The most bytes of keys (about the shell text evaluated) kept before starting over.
+    pub const MAX_BYTES: usize = 4 << 20;
+
+    /// How many evaluations were answered from the cache.
+    pub fn hits(&self) -> u64 {
+        self.inner.lock().map(|c| c.hits).unwrap_or(0)
+    }
+
+    fn evaluate(
+        &self,
+        script: SourceId,
+        sources: &eval::Sources<'_>,
+        options: &eval::Options,
+    ) -> std::sync::Arc<eval::Evaluation> {
+        use std::fmt::Write;
+        let mut key = format!("{}\u{0}{options:?}\u{0}", script.0);
+        let mut files: Vec<(&String, &SourceId)> = sources.files.iter().collect();
+        files.sort();
+        let _ = write!(key, "{files:?}");
+        for t in &sources.texts {
+            key.push('\u{0}');
+            key.push_str(&t.len().to_string());
+            key.push(':');
+            key.push_str(t);
+        }
+        if let Ok(mut c) = self.inner.lock() {
+            if let Some(e) = c.entries.get(&key) {
+                let e = std::sync::Arc::clone(e);
+                c.hits += 1;
+                return e;
+            }
+        }
+        let e = std::sync::Arc::new(eval::evaluate(script, sources, options));
+        if let Ok(mut c) = self.inner.lock() {
+            if c.bytes + key.len() > Self::MAX_BYTES {
+                c.entries.clear();
+                c.bytes = 0;
+            }
+            c.bytes += key.len();
+            c.entries.insert(key, std::sync::Arc::clone(&e));
+        }
+        e
     }
 }
 
@@ -513,7 +601,13 @@ const LAUNCHER_WORDS: &[&str] = &[
 // ---------------------------------------------------------------------------------------------
 // Building the facts of one task.
 
-fn task_facts(text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> TaskFacts {
+fn task_facts(
+    text: &str,
+    tree: &Tree,
+    model: &Fuzzfile,
+    task: &Task,
+    cache: Option<&EvaluationCache>,
+) -> TaskFacts {
     let env: Vec<EnvVar> = effective_env(model, task).into_iter().cloned().collect();
     let is_job = task.kind == TaskKind::Job;
     let defaults_resource = || {
@@ -559,6 +653,7 @@ fn task_facts(text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> TaskFac
         task,
         facts: &mut facts,
         generic,
+        cache,
     };
     b.launches();
     // `MULTINODE_TOTAL_SLOTS` of a generic job: nodes × slots, a slot count that is
@@ -765,6 +860,7 @@ struct Builder<'a> {
     facts: &'a mut TaskFacts,
     /// A `generic` multinode job on more than one node: `MULTINODE_*` are set, `exec_all` is there.
     generic: bool,
+    cache: Option<&'a EvaluationCache>,
 }
 
 impl<'a> Builder<'a> {
@@ -1022,7 +1118,10 @@ impl<'a> Builder<'a> {
             remote_runners: REMOTE_RUNNERS.iter().map(|s| (*s).to_owned()).collect(),
             remote_wrappers: REMOTE_WRAPPERS.iter().map(|s| (*s).to_owned()).collect(),
         };
-        let evaluation = eval::evaluate(script_id, &sources, &options);
+        let evaluation = match self.cache {
+            Some(cache) => cache.evaluate(script_id, &sources, &options),
+            None => std::sync::Arc::new(eval::evaluate(script_id, &sources, &options)),
+        };
         self.facts.truncated |= evaluation.truncated;
         let mapper = Mapper {
             text: self.text,
@@ -2306,5 +2405,41 @@ mod tests {
             "$MULTINODE_NODE_IP:1"
         );
         assert_eq!(un.into_iter().collect::<Vec<_>>(), ["MULTINODE_NODE_IP"]);
+    }
+
+    #[test]
+    fn evaluations_are_reused_only_for_the_same_inputs() {
+        let cache = EvaluationCache::default();
+        let options = crate::Options {
+            evaluations: Some(cache.clone()),
+            ..Default::default()
+        };
+        let job = |env: &str, prefix: &str| {
+            format!("{prefix}version: v4\njobs:\n  t:\n    image: {{uri: docker://x:1}}\n    env: [NP={env}]\n    script: |\n      torchrun --standalone --nproc-per-node $NP x.py\n")
+        };
+        let fresh = crate::analyze(&job("4", ""));
+        let first = crate::analyze_with(&job("4", ""), &options);
+        assert_eq!(cache.hits(), 0);
+        // The same job moved down by a comment: the evaluation is reused, the ranges are the
+        // new ones.
+        let moved = crate::analyze_with(&job("4", "# a comment\n"), &options);
+        assert_eq!(cache.hits(), 1);
+        let np = |a: &crate::Analysis| {
+            let l = &a.semantics.task(&a.model.jobs[0]).launches[0];
+            let s = l.setting("nproc-per-node").expect("nproc");
+            (
+                s.value.clone(),
+                s.written.slice(&a.text).to_owned(),
+                s.written.start,
+            )
+        };
+        assert_eq!(np(&first), np(&fresh));
+        assert_eq!(np(&moved).0, np(&first).0);
+        assert_eq!(np(&moved).1, "$NP");
+        assert_eq!(np(&moved).2, np(&first).2 + "# a comment\n".len() as u32);
+        // Another value of the job's env is another evaluation.
+        let other = crate::analyze_with(&job("8", ""), &options);
+        assert_eq!(cache.hits(), 1);
+        assert_eq!(np(&other).0, Resolved::Literal("8".into()));
     }
 }

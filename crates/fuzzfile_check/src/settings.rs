@@ -213,6 +213,7 @@ impl Resolver {
             options: Options {
                 profile,
                 rules: RuleSettings::resolve(&layers, config.severities()),
+                evaluations: None,
             },
             fail_on: self
                 .overrides

@@ -62,6 +62,9 @@ pub struct Server {
     next_request: i32,
     /// Counts analysis uses, to find the least recently used one.
     clock: u64,
+    /// Evaluations of the documents' shell texts, kept between edits: an edit re-evaluates
+    /// only the jobs whose shell it touched (bounded; see `EvaluationCache`).
+    evaluations: fuzzfile_check::semantics::EvaluationCache,
 }
 
 /// How many documents keep their analysis between requests. An analysis takes about 30
@@ -114,6 +117,7 @@ impl Server {
             config_request: None,
             next_request: 0,
             clock: 0,
+            evaluations: fuzzfile_check::semantics::EvaluationCache::default(),
         };
         if let Some(opts) = &params.initialization_options {
             server.apply_client_settings(opts);
@@ -583,10 +587,11 @@ impl Server {
             }
         }
         let path = doc.path.clone();
-        let (options, error) = self.settings.options_for(path.as_deref());
+        let (mut options, error) = self.settings.options_for(path.as_deref());
         if let Some(e) = error {
             self.show_error_once(e);
         }
+        options.evaluations = Some(self.evaluations.clone());
         let doc = self.docs.get_mut(key)?;
         let a = Arc::new(fuzzfile_check::analyze_with(&doc.text, &options));
         doc.analysis = Some((generation, Arc::clone(&a)));
