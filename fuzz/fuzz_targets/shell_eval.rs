@@ -4,6 +4,9 @@
 //! `\n#---\n` and the content of a file the job ships at `/opt/x.sh` (which the script may run
 //! or source), with a starting environment holding known and run-time variables and `exec_all`
 //! as a remote runner.
+//!
+//! Run it with `ASAN_OPTIONS=detect_stack_use_after_return=0`: the evaluator bounds its own
+//! stack by comparing stack addresses, and AddressSanitizer's fake stacks make it stop at once.
 #![no_main]
 
 use fuzzfile_shell::eval::{
