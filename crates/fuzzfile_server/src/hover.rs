@@ -68,6 +68,18 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
             }
         }
     }
+    // A launcher word: the launch as it runs.
+    if let Some(task) = a.model.tasks().find(|t| t.range.touches(offset)) {
+        let launches = &a.semantics.task(task).launches;
+        if let Some(l) = launches.iter().find(|l| {
+            l.launcher != fuzzfile_check::semantics::Launcher::ExecAll
+                && l.range().touches(offset)
+                && !l.range().is_empty()
+        }) {
+            sections.push(launch_info::launch_markdown(a, task, l));
+            range.get_or_insert(l.range());
+        }
+    }
     // Words inside values: environment variables and launcher flags.
     if let Some(id) = hit.scalar {
         let node_range = a.tree.node(id).range;

@@ -3,7 +3,7 @@
 //! evaluated arguments, world sizes) come from the semantics layer of the analysis
 //! ([`fuzzfile_check::semantics`]); this module only words them.
 
-use fuzzfile_check::semantics::Launcher;
+use fuzzfile_check::semantics::{Certainty, Entry, Launch, Launcher, Resolved, Site};
 use fuzzfile_check::Analysis;
 use fuzzfile_model::Task;
 
@@ -71,6 +71,61 @@ pub fn summary(a: &Analysis, task: &Task) -> String {
     )
 }
 
+/// One launch as it runs, for a hover on its launcher word: the arguments the launcher
+/// receives (variables, arrays and `eval` resolved; a value known only at run time says whose
+/// it is), where it runs and how the job's shell reached it, and its world size.
+pub fn launch_markdown(a: &Analysis, task: &Task, l: &Launch) -> String {
+    let facts = a.semantics.task(task);
+    let mut words = Vec::new();
+    for w in &l.words {
+        let shown = match &w.value {
+            Resolved::Literal(s) => s.clone(),
+            Resolved::OneOf(v) => format!("{{{}}}", v.join("|")),
+            Resolved::Runtime { name, site } => format!("${name}{}", site_note(*site)),
+            Resolved::Template { text, site } => format!("{text}{}", site_note(*site)),
+            Resolved::Unknown if w.splat => format!("{}…", w.text),
+            Resolved::Unknown => format!("{}?", w.text),
+        };
+        words.push(shown.replace('`', "'"));
+    }
+    let mut s = format!("**`{}`** as it runs", l.launcher.name());
+    let mut how = Vec::new();
+    if l.exec_all.is_some() {
+        how.push("on every node".to_owned());
+    }
+    for e in &l.via {
+        how.push(match e {
+            Entry::ShellString => "through `sh -c`".to_owned(),
+            Entry::Eval => "through `eval`".to_owned(),
+            Entry::Heredoc => "from a heredoc".to_owned(),
+            Entry::Source { path } => format!("sourced from `{path}`"),
+            Entry::File { path } => format!("in `{path}`"),
+            Entry::Function { name } => format!("in function `{name}`"),
+        });
+    }
+    if l.certainty == Certainty::Maybe {
+        how.push("in a branch that may not run".to_owned());
+    }
+    if !how.is_empty() {
+        s.push_str(&format!(" ({})", how.join(", ")));
+    }
+    s.push_str(&format!("\n\n```sh\n{}\n```", words.join(" ")));
+    if let Some(w) = l.shape.world_size {
+        s.push_str(&format!("\n\nworld size {w}"));
+    }
+    if facts.truncated {
+        s.push_str("\n\nThe job's shell was evaluated only in part (a bound was reached).");
+    }
+    s
+}
+
+fn site_note(site: Site) -> &'static str {
+    match site {
+        Site::Head => " (the head node's)",
+        Site::EachNode => " (each node's)",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +146,22 @@ mod tests {
             "version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n    command: [echo, hi]\n",
         );
         assert!(summary(&a, &a.model.jobs[0]).ends_with("no launcher found"));
+    }
+
+    #[test]
+    fn a_launch_as_it_runs() {
+        let a = fuzzfile_check::analyze("version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n    script: |\n      ARGS=\"--nproc_per_node 4 --nnodes 2\"\n      exec_all torchrun $ARGS --node_rank \"$RANK\" --master_addr \"$MULTINODE_NODE_IP\" x.py\n    resource: {devices: {nvidia.com/gpu: 4}}\n    multinode: {nodes: 2, implementation: generic}\n");
+        let t = &a.model.jobs[0];
+        let l = &a.semantics.task(t).launches[0];
+        let md = launch_markdown(&a, t, l);
+        assert!(
+            md.starts_with("**`torchrun`** as it runs (on every node)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("torchrun --nproc_per_node 4 --nnodes 2 --node_rank $RANK (the head node's) --master_addr $MULTINODE_NODE_IP (the head node's) x.py"),
+            "{md}"
+        );
+        assert!(md.contains("world size 8"), "{md}");
     }
 }

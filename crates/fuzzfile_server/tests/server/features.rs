@@ -403,3 +403,18 @@ fn semantic_tokens_mark_shell_words_in_scripts() {
     insta::assert_snapshot!(shown);
     c.shutdown();
 }
+
+#[test]
+fn hover_on_a_launcher_shows_what_it_receives() {
+    // Megatron-LM's shape: the flags in an array; the job's `env` sets the count.
+    let text = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    env: [GPUS=4]\n    script: |\n      #!/bin/bash\n      ARGS=(--nproc_per_node \"$GPUS\" --standalone)\n      torchrun \"${ARGS[@]}\" pretrain_gpt.py --tp 2\n    resource: {devices: {nvidia.com/gpu: 4}}\n";
+    let (mut c, uri) = open(text);
+    let h = hover_at(&mut c, uri, text, "torchrun \"$", 3);
+    assert!(h.starts_with("range: 9:7-9:15 \"torchrun\""), "{h}");
+    assert!(
+        h.contains("**`torchrun`** as it runs\n\n```sh\ntorchrun --nproc_per_node 4 --standalone pretrain_gpt.py --tp 2\n```"),
+        "{h}"
+    );
+    assert!(h.contains("world size 4"), "{h}");
+    c.shutdown();
+}
