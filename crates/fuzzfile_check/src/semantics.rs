@@ -338,6 +338,10 @@ pub struct Launch {
     pub mpirun: Option<MpirunArgs>,
     /// The processes it starts.
     pub shape: Shape,
+    /// How many GPUs `CUDA_VISIBLE_DEVICES` in the launched program's environment leaves
+    /// visible (its comma-separated list; empty: none), and where it is set; `None` when it is
+    /// not set or not known before the run.
+    pub visible_gpus: Option<(u64, TextRange)>,
 }
 
 impl Launch {
@@ -675,6 +679,11 @@ fn task_facts(
     let (gpus, nodes) = (facts.gpus_per_node.map(|g| g.0), facts.nodes.map(|n| n.0));
     for l in &mut facts.launches {
         l.shape = shape(l, gpus, cores, nodes, generic_slots);
+        l.visible_gpus = l.env("CUDA_VISIBLE_DEVICES").and_then(|w| {
+            let v = w.value.literal()?.trim();
+            let n = v.split(',').filter(|d| !d.trim().is_empty()).count();
+            Some((n as u64, w.range))
+        });
     }
     facts
 }
@@ -1402,6 +1411,7 @@ impl<'a> Builder<'a> {
             torchrun: None,
             mpirun: None,
             shape: Shape::default(),
+            visible_gpus: None,
         };
         match launcher {
             Launcher::Torchrun | Launcher::DistributedLaunch => {

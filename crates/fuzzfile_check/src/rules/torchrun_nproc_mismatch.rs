@@ -9,7 +9,8 @@
 //! missing flag means 1 process per node, unless an argument of unknown value could give it.
 //! A value known only at run time is no finding; a value that depends on a branch is reported
 //! only when every value it may take is wrong. `gpu` and `auto` are fine. The fix sets the
-//! value to the GPU count where it is written in place.
+//! value to the GPU count where it is written in place. `CUDA_VISIBLE_DEVICES` in the launch's
+//! environment (`env`, or exported by the script) that lists fewer devices narrows the count.
 //!
 //! ## Why is this bad?
 //! Each worker calls `torch.cuda.set_device(LOCAL_RANK)`: with more workers than GPUs the
@@ -77,22 +78,41 @@ fn verdict(v: &str, gpus: u64) -> Verdict {
 impl Check for TorchrunNprocMismatch {
     fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = t.task;
-        let Some((gpus, gpu_range)) = t.gpus else {
+        let Some((requested, requested_range)) = t.gpus else {
             return;
         };
-        if gpus == 0 {
+        if requested == 0 {
             return;
         }
         for (inv, args) in t.torchruns() {
+            // `CUDA_VISIBLE_DEVICES` in the launch's environment narrows the GPUs it can use.
+            let (gpus, gpu_range, gpus_are, label) = match inv.visible_gpus {
+                Some((v, r)) if v < requested && v > 0 => (
+                    v,
+                    r,
+                    format!("`CUDA_VISIBLE_DEVICES` leaves {v} of the job's {requested} GPUs per node visible"),
+                    format!("{v} GPUs visible"),
+                ),
+                _ => (
+                    requested,
+                    requested_range,
+                    format!("the job requests {requested} GPUs per node"),
+                    format!("{requested} GPUs per node"),
+                ),
+            };
             let Some(setting) = inv.setting("nproc-per-node") else {
                 if gpus > 1 && !args.incomplete {
                     let mut d = Diagnostic::new(
                         Rule::TorchrunNprocMismatch,
                         inv.range(),
-                        format!("torchrun starts 1 process per node by default, but `{}` requests {gpus} GPUs per node", task.name.value),
+                        if gpus == requested {
+                            format!("torchrun starts 1 process per node by default, but `{}` requests {gpus} GPUs per node", task.name.value)
+                        } else {
+                            format!("torchrun starts 1 process per node by default, but {gpus_are}")
+                        },
                     )
                     .with_severity(Severity::Warning)
-                    .with_label(gpu_range, format!("{gpus} GPUs per node"))
+                    .with_label(gpu_range, label.clone())
                     .with_help(format!("add `--nproc-per-node={gpus}` (one process per GPU)"));
                     if let Some(e) = insert_flag(
                         ctx.text,
@@ -136,14 +156,14 @@ impl Check for TorchrunNprocMismatch {
             }
             let more = verdicts.iter().any(|v| matches!(v, Verdict::More(_)));
             let (sev, msg) = match verdicts.as_slice() {
-                [Verdict::More(n)] => (Severity::Error, format!("`--nproc-per-node` is {n}{from}, but the job requests {gpus} GPUs per node: the extra processes fail with `invalid device ordinal`")),
-                [Verdict::Fewer(n)] => (Severity::Warning, format!("`--nproc-per-node` is {n}{from}, but the job requests {gpus} GPUs per node: {} GPUs stay idle", gpus - n)),
-                _ if more => (Severity::Error, format!("`--nproc-per-node` is {shown}{from}, none of them the {gpus} GPUs the job requests per node: more processes than GPUs fail with `invalid device ordinal`")),
-                _ => (Severity::Warning, format!("`--nproc-per-node` is {shown}{from}, fewer than the {gpus} GPUs the job requests per node: GPUs stay idle")),
+                [Verdict::More(n)] => (Severity::Error, format!("`--nproc-per-node` is {n}{from}, but {gpus_are}: the extra processes fail with `invalid device ordinal`")),
+                [Verdict::Fewer(n)] => (Severity::Warning, format!("`--nproc-per-node` is {n}{from}, but {gpus_are}: {} GPUs stay idle", gpus - n)),
+                _ if more => (Severity::Error, format!("`--nproc-per-node` is {shown}{from}, and {gpus_are}: more processes than GPUs fail with `invalid device ordinal`")),
+                _ => (Severity::Warning, format!("`--nproc-per-node` is {shown}{from}, and {gpus_are}: GPUs stay idle")),
             };
             let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.at(), msg)
                 .with_severity(sev)
-                .with_label(gpu_range, format!("{gpus} GPUs per node"));
+                .with_label(gpu_range, label.clone());
             if let Some(r) = setting.defined_at() {
                 d = d.with_label(r, "the value is set here");
             }
