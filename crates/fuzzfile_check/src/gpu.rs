@@ -8,12 +8,8 @@ use fuzzfile_diagnostics::TextRange;
 use fuzzfile_model::{EnvVar, KeyValue, Task, TaskKind};
 
 /// `multinode.nodes` when it is more than one node.
-pub fn multinode(task: &Task) -> Option<(u64, TextRange)> {
-    task.multinode
-        .as_ref()
-        .and_then(|m| m.nodes.as_ref())
-        .map(|n| (n.value, n.range))
-        .filter(|n| n.0 > 1)
+pub fn multinode(ctx: &Context<'_>, task: &Task) -> Option<(u64, TextRange)> {
+    ctx.semantics.task(task).nodes.filter(|n| n.0 > 1)
 }
 
 /// An nccl-tests program (`all_reduce_perf`, `sendrecv_perf`, ...).
@@ -66,7 +62,7 @@ pub fn multinode_gpu_job(ctx: &Context<'_>, task: &Task) -> Option<(u64, TextRan
     if task.kind != TaskKind::Job {
         return None;
     }
-    let n = multinode(task)?;
+    let n = multinode(ctx, task)?;
     let env: Vec<&EnvVar> = ctx.semantics.task(task).env.iter().collect();
     uses_gpus(ctx, task, &env).then_some(n)
 }

@@ -612,7 +612,8 @@ fn task_facts(
     task: &Task,
     cache: Option<&EvaluationCache>,
 ) -> TaskFacts {
-    let env: Vec<EnvVar> = effective_env(model, task).into_iter().cloned().collect();
+    let env_entries = effective_env(model, task);
+    let env: Vec<EnvVar> = env_entries.iter().map(|e| (*e).clone()).collect();
     let is_job = task.kind == TaskKind::Job;
     let defaults_resource = || {
         is_job
@@ -658,6 +659,7 @@ fn task_facts(
         facts: &mut facts,
         generic,
         cache,
+        env: env_entries,
     };
     b.launches();
     // `MULTINODE_TOTAL_SLOTS` of a generic job: nodes × slots, a slot count that is
@@ -870,6 +872,8 @@ struct Builder<'a> {
     /// A `generic` multinode job on more than one node: `MULTINODE_*` are set, `exec_all` is there.
     generic: bool,
     cache: Option<&'a EvaluationCache>,
+    /// The model's entries of the effective environment (`facts.env` holds copies of them).
+    env: Vec<&'a EnvVar>,
 }
 
 impl<'a> Builder<'a> {
@@ -1053,8 +1057,7 @@ impl<'a> Builder<'a> {
         );
         // Owned copies outlive the borrow of `self` below.
         let shipped = self.shipped_files();
-        // The model's entries (what `facts.env` holds copies of), borrowed for the evaluation.
-        let env: Vec<&'a EnvVar> = effective_env(self.model, self.task);
+        let env: Vec<&'a EnvVar> = self.env.clone();
         for (path, content, (cnode, crange)) in &shipped {
             let id = add(
                 &mut infos,
@@ -1424,6 +1427,33 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The parameter a `$` introduces, in `after` (the text after the `$`): its name and how many
+/// bytes of `after` the reference takes (`NAME`, or `{NAME}` with what the braces hold); an
+/// empty name when there is none.
+fn parameter_reference(after: &str) -> (&str, usize) {
+    match after.strip_prefix('{') {
+        Some(inner) => match inner.find('}') {
+            Some(end) => (&inner[..end], end + 2),
+            None => ("", 0),
+        },
+        None => {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], end)
+        }
+    }
+}
+
+/// The name, when `text` is exactly one `$NAME` or `${NAME}`.
+fn whole_reference(text: &str) -> Option<&str> {
+    let after = text.strip_prefix('$')?;
+    let (name, len) = parameter_reference(after);
+    let identifier =
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (identifier && len == after.len()).then_some(name)
+}
+
 /// Whether Fuzzball itself expands `$NAME` in the words of a `command:` list (and in the
 /// string of `[sh, -c, "..."]` before the shell parses it): the generic implementation's
 /// `MULTINODE_*` variables. `$RANK` is left for `exec_all`.
@@ -1445,18 +1475,7 @@ pub fn expand_command_word(
     while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        let (name, consumed) = match after.strip_prefix('{') {
-            Some(inner) => match inner.find('}') {
-                Some(end) => (&inner[..end], end + 2),
-                None => ("", 0),
-            },
-            None => {
-                let end = after
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(after.len());
-                (&after[..end], end)
-            }
-        };
+        let (name, consumed) = parameter_reference(after);
         let known = if expanded_in_command_words(name) {
             value_of(name)
         } else {
@@ -1510,11 +1529,7 @@ fn as_received(value: Resolved, deferred: bool, pre_expanded: bool, origin: Orig
         }
         return value;
     };
-    let braced = s.replace("${", "$").replace('}', "");
-    let name = braced
-        .strip_prefix('$')
-        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-    match name {
+    match whole_reference(s) {
         Some(n) => Resolved::Runtime {
             name: n.to_owned(),
             site,
@@ -1546,22 +1561,17 @@ fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
             }
         }
         Resolved::Template { text, site } => match cut(text) {
-            Some(t) => {
-                let name = t.strip_prefix('$').filter(|r| {
-                    !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                });
-                match name {
-                    Some(name) => Resolved::Runtime {
-                        name: name.to_owned(),
-                        site: *site,
-                    },
-                    None if t.contains('$') => Resolved::Template {
-                        text: t,
-                        site: *site,
-                    },
-                    None => Resolved::Literal(t),
-                }
-            }
+            Some(t) => match whole_reference(&t) {
+                Some(name) => Resolved::Runtime {
+                    name: name.to_owned(),
+                    site: *site,
+                },
+                None if t.contains('$') => Resolved::Template {
+                    text: t,
+                    site: *site,
+                },
+                None => Resolved::Literal(t),
+            },
             None => Resolved::Unknown,
         },
         Resolved::Runtime { .. } | Resolved::Unknown => Resolved::Unknown,
@@ -1651,18 +1661,7 @@ fn shell_word(word: &str) -> String {
     };
     while let Some(i) = rest.find('$') {
         let after = &rest[i + 1..];
-        let (name, len) = match after.strip_prefix('{') {
-            Some(inner) => match inner.find('}') {
-                Some(end) => (&inner[..end], end + 2),
-                None => ("", 0),
-            },
-            None => {
-                let end = after
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .unwrap_or(after.len());
-                (&after[..end], end)
-            }
-        };
+        let (name, len) = parameter_reference(after);
         if name.is_empty() || !expanded_in_command_words(name) {
             quote(&rest[..i + 1], &mut out);
             rest = after;
@@ -1964,13 +1963,11 @@ fn written_as_a_path(written: &str) -> bool {
     let Some(rest) = w.strip_prefix('$') else {
         return false;
     };
-    let rest = match rest.strip_prefix('{') {
-        Some(r) => match r.find('}') {
-            Some(end) => &r[end + 1..],
-            None => return false,
-        },
-        None => rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_'),
-    };
+    let (name, len) = parameter_reference(rest);
+    if name.is_empty() {
+        return false;
+    }
+    let rest = &rest[len..];
     !rest.contains('$') && (rest.starts_with('/') || rest.ends_with(".py") || rest.ends_with(".sh"))
 }
 

@@ -422,7 +422,7 @@ impl Check for NcclInvalidValue {
         // What the job's shell exports reaches the launched programs as `env` does.
         check_list(ctx.text, &facts.facts.exports, out);
         // The loopback interface across nodes.
-        if task.kind != TaskKind::Job || multinode(task).is_none() {
+        if task.kind != TaskKind::Job || multinode(ctx, task).is_none() {
             return;
         }
         let env = &facts.env;

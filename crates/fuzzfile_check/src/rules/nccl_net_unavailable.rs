@@ -72,7 +72,7 @@ impl Check for NcclNetUnavailable {
             }
             return;
         }
-        if multinode(task).is_none() {
+        if multinode(ctx, task).is_none() {
             return;
         }
         let fabric_name = if fabric == Fabric::Roce {
