@@ -10,7 +10,6 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[path = "bench.rs"]
@@ -40,28 +39,7 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut inputs: Vec<(String, String)> = Vec::new();
-    for dir in [
-        "../shared/corpus/plain",
-        "../shared/corpus/docs",
-        "examples",
-    ] {
-        let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
-            continue;
-        };
-        let mut paths: Vec<_> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "fz"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            if let (Some(name), Ok(t)) = (p.file_name(), std::fs::read_to_string(&p)) {
-                inputs.push((name.to_string_lossy().into_owned(), t));
-            }
-        }
-    }
+    let mut inputs = bench::typical_inputs();
     inputs.push(("synthetic-5000-jobs".into(), bench::synthetic(5_000)));
     inputs.push((
         "synthetic-5000-launcher-jobs".into(),

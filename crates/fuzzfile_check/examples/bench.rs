@@ -69,12 +69,9 @@ pub fn synthetic(n: usize) -> String {
     s
 }
 
-pub fn main() {
-    let iters: usize = std::env::args()
-        .skip_while(|a| a != "--iterations")
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20);
+/// The typical Fuzzfiles, by file name: the plain and docs corpus beside the checkout and
+/// `examples/`, each folder sorted.
+pub fn typical_inputs() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut inputs: Vec<(String, String)> = Vec::new();
     for dir in [
@@ -97,6 +94,16 @@ pub fn main() {
             }
         }
     }
+    inputs
+}
+
+pub fn main() {
+    let iters: usize = std::env::args()
+        .skip_while(|a| a != "--iterations")
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let inputs = typical_inputs();
     println!(
         "Typical Fuzzfiles ({} files, median of {iters} runs each)",
         inputs.len()
