@@ -48,9 +48,9 @@ pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
         | Launcher::Deepspeed
         | Launcher::NcclTest => true,
         Launcher::Mpirun => l
-            .mpirun
+            .parsed
             .as_ref()
-            .and_then(|m| m.program.first())
+            .and_then(|m| m.script())
             .is_some_and(|p| is_nccl_test(&p.text)),
         _ => false,
     });

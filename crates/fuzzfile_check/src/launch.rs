@@ -25,6 +25,11 @@ pub enum Launcher {
 }
 
 impl Launcher {
+    /// Starts one group of processes per node that meet at a master address and need the
+    /// node count, each node's rank and that address (torchrun and its front ends).
+    pub fn rendezvous(self) -> bool {
+        matches!(self, Launcher::Torchrun | Launcher::DistributedLaunch)
+    }
     pub fn name(self) -> &'static str {
         match self {
             Launcher::Torchrun => "torchrun",

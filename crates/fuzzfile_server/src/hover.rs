@@ -312,7 +312,7 @@ fn word_markdown(
             .analysis
             .semantics
             .task(task)
-            .torchruns()
+            .distributed()
             .any(|(_, args)| args.flags.iter().any(|f| f.flag_range.touches(offset)));
         if is_flag {
             if let Some(e) = knowledge::torchrun_flag(word) {

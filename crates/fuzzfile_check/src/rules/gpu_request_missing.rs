@@ -94,7 +94,7 @@ impl Check for GpuRequestMissing {
                     break;
                 }
                 Launcher::Mpirun => {
-                    let program = inv.mpirun.as_ref().and_then(|m| m.program.first());
+                    let program = inv.parsed.as_ref().and_then(|m| m.script());
                     if let Some(p) = program.filter(|p| is_nccl_test(&p.text)) {
                         evidence = Some((p.range, format!("`{}` is an NCCL test", p.text), None));
                         break;

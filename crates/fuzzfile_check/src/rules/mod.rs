@@ -153,16 +153,17 @@ impl<'c> TaskContext<'c> {
     pub fn launches(&self) -> &'c [crate::semantics::Launch] {
         &self.facts.launches
     }
-    /// Its torchrun invocations with their arguments.
-    pub fn torchruns(
+    /// Its torchrun-like launches (see [`crate::semantics::TaskFacts::distributed`]) with their
+    /// arguments.
+    pub fn distributed(
         &self,
     ) -> impl Iterator<
         Item = (
             &'c crate::semantics::Launch,
-            &'c crate::semantics::TorchrunArgs,
+            &'c crate::semantics::LauncherArgs,
         ),
     > {
-        self.facts.torchruns()
+        self.facts.distributed()
     }
 }
 

@@ -64,17 +64,17 @@ impl Check for MpiSlotsNotGpus {
             if inv.launcher != Launcher::Mpirun {
                 continue;
             }
-            let Some(m) = &inv.mpirun else { continue };
+            let Some(m) = &inv.parsed else { continue };
             // A count of ranks per node (`-N 8`, `--npernode 8`, `-ppn 8`, `--map-by
             // ppr:8:node`) places them whatever the slots of the host list are (but not a
             // total of `$MULTINODE_TOTAL_SLOTS` ranks).
-            let per_node = m.get(&["N", "npernode", "ppn", "pernode"]).is_some()
-                || m.get(&["map-by"]).and_then(|f| f.value.as_ref()).is_some_and(|v| {
+            let per_node = m.get_any(&["N", "npernode", "ppn", "pernode"]).is_some()
+                || m.get_any(&["map-by"]).and_then(|f| f.value.as_ref()).is_some_and(|v| {
                     v.text.to_ascii_lowercase().starts_with("ppr:")
                 });
 
             let uses_slots = |names: &[&str], var: &str| {
-                m.get(names)
+                m.get_any(names)
                     .and_then(|f| f.value.as_ref())
                     .filter(|v| v.text.contains(var))
                     .map(|v| v.range)

@@ -66,7 +66,7 @@ fn delete_shell_word(text: &str, w: &LaunchWord) -> Option<Edit> {
 impl Check for TorchDistributedLaunchDeprecated {
     fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = t.task;
-        for (inv, args) in t.torchruns() {
+        for (inv, args) in t.distributed() {
             if inv.launcher != Launcher::DistributedLaunch {
                 continue;
             }

@@ -96,7 +96,7 @@ impl Check for TorchrunMissingMasterAddr {
         let Some((n, nodes_range)) = t.facts.generic_multinode() else {
             return;
         };
-        for (inv, args) in t.torchruns() {
+        for (inv, args) in t.distributed() {
             if args.has("standalone") {
                 continue;
             }

@@ -70,7 +70,7 @@ impl Check for TorchrunMissingNodeRank {
             return;
         };
         let generic = t.facts.implementation == Some(Implementation::Generic);
-        for (inv, args) in t.torchruns() {
+        for (inv, args) in t.distributed() {
             if args.has("standalone") {
                 continue; // torchrun-standalone-multinode
             }

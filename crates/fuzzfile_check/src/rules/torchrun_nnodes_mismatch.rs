@@ -63,7 +63,7 @@ impl Check for TorchrunNnodesMismatch {
         }
         let multinode = t.nodes;
         let node_count = multinode.map_or(1, |n| n.0);
-        for (inv, args) in t.torchruns() {
+        for (inv, args) in t.distributed() {
             let Some(setting) = inv.setting("nnodes") else {
                 if node_count > 1 && !args.has("standalone") && !args.incomplete {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));

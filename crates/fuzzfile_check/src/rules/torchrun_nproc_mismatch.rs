@@ -84,7 +84,7 @@ impl Check for TorchrunNprocMismatch {
         if requested == 0 {
             return;
         }
-        for (inv, args) in t.torchruns() {
+        for (inv, args) in t.distributed() {
             // `CUDA_VISIBLE_DEVICES` in the launch's environment narrows the GPUs it can use.
             let (gpus, gpu_range, gpus_are, label) = match inv.visible_gpus {
                 Some((v, r)) if v < requested && v > 0 => (

@@ -54,7 +54,7 @@ declare_rule! {
 impl Check for TorchrunRdzvIncomplete {
     fn task(&self, _ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let multinode = t.facts.generic_multinode();
-        for (inv, args) in t.torchruns() {
+        for (inv, args) in t.distributed() {
             if args.has("standalone") {
                 for flag in ["rdzv-backend", "rdzv-endpoint", "rdzv-id"] {
                     if let Some(f) = args.get(flag) {

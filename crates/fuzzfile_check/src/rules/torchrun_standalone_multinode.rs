@@ -44,7 +44,7 @@ impl Check for TorchrunStandaloneMultinode {
         let Some((n, r)) = t.facts.generic_multinode() else {
             return;
         };
-        for (_, args) in t.torchruns() {
+        for (_, args) in t.distributed() {
             if let Some(f) = args.get("standalone") {
                 out.push(
                     Diagnostic::new(Rule::TorchrunStandaloneMultinode, f.flag_range, format!("`--standalone` in a job on {n} nodes: each node forms its own world"))

@@ -35,8 +35,15 @@ use fuzzfile_model::{EnvVar, FileSource, Fuzzfile, Implementation, Task, TaskKin
 use fuzzfile_shell::eval::{self, Arg, Field, Piece, SourceId, Span};
 use fuzzfile_syntax::{NodeId, Tree};
 
+mod args;
+mod mpi;
+mod shape;
+mod torchrun;
+
 pub use crate::launch::{Launcher, Origin};
+pub use args::{Flag, FlagValue, LauncherArgs, Setting};
 pub use fuzzfile_shell::eval::{Certainty, Entry, Site};
+pub use shape::{Count, CountFrom, Shape};
 
 /// Variables Fuzzball sets in every container (`FB_*`, `HOSTNAME`) and, for `generic` multinode
 /// jobs, the `MULTINODE_*` set; `RANK` is set by `exec_all` on each node.
@@ -220,11 +227,13 @@ impl TaskFacts {
     pub fn env_var(&self, name: &str) -> Option<&EnvVar> {
         self.env.iter().rev().find(|e| e.name == name)
     }
-    /// The torchrun (and `torch.distributed.run` / `.launch`) invocations with their arguments.
-    pub fn torchruns(&self) -> impl Iterator<Item = (&Launch, &TorchrunArgs)> {
+    /// The launches that start one group of processes per node meeting at a master address
+    /// (torchrun and its front ends), with their arguments.
+    pub fn distributed(&self) -> impl Iterator<Item = (&Launch, &LauncherArgs)> {
         self.launches
             .iter()
-            .filter_map(|l| l.torchrun.as_ref().map(|a| (l, a)))
+            .filter(|l| l.launcher.rendezvous())
+            .filter_map(|l| l.parsed.as_ref().map(|a| (l, a)))
     }
 }
 
@@ -332,10 +341,8 @@ pub struct Launch {
     /// The launched program's environment, as far as it matters to launchers: the job's `env`,
     /// variables the script exports, assignments before the command and `env NAME=value`.
     pub environment: Vec<(String, LaunchWord)>,
-    /// torchrun's (or `torch.distributed.run`/`.launch`'s) arguments.
-    pub torchrun: Option<TorchrunArgs>,
-    /// mpirun's arguments.
-    pub mpirun: Option<MpirunArgs>,
+    /// The launcher's arguments as its own parser reads them.
+    pub parsed: Option<LauncherArgs>,
     /// The processes it starts.
     pub shape: Shape,
     /// How many GPUs `CUDA_VISIBLE_DEVICES` in the launched program's environment leaves
@@ -351,11 +358,12 @@ impl Launch {
     pub fn args(&self) -> &[LaunchWord] {
         self.words.get(self.args_start..).unwrap_or(&[])
     }
-    /// A torchrun setting (`nnodes`, `nproc-per-node`, `node-rank`, `master-addr`,
-    /// `master-port`, `rdzv-backend`, `rdzv-endpoint`, `rdzv-id`): from its flag, else from the
-    /// `PET_<NAME>` variable torchrun reads when the flag is absent.
+    /// A setting of the launch, by a launcher-independent name (`nnodes`, `nproc-per-node`,
+    /// `node-rank`, `master-addr`, `master-port`; torchrun's `rdzv-backend`, `rdzv-endpoint`,
+    /// `rdzv-id`): from the launcher's flag, else from the variable it reads when the flag is
+    /// absent (torchrun's `PET_<NAME>`).
     pub fn setting(&self, name: &str) -> Option<&Setting> {
-        self.torchrun
+        self.parsed
             .as_ref()?
             .settings
             .iter()
@@ -371,221 +379,6 @@ impl Launch {
             .map(|(_, w)| w)
     }
 }
-
-/// A parsed `--flag` of a launcher.
-#[derive(Clone, Debug)]
-pub struct Flag {
-    /// Normalised: no leading dashes, `_` as `-` for torchrun (`nproc-per-node`).
-    pub name: String,
-    /// The flag word (for `--x=y`, the whole word).
-    pub flag_range: TextRange,
-    pub value: Option<FlagValue>,
-}
-
-#[derive(Clone, Debug)]
-pub struct FlagValue {
-    pub text: String,
-    pub value: Resolved,
-    pub range: TextRange,
-    /// The word as written where the command is.
-    pub written: TextRange,
-    /// The value is written literally at `range` (so a fix may replace it).
-    pub literal_in_place: bool,
-}
-
-/// torchrun's command line: its own flags, then the script and the script's arguments.
-#[derive(Clone, Debug, Default)]
-pub struct TorchrunArgs {
-    pub flags: Vec<Flag>,
-    /// The training script or module (first positional).
-    pub script: Option<LaunchWord>,
-    /// An argument of unknown value or count stands among torchrun's own: any flag may be in
-    /// it, so an absent flag is not known to be absent.
-    pub incomplete: bool,
-    /// The settings the rules and the plan read, by name (see [`Launch::setting`]).
-    pub settings: Vec<(&'static str, Setting)>,
-}
-
-impl TorchrunArgs {
-    pub fn get(&self, name: &str) -> Option<&Flag> {
-        self.flags.iter().rev().find(|f| f.name == name)
-    }
-    pub fn has(&self, name: &str) -> bool {
-        self.get(name).is_some()
-    }
-}
-
-/// A torchrun setting and where it is written.
-#[derive(Clone, Debug)]
-pub struct Setting {
-    pub value: Resolved,
-    /// The bytes of the value (flag value, or the variable's value).
-    pub range: TextRange,
-    /// The word as written in the launch line (`"$RANK"`), or the variable's value.
-    pub written: TextRange,
-    /// The launch line is written out in place (not inside a nested shell string, an `eval`'d
-    /// value or a shipped file's expansion), so a fix may change the quoting of `written`.
-    pub in_place: bool,
-    /// The value is written literally right there (so a fix may replace it).
-    pub literal_in_place: bool,
-    /// From `PET_<NAME>` in the environment, not a flag.
-    pub from_env: bool,
-}
-
-impl Setting {
-    /// Where the value is passed to the launcher, when that is not where the value is written
-    /// (`torchrun $DISTRIBUTED_ARGS` for a value inside `DISTRIBUTED_ARGS="..."`, `$NP` for
-    /// `NP=2` in `env`): a label for a finding that points at the value.
-    pub fn use_site(&self) -> Option<TextRange> {
-        let inside = self.written.start <= self.range.start && self.range.end <= self.written.end;
-        (!self.from_env && !inside && !self.written.is_empty()).then_some(self.written)
-    }
-    /// Where a finding about the value points: the word that gives it to the launcher (the
-    /// value itself when it is written there, or comes from a `PET_*` variable).
-    pub fn at(&self) -> TextRange {
-        self.use_site().unwrap_or(self.range)
-    }
-    /// Where the value is written, when that is not [`Setting::at`] (a label).
-    pub fn defined_at(&self) -> Option<TextRange> {
-        self.use_site().map(|_| self.range)
-    }
-}
-
-/// mpirun's command line.
-#[derive(Clone, Debug, Default)]
-pub struct MpirunArgs {
-    pub flags: Vec<Flag>,
-    /// The program and its arguments.
-    pub program: Vec<LaunchWord>,
-    /// An argument of unknown value or count stands among mpirun's own.
-    pub incomplete: bool,
-}
-
-impl MpirunArgs {
-    pub fn get(&self, names: &[&str]) -> Option<&Flag> {
-        self.flags.iter().find(|f| names.contains(&f.name.as_str()))
-    }
-}
-
-/// Where a process count comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CountFrom {
-    /// The launcher's flag (`--nnodes`, `--nproc-per-node`, `-np`).
-    Flag,
-    /// The `PET_*` variable torchrun reads when the flag is absent.
-    Env,
-    /// torchrun's default (1).
-    Default,
-    /// `--standalone`: one node.
-    Standalone,
-    /// `--nproc-per-node gpu|auto` (the GPUs per node) or `cpu` (the cores).
-    Keyword(String),
-    /// `-np $MULTINODE_TOTAL_SLOTS`, or no `-np` in a generic job (one process per slot of the
-    /// host list): nodes × slots.
-    TotalSlots { explicit: bool },
-    /// No `-np` and no host list known here: mpirun starts one process per slot it finds.
-    SlotsFound,
-    /// A value that is not a number.
-    NotANumber(String),
-    /// Known only at run time (a Fuzzball variable, an unknown shell value).
-    RunTime(Option<String>),
-}
-
-/// A process count of a launch and where it comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Count {
-    pub value: Option<u64>,
-    pub from: CountFrom,
-    /// Where it is written, when it is.
-    pub at: Option<TextRange>,
-}
-
-/// How many processes a launch starts: torchrun nodes × processes per node, or mpirun `-np`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Shape {
-    pub nnodes: Option<Count>,
-    pub nproc_per_node: Option<Count>,
-    pub np: Option<Count>,
-    pub world_size: Option<u64>,
-}
-
-/// The torchrun settings precomputed for every invocation.
-const TORCHRUN_SETTINGS: &[&str] = &[
-    "nnodes",
-    "nproc-per-node",
-    "node-rank",
-    "master-addr",
-    "master-port",
-    "rdzv-backend",
-    "rdzv-endpoint",
-    "rdzv-id",
-];
-
-/// torchrun flags that take a value (torch/distributed/run.py); every other flag is a switch.
-const TORCHRUN_VALUE_FLAGS: &[&str] = &[
-    "nnodes",
-    "nproc-per-node",
-    "rdzv-backend",
-    "rdzv-endpoint",
-    "rdzv-id",
-    "rdzv-conf",
-    "max-restarts",
-    "monitor-interval",
-    "start-method",
-    "role",
-    "event-log-handler",
-    "logs-specs",
-    "numa-binding",
-    "signals-to-handle",
-    "log-dir",
-    "r",
-    "redirects",
-    "t",
-    "tee",
-    "local-ranks-filter",
-    "node-rank",
-    "master-addr",
-    "master-port",
-    "local-addr",
-    "local-rank",
-];
-
-/// Open MPI and MPICH (Hydra) flags that take one value; `--mca`, `-genv`, `-env` take two.
-const MPI_VALUE_FLAGS: &[&str] = &[
-    "np",
-    "n",
-    "c",
-    "H",
-    "host",
-    "hosts",
-    "hostfile",
-    "machinefile",
-    "f",
-    "map-by",
-    "bind-to",
-    "rank-by",
-    "x",
-    "prefix",
-    "wdir",
-    "npernode",
-    "N",
-    "ppn",
-    "launcher",
-    "launcher-exec",
-    "bootstrap",
-    "bootstrap-exec",
-    "iface",
-    "genvlist",
-    "envlist",
-    "rankfile",
-    "report-bindings-file",
-    "output-filename",
-    "timeout",
-    "mca-param-file",
-    "tune",
-    "pernode-np",
-];
-const MPI_TWO_VALUE_FLAGS: &[&str] = &["mca", "gmca", "genv", "env", "prtemca"];
 
 /// Words that start every launcher recognised here: a task whose shell texts, shipped files and
 /// `env` values contain none of them has no invocation, and its shell is not evaluated.
@@ -679,8 +472,14 @@ fn task_facts(
         generic.then(|| nodes.saturating_mul(per))
     });
     let (gpus, nodes) = (facts.gpus_per_node.map(|g| g.0), facts.nodes.map(|n| n.0));
+    let resources = shape::Resources {
+        gpus,
+        cores,
+        nodes,
+        generic_slots,
+    };
     for l in &mut facts.launches {
-        l.shape = shape(l, gpus, cores, nodes, generic_slots);
+        l.shape = shape::shape(l, resources);
         l.visible_gpus = l.env("CUDA_VISIBLE_DEVICES").and_then(|w| {
             let v = w.value.literal()?.trim();
             let n = v.split(',').filter(|d| !d.trim().is_empty()).count();
@@ -688,166 +487,6 @@ fn task_facts(
         });
     }
     facts
-}
-
-/// A count whose value is known only at run time (a Fuzzball variable's, or not known at all).
-fn count_at_run_time(value: &Resolved, at: Option<TextRange>) -> Count {
-    Count {
-        value: None,
-        from: CountFrom::RunTime(match value {
-            Resolved::Runtime { name, .. } => Some(name.clone()),
-            _ => None,
-        }),
-        at,
-    }
-}
-
-/// Reads a count from a value: the number, and the keyword it came from (`gpu`, `cpu`).
-type CountParser<'a> = dyn Fn(&str) -> Option<(u64, Option<String>)> + 'a;
-
-/// The processes a launch starts, by the launcher's own rules: torchrun `nnodes ×
-/// nproc-per-node` (a `MIN:MAX` range counts its maximum, `--standalone` one node, `gpu`/`auto`
-/// the GPUs per node, `cpu` the cores), mpirun `-np` (or one per slot), `exec_all` one per node.
-fn shape(
-    l: &Launch,
-    gpus: Option<u64>,
-    cores: Option<u64>,
-    nodes: Option<u64>,
-    generic_slots: Option<u64>,
-) -> Shape {
-    let mut s = Shape::default();
-    let count = |setting: Option<&Setting>, parse: &CountParser<'_>| {
-        let setting = setting?;
-        let from = if setting.from_env {
-            CountFrom::Env
-        } else {
-            CountFrom::Flag
-        };
-        let at = Some(setting.range);
-        Some(match &setting.value {
-            Resolved::Literal(v) => match parse(v.trim()) {
-                Some((n, Some(k))) => Count {
-                    value: Some(n),
-                    from: CountFrom::Keyword(k),
-                    at,
-                },
-                Some((n, None)) => Count {
-                    value: Some(n),
-                    from,
-                    at,
-                },
-                None => Count {
-                    value: None,
-                    from: CountFrom::NotANumber(v.clone()),
-                    at,
-                },
-            },
-            other => count_at_run_time(other, at),
-        })
-    };
-    match l.launcher {
-        Launcher::Torchrun | Launcher::DistributedLaunch => {
-            let Some(args) = &l.torchrun else {
-                return s;
-            };
-            let nnodes = count(l.setting("nnodes"), &|v| {
-                // `min:max` (elastic): the most nodes.
-                let v = v.rsplit(':').next().unwrap_or(v);
-                v.trim().parse().ok().map(|n| (n, None))
-            })
-            .or_else(|| {
-                if let Some(f) = args.get("standalone") {
-                    Some(Count {
-                        value: Some(1),
-                        from: CountFrom::Standalone,
-                        at: Some(f.flag_range),
-                    })
-                } else {
-                    (!args.incomplete).then_some(Count {
-                        value: Some(1),
-                        from: CountFrom::Default,
-                        at: None,
-                    })
-                }
-            });
-            let nproc = count(l.setting("nproc-per-node"), &|v| match v {
-                "gpu" | "auto" => gpus.map(|g| (g, Some(v.to_owned()))),
-                "cpu" => cores.map(|c| (c, Some(v.to_owned()))),
-                _ => v.parse().ok().map(|n| (n, None)),
-            })
-            .or_else(|| {
-                (!args.incomplete).then_some(Count {
-                    value: Some(1),
-                    from: CountFrom::Default,
-                    at: None,
-                })
-            });
-            s.world_size = match (&nnodes, &nproc) {
-                (Some(Count { value: Some(a), .. }), Some(Count { value: Some(b), .. })) => {
-                    a.checked_mul(*b)
-                }
-                _ => None,
-            };
-            s.nnodes = nnodes;
-            s.nproc_per_node = nproc;
-        }
-        Launcher::Mpirun => {
-            let Some(args) = &l.mpirun else {
-                return s;
-            };
-            let np = match args.get(&["np", "n", "c"]).and_then(|f| f.value.as_ref()) {
-                Some(v) => {
-                    let at = Some(v.range);
-                    match &v.value {
-                        Resolved::Literal(t) => match t.trim().parse() {
-                            Ok(n) => Count {
-                                value: Some(n),
-                                from: CountFrom::Flag,
-                                at,
-                            },
-                            Err(_) => Count {
-                                value: None,
-                                from: CountFrom::NotANumber(t.clone()),
-                                at,
-                            },
-                        },
-                        Resolved::Runtime { name, .. }
-                            if name == "MULTINODE_TOTAL_SLOTS" && generic_slots.is_some() =>
-                        {
-                            Count {
-                                value: generic_slots,
-                                from: CountFrom::TotalSlots { explicit: true },
-                                at,
-                            }
-                        }
-                        other => count_at_run_time(other, at),
-                    }
-                }
-                None if args.incomplete => Count {
-                    value: None,
-                    from: CountFrom::RunTime(None),
-                    at: None,
-                },
-                None => match generic_slots {
-                    Some(n) => Count {
-                        value: Some(n),
-                        from: CountFrom::TotalSlots { explicit: false },
-                        at: None,
-                    },
-                    None => Count {
-                        value: None,
-                        from: CountFrom::SlotsFound,
-                        at: None,
-                    },
-                },
-            };
-            s.world_size = np.value;
-            s.np = Some(np);
-        }
-        Launcher::ExecAll => s.world_size = nodes,
-        Launcher::Srun | Launcher::Deepspeed | Launcher::NcclTest => {}
-    }
-    s
 }
 
 /// How a source of the evaluation maps back to the Fuzzfile.
@@ -1352,7 +991,7 @@ impl<'a> Builder<'a> {
             "tune"
                 if rest.get(1).is_some_and(|w| w.text == "run")
                     && rest.get(2).is_some_and(|w| {
-                        let n = normalise(split_inline(w).0);
+                        let n = args::normalise(args::split_inline(w).0);
                         n == "nproc-per-node" || n == "nnodes"
                     }) =>
             {
@@ -1411,18 +1050,15 @@ impl<'a> Builder<'a> {
             site,
             via,
             environment,
-            torchrun: None,
-            mpirun: None,
+            parsed: None,
             shape: Shape::default(),
             visible_gpus: None,
         };
-        match launcher {
-            Launcher::Torchrun | Launcher::DistributedLaunch => {
-                l.torchrun = Some(torchrun_args(&l));
-            }
-            Launcher::Mpirun => l.mpirun = Some(mpirun_args(&l)),
-            _ => {}
-        }
+        l.parsed = match launcher {
+            Launcher::Torchrun | Launcher::DistributedLaunch => Some(torchrun::torchrun_args(&l)),
+            Launcher::Mpirun => Some(mpi::mpirun_args(&l)),
+            _ => None,
+        };
         Some(l)
     }
 }
@@ -1430,7 +1066,7 @@ impl<'a> Builder<'a> {
 /// The parameter a `$` introduces, in `after` (the text after the `$`): its name and how many
 /// bytes of `after` the reference takes (`NAME`, or `{NAME}` with what the braces hold); an
 /// empty name when there is none.
-fn parameter_reference(after: &str) -> (&str, usize) {
+pub(crate) fn parameter_reference(after: &str) -> (&str, usize) {
     match after.strip_prefix('{') {
         Some(inner) => match inner.find('}') {
             Some(end) => (&inner[..end], end + 2),
@@ -1542,7 +1178,7 @@ fn as_received(value: Resolved, deferred: bool, pre_expanded: bool, origin: Orig
 }
 
 /// The value after the first `n` bytes (for `--flag=value` and `NAME=value` in one word).
-fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
+pub(crate) fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
     let cut = |s: &str| s.get(n..).map(str::to_owned);
     match value {
         Resolved::Literal(s) => cut(s).map_or(Resolved::Unknown, Resolved::Literal),
@@ -1920,250 +1556,6 @@ fn effective_env<'m>(model: &'m Fuzzfile, task: &'m Task) -> Vec<&'m EnvVar> {
         .collect()
 }
 
-// ---------------------------------------------------------------------------------------------
-// Launcher argument grammars.
-
-/// `--name=value` → (`--name`, `Some(value)`); anything else → (the word, `None`).
-fn split_inline(w: &LaunchWord) -> (&str, Option<&str>) {
-    match w.text.split_once('=') {
-        Some((n, v)) if w.text.starts_with("--") => (n, Some(v)),
-        _ => (w.text.as_str(), None),
-    }
-}
-
-fn inline_value(w: &LaunchWord, name_part: &str, v: &str) -> FlagValue {
-    let range = w.tail_range(name_part.len() + 1);
-    FlagValue {
-        text: v.to_owned(),
-        value: strip_prefix(&w.value, name_part.len() + 1),
-        range,
-        written: if w.exact { range } else { w.written },
-        literal_in_place: w.exact && !w.expanded,
-    }
-}
-
-fn word_value(w: &LaunchWord) -> FlagValue {
-    FlagValue {
-        text: w.text.clone(),
-        value: w.value.clone(),
-        range: w.range,
-        written: w.written,
-        literal_in_place: w.exact && !w.expanded,
-    }
-}
-
-/// A word of unknown value written as a path to a program (`$REPO_PATH/run_train.py`,
-/// `"${DIR}/train.py"`): a literal `/…` or `.py` part after the expansion, so the word is a
-/// positional argument (a launcher's script), not a flag.
-fn written_as_a_path(written: &str) -> bool {
-    let w = written.trim_matches(|c| c == '"' || c == '\'');
-    if w.starts_with('-') || w.contains(char::is_whitespace) {
-        return false;
-    }
-    let Some(rest) = w.strip_prefix('$') else {
-        return false;
-    };
-    let (name, len) = parameter_reference(rest);
-    if name.is_empty() {
-        return false;
-    }
-    let rest = &rest[len..];
-    !rest.contains('$') && (rest.starts_with('/') || rest.ends_with(".py") || rest.ends_with(".sh"))
-}
-
-/// A word whose role (flag or not) is not known: a splat, or a value not known.
-fn opaque(w: &LaunchWord) -> bool {
-    w.splat || matches!(w.value, Resolved::Unknown)
-}
-
-/// torchrun's flag for `name` (normalised): argparse accepts a unique prefix of a long option
-/// (`--nnode` is `--nnodes`; `ArgumentParser(allow_abbrev=True)` is the default in
-/// torch/distributed/run.py).
-fn torchrun_flag(name: &str) -> String {
-    if name.len() < 2 || TORCHRUN_VALUE_FLAGS.contains(&name) || TORCHRUN_SWITCHES.contains(&name) {
-        return name.to_owned();
-    }
-    let mut matches = TORCHRUN_VALUE_FLAGS
-        .iter()
-        .chain(TORCHRUN_SWITCHES)
-        .filter(|f| f.len() > 1 && f.starts_with(name));
-    match (matches.next(), matches.next()) {
-        (Some(one), None) => (*one).to_owned(),
-        _ => name.to_owned(),
-    }
-}
-
-/// torchrun's switches (flags without a value), for prefix matching.
-const TORCHRUN_SWITCHES: &[&str] = &[
-    "standalone",
-    "no-python",
-    "run-path",
-    "module",
-    "use-env",
-    "help",
-];
-
-fn normalise(flag: &str) -> String {
-    flag.trim_start_matches('-').replace('_', "-")
-}
-
-/// Parse torchrun's (or torch.distributed.launch's) arguments, as its argparse parser does.
-fn torchrun_args(l: &Launch) -> TorchrunArgs {
-    let mut out = TorchrunArgs::default();
-    let args = l.args();
-    let mut i = 0;
-    while i < args.len() {
-        let w = &args[i];
-        if opaque(w) {
-            if written_as_a_path(&w.text) {
-                // `$REPO_PATH/run_train.py`: the script, whatever the variable holds.
-                out.script = Some(w.clone());
-                break;
-            }
-            out.incomplete = true;
-            i += 1;
-            continue;
-        }
-        if !w.text.starts_with('-') || w.text == "-" {
-            out.script = Some(w.clone());
-            break;
-        }
-        if w.text == "--" {
-            out.script = args.get(i + 1).cloned();
-            break;
-        }
-        let (name_part, inline) = split_inline(w);
-        let name = torchrun_flag(&normalise(name_part));
-        if name == "m" || name == "module" {
-            // `-m pkg.train`: the module is the program.
-            out.flags.push(Flag {
-                name: "module".into(),
-                flag_range: w.range,
-                value: None,
-            });
-            out.script = args.get(i + 1).cloned();
-            break;
-        }
-        let takes_value = TORCHRUN_VALUE_FLAGS.contains(&name.as_str());
-        let value = match inline {
-            Some(v) => Some(inline_value(w, name_part, v)),
-            None if takes_value => {
-                i += 1;
-                match args.get(i) {
-                    Some(v) if v.splat => {
-                        out.incomplete = true;
-                        Some(FlagValue {
-                            text: v.text.clone(),
-                            value: Resolved::Unknown,
-                            range: v.range,
-                            written: v.written,
-                            literal_in_place: false,
-                        })
-                    }
-                    Some(v) => Some(word_value(v)),
-                    None => None,
-                }
-            }
-            None => None,
-        };
-        out.flags.push(Flag {
-            name,
-            flag_range: w.range,
-            value,
-        });
-        i += 1;
-    }
-    for &name in TORCHRUN_SETTINGS {
-        if let Some(s) = torchrun_setting(l, &out, name) {
-            out.settings.push((name, s));
-        }
-    }
-    out
-}
-
-fn torchrun_setting(l: &Launch, args: &TorchrunArgs, name: &str) -> Option<Setting> {
-    if let Some(f) = args.get(name) {
-        let v = f.value.as_ref()?;
-        return Some(Setting {
-            value: v.value.clone(),
-            range: v.range,
-            written: v.written,
-            in_place: l.via.is_empty() && !l.words.first().is_some_and(|w| w.expanded),
-            literal_in_place: v.literal_in_place,
-            from_env: false,
-        });
-    }
-    if args.incomplete {
-        return None;
-    }
-    let pet = format!("PET_{}", name.to_ascii_uppercase().replace('-', "_"));
-    let w = l.env(&pet)?;
-    Some(Setting {
-        value: w.value.clone(),
-        range: w.range,
-        written: w.written,
-        in_place: false,
-        literal_in_place: w.exact && !w.expanded,
-        from_env: true,
-    })
-}
-
-/// Parse mpirun's (Open MPI's or Hydra's) arguments.
-fn mpirun_args(l: &Launch) -> MpirunArgs {
-    let mut out = MpirunArgs::default();
-    let args = l.args();
-    let mut i = 0;
-    while i < args.len() {
-        let w = &args[i];
-        if opaque(w) {
-            out.incomplete = true;
-            i += 1;
-            continue;
-        }
-        if !w.text.starts_with('-') {
-            out.program = args[i..].to_vec();
-            break;
-        }
-        let (name_part, inline) = split_inline(w);
-        let name = name_part.trim_start_matches('-').to_owned();
-        let value = if let Some(v) = inline {
-            Some(inline_value(w, name_part, v))
-        } else if MPI_TWO_VALUE_FLAGS.contains(&name.as_str()) {
-            let k = args.get(i + 1);
-            let v = args.get(i + 2);
-            i += 2;
-            match (k, v) {
-                (Some(k), Some(v)) => Some(FlagValue {
-                    text: format!("{} {}", k.text, v.text),
-                    value: match (&k.value, &v.value) {
-                        (Resolved::Literal(a), Resolved::Literal(b)) => {
-                            Resolved::Literal(format!("{a} {b}"))
-                        }
-                        _ => Resolved::Unknown,
-                    },
-                    range: k.range.cover(v.range),
-                    written: k.written.cover(v.written),
-                    literal_in_place: false,
-                }),
-                (Some(k), None) => Some(word_value(k)),
-                _ => None,
-            }
-        } else if MPI_VALUE_FLAGS.contains(&name.as_str()) {
-            i += 1;
-            args.get(i).map(word_value)
-        } else {
-            None
-        };
-        out.flags.push(Flag {
-            name,
-            flag_range: w.range,
-            value,
-        });
-        i += 1;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2193,12 +1585,12 @@ mod tests {
         let (a, n) = facts(&format!("{HEAD}    command: [torchrun, --standalone, \"--nproc-per-node=8\", train.py, --lr, '1']\n"));
         assert_eq!(n, 1);
         let l = first(&a);
-        let args = l.torchrun.as_ref().unwrap();
+        let args = l.parsed.as_ref().unwrap();
         assert!(
             args.has("standalone") && !args.has("lr"),
             "script arguments are not torchrun's"
         );
-        assert_eq!(args.script.as_ref().unwrap().text, "train.py");
+        assert_eq!(args.script().unwrap().text, "train.py");
         let np = l.setting("nproc-per-node").unwrap();
         assert_eq!(np.value, lit("8"));
         assert_eq!(np.range.slice(&a.text), "8");
@@ -2251,7 +1643,7 @@ mod tests {
         let ls: Vec<&Launch> = a
             .semantics
             .task(&a.model.jobs[0])
-            .torchruns()
+            .distributed()
             .map(|(l, _)| l)
             .collect();
         let rt = |name: &str, site| Resolved::Runtime {
@@ -2293,7 +1685,7 @@ mod tests {
             "points into the string"
         );
         assert_eq!(
-            l.torchrun.as_ref().unwrap().script.as_ref().unwrap().text,
+            l.parsed.as_ref().unwrap().script().unwrap().text,
             "pretrain_gpt.py"
         );
         // An array.
@@ -2317,7 +1709,7 @@ mod tests {
             "{HEAD}    script: |\n      torchrun $EXTRA --nnodes 1 x.py\n"
         ));
         let l = first(&a);
-        let args = l.torchrun.as_ref().unwrap();
+        let args = l.parsed.as_ref().unwrap();
         assert!(args.incomplete);
         assert!(l.setting("nproc-per-node").is_none());
         assert_eq!(
@@ -2380,7 +1772,7 @@ mod tests {
     fn mpirun_flags_and_slots() {
         let (a, _) = facts(&format!("{HEAD}    command: [mpirun, -H, $MULTINODE_HOSTLIST, --mca, plm_rsh_agent, $MULTINODE_SSH_WRAPPER, -np, $MULTINODE_TOTAL_SLOTS, all_reduce_perf, -g, '1']\n    resource: {{cpu: {{cores: 4}}}}\n    multinode: {{nodes: 2, implementation: generic}}\n"));
         let l = first(&a);
-        let m = l.mpirun.as_ref().unwrap();
+        let m = l.parsed.as_ref().unwrap();
         assert_eq!(m.program[0].text, "all_reduce_perf");
         let np = l.shape.np.as_ref().unwrap();
         assert_eq!(np.value, Some(8), "nodes × cores");

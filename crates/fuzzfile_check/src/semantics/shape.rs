@@ -1,0 +1,124 @@
+//! How many processes a launch starts, by each launcher's own rules.
+
+use super::{Launch, Launcher, Resolved, Setting};
+use fuzzfile_diagnostics::TextRange;
+
+/// Where a process count comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CountFrom {
+    /// The launcher's flag (`--nnodes`, `--nproc-per-node`, `-np`).
+    Flag,
+    /// The `PET_*` variable torchrun reads when the flag is absent.
+    Env,
+    /// torchrun's default (1).
+    Default,
+    /// `--standalone`: one node.
+    Standalone,
+    /// `--nproc-per-node gpu|auto` (the GPUs per node) or `cpu` (the cores).
+    Keyword(String),
+    /// `-np $MULTINODE_TOTAL_SLOTS`, or no `-np` in a generic job (one process per slot of the
+    /// host list): nodes × slots.
+    TotalSlots { explicit: bool },
+    /// No `-np` and no host list known here: mpirun starts one process per slot it finds.
+    SlotsFound,
+    /// A value that is not a number.
+    NotANumber(String),
+    /// Known only at run time (a Fuzzball variable, an unknown shell value).
+    RunTime(Option<String>),
+}
+
+/// A process count of a launch and where it comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Count {
+    pub value: Option<u64>,
+    pub from: CountFrom,
+    /// Where it is written, when it is.
+    pub at: Option<TextRange>,
+}
+
+/// How many processes a launch starts: torchrun nodes × processes per node, or mpirun `-np`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    pub nnodes: Option<Count>,
+    pub nproc_per_node: Option<Count>,
+    pub np: Option<Count>,
+    pub world_size: Option<u64>,
+}
+
+/// A count whose value is known only at run time (a Fuzzball variable's, or not known at all).
+pub(super) fn count_at_run_time(value: &Resolved, at: Option<TextRange>) -> Count {
+    Count {
+        value: None,
+        from: CountFrom::RunTime(match value {
+            Resolved::Runtime { name, .. } => Some(name.clone()),
+            _ => None,
+        }),
+        at,
+    }
+}
+/// Reads a count from a value: the number, and the keyword it came from (`gpu`, `cpu`).
+pub(super) type CountParser<'a> = dyn Fn(&str) -> Option<(u64, Option<String>)> + 'a;
+
+/// What a launch's process counts depend on besides its own arguments.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Resources {
+    /// GPUs requested per node.
+    pub gpus: Option<u64>,
+    /// CPU cores requested per node.
+    pub cores: Option<u64>,
+    /// `multinode.nodes`.
+    pub nodes: Option<u64>,
+    /// `MULTINODE_TOTAL_SLOTS` of a generic multinode job.
+    pub generic_slots: Option<u64>,
+}
+
+/// A count read from a setting with `parse`: the number, a keyword's value, not a number, or
+/// known only at run time.
+pub(super) fn count(setting: Option<&Setting>, parse: &CountParser<'_>) -> Option<Count> {
+    let setting = setting?;
+    let from = if setting.from_env {
+        CountFrom::Env
+    } else {
+        CountFrom::Flag
+    };
+    let at = Some(setting.range);
+    Some(match &setting.value {
+        Resolved::Literal(v) => match parse(v.trim()) {
+            Some((n, Some(k))) => Count {
+                value: Some(n),
+                from: CountFrom::Keyword(k),
+                at,
+            },
+            Some((n, None)) => Count {
+                value: Some(n),
+                from,
+                at,
+            },
+            None => Count {
+                value: None,
+                from: CountFrom::NotANumber(v.clone()),
+                at,
+            },
+        },
+        other => count_at_run_time(other, at),
+    })
+}
+
+/// The processes a launch starts, by the launcher's own rules (each launcher's `shape`).
+pub(super) fn shape(l: &Launch, r: Resources) -> Shape {
+    if l.launcher == Launcher::ExecAll {
+        // One process per node.
+        return Shape {
+            world_size: r.nodes,
+            ..Shape::default()
+        };
+    }
+    let Some(args) = &l.parsed else {
+        return Shape::default();
+    };
+    match l.launcher {
+        Launcher::Torchrun | Launcher::DistributedLaunch => super::torchrun::shape(l, args, r),
+        Launcher::Mpirun => super::mpi::shape(args, r),
+        _ => Shape::default(),
+    }
+}
