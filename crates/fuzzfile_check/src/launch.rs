@@ -17,8 +17,16 @@ pub enum Launcher {
     Mpirun,
     /// Fuzzball's generic multinode helper: runs the rest once per node with `RANK` set.
     ExecAll,
+    /// `srun` inside a job (Slurm's launcher).
     Srun,
+    /// DeepSpeed's `deepspeed` runner.
     Deepspeed,
+    /// Hugging Face `accelerate launch`.
+    Accelerate,
+    /// Lightning's `lightning run model` / `fabric run`.
+    Lightning,
+    /// Horovod's `horovodrun`.
+    Horovodrun,
     /// An nccl-tests program (`all_reduce_perf`, ...) started directly: one process driving
     /// `-g` GPUs.
     NcclTest,
@@ -39,6 +47,9 @@ impl Launcher {
             Launcher::ExecAll => "exec_all",
             Launcher::Srun => "srun",
             Launcher::Deepspeed => "deepspeed",
+            Launcher::Accelerate => "accelerate launch",
+            Launcher::Lightning => "lightning run model",
+            Launcher::Horovodrun => "horovodrun",
         }
     }
 }

@@ -36,6 +36,7 @@ use fuzzfile_shell::eval::{self, Arg, Field, Piece, SourceId, Span};
 use fuzzfile_syntax::{NodeId, Tree};
 
 mod args;
+mod launchers;
 mod mpi;
 mod shape;
 mod torchrun;
@@ -380,21 +381,6 @@ impl Launch {
     }
 }
 
-/// Words that start every launcher recognised here: a task whose shell texts, shipped files and
-/// `env` values contain none of them has no invocation, and its shell is not evaluated.
-const LAUNCHER_WORDS: &[&str] = &[
-    "torchrun",
-    "torch.distributed",
-    "mpirun",
-    "mpiexec",
-    "orterun",
-    "srun",
-    "deepspeed",
-    "exec_all",
-    "_perf",
-    "tune",
-];
-
 // ---------------------------------------------------------------------------------------------
 // Building the facts of one task.
 
@@ -479,7 +465,7 @@ fn task_facts(
         generic_slots,
     };
     for l in &mut facts.launches {
-        l.shape = shape::shape(l, resources);
+        l.shape = launchers::shape(l, resources);
         l.visible_gpus = l.env("CUDA_VISIBLE_DEVICES").and_then(|w| {
             let v = w.value.literal()?.trim();
             let n = v.split(',').filter(|d| !d.trim().is_empty()).count();
@@ -596,7 +582,7 @@ impl<'a> Builder<'a> {
 
     /// Whether any text the task may run names a launcher (a cheap test before evaluating).
     fn mentions_a_launcher(&self) -> bool {
-        let has = |s: &str| LAUNCHER_WORDS.iter().any(|w| s.contains(w));
+        let has = |s: &str| launchers::LAUNCHER_WORDS.iter().any(|w| s.contains(w));
         let t = self.task;
         t.command
             .as_ref()
@@ -983,43 +969,7 @@ impl<'a> Builder<'a> {
             }
         }
         let rest: Vec<LaunchWord> = words.get(i..).unwrap_or(&[]).to_vec();
-        let first = rest.first().map(|w| basename(&w.text)).unwrap_or("");
-        let (launcher, args_start) = match first {
-            "torchrun" => (Launcher::Torchrun, 1),
-            // torchtune's `tune run [torchrun options] RECIPE ...` hands its options to
-            // `torch.distributed.run` when it has any (else it runs the recipe in one process).
-            "tune"
-                if rest.get(1).is_some_and(|w| w.text == "run")
-                    && rest.get(2).is_some_and(|w| {
-                        let n = args::normalise(args::split_inline(w).0);
-                        n == "nproc-per-node" || n == "nnodes"
-                    }) =>
-            {
-                (Launcher::Torchrun, 2)
-            }
-            p if crate::gpu::is_nccl_test(p) => (Launcher::NcclTest, 1),
-            "mpirun" | "mpiexec" | "mpiexec.hydra" | "orterun" => (Launcher::Mpirun, 1),
-            "srun" => (Launcher::Srun, 1),
-            "deepspeed" => (Launcher::Deepspeed, 1),
-            p if p.starts_with("python") => {
-                // python [-u ...] -m torch.distributed.run|launch
-                let mut j = 1;
-                while j < rest.len() && rest[j].text.starts_with('-') && rest[j].text != "-m" {
-                    j += 1;
-                }
-                match (
-                    rest.get(j).map(|w| w.text.as_str()),
-                    rest.get(j + 1).map(|w| w.text.as_str()),
-                ) {
-                    (Some("-m"), Some("torch.distributed.run")) => (Launcher::Torchrun, j + 2),
-                    (Some("-m"), Some("torch.distributed.launch")) => {
-                        (Launcher::DistributedLaunch, j + 2)
-                    }
-                    _ => (Launcher::ExecAll, 0),
-                }
-            }
-            _ => (Launcher::ExecAll, 0),
-        };
+        let (launcher, args_start) = launchers::recognise(&rest).unwrap_or((Launcher::ExecAll, 0));
         if launcher == Launcher::ExecAll && exec_all.is_none() {
             return None;
         }
@@ -1054,11 +1004,7 @@ impl<'a> Builder<'a> {
             shape: Shape::default(),
             visible_gpus: None,
         };
-        l.parsed = match launcher {
-            Launcher::Torchrun | Launcher::DistributedLaunch => Some(torchrun::torchrun_args(&l)),
-            Launcher::Mpirun => Some(mpi::mpirun_args(&l)),
-            _ => None,
-        };
+        l.parsed = launchers::parse(&l);
         Some(l)
     }
 }
@@ -1263,7 +1209,7 @@ fn could_launch(argv: &[Arg]) -> bool {
             continue;
         }
         return remote
-            || LAUNCHER_WORDS.iter().any(|w| name.contains(w))
+            || launchers::LAUNCHER_WORDS.iter().any(|w| name.contains(w))
             || name.starts_with("python");
     }
     remote

@@ -1,6 +1,6 @@
 //! How many processes a launch starts, by each launcher's own rules.
 
-use super::{Launch, Launcher, Resolved, Setting};
+use super::{Resolved, Setting};
 use fuzzfile_diagnostics::TextRange;
 
 /// Where a process count comes from.
@@ -102,23 +102,4 @@ pub(super) fn count(setting: Option<&Setting>, parse: &CountParser<'_>) -> Optio
         },
         other => count_at_run_time(other, at),
     })
-}
-
-/// The processes a launch starts, by the launcher's own rules (each launcher's `shape`).
-pub(super) fn shape(l: &Launch, r: Resources) -> Shape {
-    if l.launcher == Launcher::ExecAll {
-        // One process per node.
-        return Shape {
-            world_size: r.nodes,
-            ..Shape::default()
-        };
-    }
-    let Some(args) = &l.parsed else {
-        return Shape::default();
-    };
-    match l.launcher {
-        Launcher::Torchrun | Launcher::DistributedLaunch => super::torchrun::shape(l, args, r),
-        Launcher::Mpirun => super::mpi::shape(args, r),
-        _ => Shape::default(),
-    }
 }
