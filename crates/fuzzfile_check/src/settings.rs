@@ -51,6 +51,9 @@ pub struct FileSettings {
     pub cluster: ClusterOrigin,
     pub options: Options,
     pub fail_on: FailOn,
+    /// Remarks about the config file, each `path:line:column: note: ...` (a rule named by
+    /// its former name).
+    pub notes: Vec<String>,
 }
 
 /// Finds, reads and caches config files and profiles.
@@ -207,7 +210,13 @@ impl Resolver {
                 ignore: self.overrides.ignore.clone(),
             });
         }
+        let notes = config
+            .notes
+            .iter()
+            .map(|n| format!("{}:{n}", shown.as_deref().unwrap_or_default()))
+            .collect();
         Ok(FileSettings {
+            notes,
             config: shown,
             cluster,
             options: Options {

@@ -14,7 +14,7 @@
 //! Order: findings of disabled rules are dropped first, then suppressions apply, then
 //! `unused-suppression` reports, and last the severity overrides rewrite severities.
 
-use crate::config::suggestion;
+use crate::config::{suggestion, Lookup};
 use crate::Options;
 use fuzzfile_diagnostics::{Diagnostic, Edit, Fix, LineIndex, Rule, TextRange};
 use fuzzfile_syntax::Tree;
@@ -48,13 +48,20 @@ pub enum DirectiveKind {
 pub struct Entry {
     pub name: String,
     pub range: TextRange,
-    /// `None` for a name that is no rule's name or code.
+    /// `None` for a name that is no rule's name, former name or code.
     pub rule: Option<Rule>,
+    /// The former name written, when the entry names a renamed rule by it (`name` is then
+    /// that former name, and `rule` the rule it now is).
+    pub alias: Option<&'static str>,
 }
 
 /// Parse one comment (its source text, from `#`, starting at byte `start`). `None` when it is
-/// not a `fuzzlint:` comment.
+/// not a `fuzzlint:` comment. Rules are named by name, former name or code ([`Rule::lookup`]).
 pub fn parse_comment(source: &str, start: u32) -> Option<DirectiveKind> {
+    parse_comment_with(source, start, Rule::lookup)
+}
+
+fn parse_comment_with(source: &str, start: u32, lookup: Lookup) -> Option<DirectiveKind> {
     let body = source.strip_prefix('#')?;
     let lead = body.len() - body.trim_start().len();
     let rest = body[lead..].strip_prefix("fuzzlint:")?;
@@ -91,10 +98,12 @@ pub fn parse_comment(source: &str, start: u32) -> Option<DirectiveKind> {
         if !trimmed.is_empty() {
             let lead = part.len() - part.trim_start().len();
             let s = start as usize + list_at + pos + lead;
+            let found = lookup(trimmed);
             entries.push(Entry {
                 name: trimmed.to_owned(),
                 range: TextRange::from_usize(s, s + trimmed.len()),
-                rule: Rule::from_name(trimmed),
+                rule: found.map(|f| f.rule),
+                alias: found.and_then(|f| f.alias),
             });
         }
         pos += part.len() + 1;
@@ -113,6 +122,10 @@ pub fn parse_comment(source: &str, start: u32) -> Option<DirectiveKind> {
 
 /// Every `# fuzzlint:` comment of the file, in order.
 pub fn directives(text: &str, index: &LineIndex, tree: &Tree) -> Vec<Directive> {
+    directives_with(text, index, tree, Rule::lookup)
+}
+
+fn directives_with(text: &str, index: &LineIndex, tree: &Tree, lookup: Lookup) -> Vec<Directive> {
     let mut out = Vec::new();
     let push = |range: TextRange, out: &mut Vec<Directive>| {
         let line = index.line_of(range.start);
@@ -123,7 +136,7 @@ pub fn directives(text: &str, index: &LineIndex, tree: &Tree) -> Vec<Directive> 
             range.start,
             range.start + u32::try_from(source.len()).unwrap_or(0),
         );
-        if let Some(kind) = parse_comment(source, range.start) {
+        if let Some(kind) = parse_comment_with(source, range.start, lookup) {
             out.push(Directive {
                 range,
                 line,
@@ -196,9 +209,21 @@ pub fn apply(
     options: &Options,
     diags: &mut Vec<Diagnostic>,
 ) {
+    apply_with(text, index, tree, options, diags, Rule::lookup);
+}
+
+/// As [`apply`], resolving the names in suppressions with `lookup`.
+fn apply_with(
+    text: &str,
+    index: &LineIndex,
+    tree: &Tree,
+    options: &Options,
+    diags: &mut Vec<Diagnostic>,
+    lookup: Lookup,
+) {
     let settings = &options.rules;
     settings.retain_enabled(diags);
-    let dirs = directives(text, index, tree);
+    let dirs = directives_with(text, index, tree, lookup);
     if !dirs.is_empty() {
         let own_line_comments: HashSet<usize> = tree
             .comments
@@ -261,7 +286,7 @@ fn entry_count(d: &Directive) -> usize {
 }
 
 fn names(rules: &[&Entry]) -> String {
-    let v: Vec<String> = rules.iter().map(|e| format!("`{}`", e.name)).collect();
+    let v: Vec<String> = rules.iter().map(|e| shown(e)).collect();
     match v.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
@@ -366,13 +391,14 @@ fn report(
                 continue;
             }
             State::Duplicate => (
-                format!("`{}` is listed twice in this suppression", e.name),
+                format!("{} is listed twice in this suppression", shown(e)),
                 None,
             ),
             State::Unused => (
                 format!(
-                    "unused suppression of `{}`: no `{}` finding starts on line {line_no}",
-                    e.name, e.name
+                    "unused suppression of {}: no `{}` finding starts on line {line_no}",
+                    shown(e),
+                    e.rule.map_or(e.name.as_str(), |r| r.name())
                 ),
                 Some(WHERE_HELP),
             ),
@@ -387,6 +413,15 @@ fn report(
             edits: vec![edit],
         });
         out.push(diag);
+    }
+}
+
+/// An entry as messages name it: `` `name` ``, or for a former name
+/// `` `old-name` (now `new-name`) ``.
+fn shown(e: &Entry) -> String {
+    match (e.alias, e.rule) {
+        (Some(_), Some(rule)) => format!("`{}` (now `{}`)", e.name, rule.name()),
+        _ => format!("`{}`", e.name),
     }
 }
 
@@ -743,6 +778,79 @@ mod tests {
         assert_eq!(
             fixed,
             "\u{feff}version: v4\r\njobs:\r\n  a:\r\n    image:\r\n      uri: docker://alpine\r\n    command: [true]\r\n"
+        );
+    }
+
+    /// The findings of `t` after the suppression pass with a table in which
+    /// `policy-retry-ignored` was formerly named `retry-ignored`.
+    fn with_renamed_rule(t: &str) -> Vec<(&'static str, u32, String)> {
+        // The findings without suppressions: the same text with its `# fuzzlint:` comments
+        // blanked (spaces, so every offset stays).
+        let mut blank = t.to_owned();
+        while let Some(at) = blank.find("# fuzzlint:") {
+            let end = blank[at..].find('\n').map_or(blank.len(), |e| at + e);
+            blank.replace_range(at..end, &" ".repeat(end - at));
+        }
+        let mut diags = analyze(&blank).diagnostics;
+        let a = analyze(t);
+        apply_with(
+            t,
+            &a.line_index,
+            &a.tree,
+            &Options::default(),
+            &mut diags,
+            crate::config::renamed_fixture_lookup,
+        );
+        diags.sort_by_key(|d| d.range.start);
+        diags
+            .iter()
+            .map(|d| {
+                (
+                    d.rule.name(),
+                    a.line_col(d.range.start).line,
+                    d.message.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_former_rule_name_suppresses_as_the_name_does() {
+        let t = with_comment_on(8, "# fuzzlint: ignore[retry-ignored] old runners", true);
+        // The real table does not know the name: nothing is suppressed.
+        assert_eq!(
+            rules(&analyze(&t)),
+            vec![("policy-retry-ignored", 8), ("unused-suppression", 8)]
+        );
+        assert_eq!(with_renamed_rule(&t), vec![]);
+        let own_line = with_comment_on(8, "# fuzzlint: ignore[retry-ignored]", false);
+        assert_eq!(with_renamed_rule(&own_line), vec![]);
+
+        // Unused, it is reported with the rule's current name.
+        let early = with_comment_on(7, "# fuzzlint: ignore[retry-ignored]", false);
+        let found = with_renamed_rule(&early);
+        let at: Vec<(&str, u32)> = found.iter().map(|f| (f.0, f.1)).collect();
+        assert_eq!(
+            at,
+            vec![("unused-suppression", 7), ("policy-retry-ignored", 9)]
+        );
+        assert_eq!(
+            found[0].2,
+            "unused suppression: no `retry-ignored` (now `policy-retry-ignored`) finding starts on line 8"
+        );
+        let mixed = with_comment_on(
+            8,
+            "# fuzzlint: ignore[FZ010, retry-ignored, policy-retry-ignored]",
+            true,
+        );
+        let found = with_renamed_rule(&mixed);
+        let messages: Vec<&str> = found.iter().map(|f| f.2.as_str()).collect();
+        assert_eq!(
+            messages,
+            vec![
+                "unused suppression of `FZ010`: no `unknown-key` finding starts on line 8",
+                "`policy-retry-ignored` is listed twice in this suppression",
+            ]
         );
     }
 

@@ -78,6 +78,7 @@ fn every_rule_is_registered_once_with_its_own_metadata() {
         assert_eq!(m.severity, rule.default_severity());
         assert_eq!(m.category, rule.category());
         assert_eq!(m.summary, rule.summary());
+        assert_eq!(m.aliases, rule.aliases());
         assert_eq!(
             REGISTRY.iter().filter(|r| r.variant == m.variant).count(),
             1,

@@ -12,7 +12,7 @@ mod rules;
 pub use line_index::{
     is_break, line_end_at, line_start_at, lines, newline_of, next_line_start, LineCol, LineIndex,
 };
-pub use rules::{Rule, RuleCategory};
+pub use rules::{Rule, RuleCategory, RuleName};
 
 use serde::Serialize;
 use std::fmt;

@@ -24,7 +24,7 @@ pub enum RuleCategory {
 }
 
 macro_rules! rules {
-    ($( $variant:ident => ($code:literal, $name:literal, $sev:ident, $cat:ident, $summary:literal), )*) => {
+    ($( $variant:ident => ($code:literal, $name:literal, $sev:ident, $cat:ident, $summary:literal $(, aliases: [$($alias:literal),* $(,)?])? ), )*) => {
         /// Every rule, in code order.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
         pub enum Rule { $( $variant, )* }
@@ -50,23 +50,62 @@ macro_rules! rules {
             pub const fn summary(self) -> &'static str {
                 match self { $( Rule::$variant => $summary, )* }
             }
+            /// The names the rule had before it was renamed. Each is still accepted wherever a
+            /// rule name is (configs, suppressions, `fuzzlint rule`, editor settings), and
+            /// means this rule.
+            pub const fn aliases(self) -> &'static [&'static str] {
+                match self { $( Rule::$variant => &[ $($($alias,)*)? ], )* }
+            }
+
+            /// The rule a name, a former name (an alias) or a code (any case) designates,
+            /// and how it was named. [`RuleName::alias`] is the former name when the rule
+            /// was named by one, so a caller can say the current name.
+            pub fn lookup(name: &str) -> Option<RuleName<Rule>> {
+                lookup_in(Rule::ALL.iter().map(|&r| (r, r.name(), r.code(), r.aliases())), name)
+            }
+
+            /// The rule a name, a former name or a code designates ([`Rule::lookup`]).
+            pub fn from_name(name: &str) -> Option<Rule> {
+                Rule::lookup(name).map(|n| n.rule)
+            }
         }
     };
+}
+
+/// A rule found by [`Rule::lookup`]: the rule, and the former name it was designated by.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RuleName<R> {
+    pub rule: R,
+    /// The alias written, when the rule was named by a former name: `Some("old-name")`
+    /// where the rule is now `new-name`.
+    pub alias: Option<&'static str>,
+}
+
+/// The row of `rows` (rule, name, code, aliases) that `name` designates: by its name, a
+/// former name (exact), or its code (any case). A current name wins over an alias, so a
+/// name given up by one rule and taken by another designates the new owner.
+fn lookup_in<R: Copy>(
+    rows: impl Iterator<Item = (R, &'static str, &'static str, &'static [&'static str])> + Clone,
+    name: &str,
+) -> Option<RuleName<R>> {
+    let direct = rows
+        .clone()
+        .find(|&(_, n, code, _)| n == name || code.eq_ignore_ascii_case(name));
+    if let Some((rule, ..)) = direct {
+        return Some(RuleName { rule, alias: None });
+    }
+    rows.into_iter().find_map(|(rule, _, _, aliases)| {
+        aliases.iter().find(|a| **a == name).map(|&a| RuleName {
+            rule,
+            alias: Some(a),
+        })
+    })
 }
 
 // The table of every rule (variant => code, name, default severity, category, summary) is
 // generated from each rule's `declare_rule!` block in `fuzzfile_check::rules`; the model
 // builder emits these values too, which is why the enum lives here.
 include!("rules_generated.rs");
-
-impl Rule {
-    pub fn from_name(name: &str) -> Option<Rule> {
-        Rule::ALL
-            .iter()
-            .copied()
-            .find(|r| r.name() == name || r.code().eq_ignore_ascii_case(name))
-    }
-}
 
 impl Serialize for Rule {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -100,6 +139,84 @@ mod tests {
             );
             assert_eq!(Rule::from_name(r.name()), Some(*r));
             assert_eq!(Rule::from_name(r.code()), Some(*r));
+            assert_eq!(
+                Rule::lookup(r.name()),
+                Some(RuleName {
+                    rule: *r,
+                    alias: None
+                })
+            );
         }
+        // A former name is no current name nor another rule's former name, and is kebab-case.
+        for r in Rule::ALL {
+            for a in r.aliases() {
+                assert!(names.insert(a), "alias `{a}` of {} is taken", r.name());
+                assert!(
+                    a.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                    "{a} not kebab-case"
+                );
+                assert_eq!(
+                    Rule::lookup(a),
+                    Some(RuleName {
+                        rule: *r,
+                        alias: Some(*a)
+                    })
+                );
+            }
+        }
+        assert_eq!(Rule::from_name("no-such-rule"), None);
+        assert_eq!(Rule::from_name("fz201"), Some(Rule::TorchrunNprocMismatch));
+    }
+
+    /// A table in the generated form, with a renamed rule: what `rules_generated.rs` holds
+    /// once a rule declares `aliases: [..]`.
+    #[allow(dead_code)]
+    mod fixture {
+        use super::super::{lookup_in, RuleCategory, RuleName, Severity};
+        rules! {
+            Plain => ("FZ001", "plain-rule", Error, Syntax, "A rule never renamed"),
+            Renamed => ("FZ201", "launcher-nproc-mismatch", Error, Gpu, "A renamed rule", aliases: ["torchrun-nproc-mismatch", "nproc-mismatch"]),
+            Taker => ("FZ202", "taken-name", Warning, Gpu, "Owns a name another rule gave up", aliases: []),
+            Giver => ("FZ203", "new-giver", Warning, Gpu, "Gave up its name", aliases: ["taken-name"]),
+        }
+    }
+
+    #[test]
+    fn a_former_name_designates_the_renamed_rule_and_says_so() {
+        use fixture::Rule as F;
+        assert_eq!(
+            F::Renamed.aliases(),
+            &["torchrun-nproc-mismatch", "nproc-mismatch"]
+        );
+        assert!(F::Plain.aliases().is_empty());
+        for old in ["torchrun-nproc-mismatch", "nproc-mismatch"] {
+            let found = F::lookup(old).unwrap();
+            assert_eq!(found.rule, F::Renamed);
+            assert_eq!(found.alias, Some(old));
+            // The caller can say the current name.
+            assert_eq!(found.rule.name(), "launcher-nproc-mismatch");
+            assert_eq!(F::from_name(old), Some(F::Renamed));
+        }
+        // The current name and the code are no alias.
+        for now in ["launcher-nproc-mismatch", "FZ201", "fz201"] {
+            assert_eq!(
+                F::lookup(now),
+                Some(RuleName {
+                    rule: F::Renamed,
+                    alias: None
+                })
+            );
+        }
+        // Aliases match exactly: no case folding, no prefix.
+        assert_eq!(F::lookup("Torchrun-Nproc-Mismatch"), None);
+        assert_eq!(F::lookup("torchrun-nproc"), None);
+        // A name given up by one rule and taken by another designates its current owner.
+        assert_eq!(
+            F::lookup("taken-name"),
+            Some(RuleName {
+                rule: F::Taker,
+                alias: None
+            })
+        );
     }
 }

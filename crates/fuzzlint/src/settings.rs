@@ -39,6 +39,9 @@ fn profile_summary(p: &ClusterProfile) -> String {
 pub fn show(out: &mut dyn Write, file: &str, s: &FileSettings) -> io::Result<()> {
     writeln!(out, "{file}")?;
     writeln!(out, "  config: {}", s.config.as_deref().unwrap_or("none"))?;
+    for note in &s.notes {
+        writeln!(out, "    {note}")?;
+    }
     match &s.cluster {
         ClusterOrigin::None => writeln!(out, "  cluster: none")?,
         ClusterOrigin::File { path, from } => writeln!(out, "  cluster: {path} (from {from})")?,

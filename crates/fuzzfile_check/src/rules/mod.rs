@@ -24,6 +24,17 @@
 //! it in `registry!`, add its row to `rules_generated.rs` in the same form as the others (the
 //! crate must compile before the test can regenerate the file), then run the command above.
 //!
+//! Renaming a rule (`torchrun-nproc-mismatch` to `launcher-nproc-mismatch` when it covers
+//! more launchers): change `name:`, keep the code, and list the former name in
+//! `aliases: ["torchrun-nproc-mismatch"]` of its `declare_rule!`; regenerate as above (the
+//! row of `rules_generated.rs` carries the aliases). `Rule::lookup` and `Rule::from_name`
+//! then take the former name wherever a rule name is accepted (`fuzzlint.toml` selections
+//! and `[severity]`, where a former name is accepted with a note naming the current one;
+//! `# fuzzlint: ignore[...]` suppressions and `unused-suppression`; `fuzzlint rule`; the
+//! language server's settings), and the rule's page says the former name. Move the rule's
+//! `tests/specs/` directory to the new name too. A former name is never reused as another
+//! rule's name (`fuzzfile_diagnostics` tests that).
+//!
 //! ## Documentation examples are tests
 //! `tests/doc_examples.rs` runs the first fenced block of `## Example` and of `## Use instead`
 //! of every rule: the first must report the rule, the second must not (only that rule's
@@ -79,6 +90,11 @@ pub struct RuleMeta {
     /// One line saying what the rule detects.
     pub summary: &'static str,
     pub fix: FixAvailability,
+    /// The rule's former names, oldest first (`aliases: ["torchrun-nproc-mismatch"]` in
+    /// `declare_rule!`, after a rename). Each stays valid wherever a rule name is accepted
+    /// (`fuzzlint.toml`, suppressions, `fuzzlint rule`, editor settings) and designates this
+    /// rule; the documentation names them.
+    pub aliases: &'static [&'static str],
 }
 
 /// Declares a rule: a unit struct named after its `Rule` variant, with its metadata as
@@ -92,7 +108,8 @@ macro_rules! declare_rule {
             severity: $sev:ident,
             category: $cat:ident,
             summary: $summary:literal,
-            fix: $fix:ident $(,)?
+            fix: $fix:ident
+            $(, aliases: [$($alias:literal),* $(,)?])? $(,)?
         }
     ) => {
         $(#[$attr])*
@@ -107,6 +124,7 @@ macro_rules! declare_rule {
                 category: fuzzfile_diagnostics::RuleCategory::$cat,
                 summary: $summary,
                 fix: $crate::rules::FixAvailability::$fix,
+                aliases: &[ $($($alias,)*)? ],
             };
         }
     };
@@ -295,11 +313,28 @@ fn fix_sentence(fix: FixAvailability) -> &'static str {
     }
 }
 
+/// The sentence naming a rule's former names, or nothing for a rule never renamed.
+pub fn former_names_sentence(m: &RuleMeta) -> Option<String> {
+    let names: Vec<String> = m.aliases.iter().map(|a| format!("`{a}`")).collect();
+    let list = match names.as_slice() {
+        [] => return None,
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    Some(format!(
+        "Formerly named {list}: the former name is still accepted in `fuzzlint.toml`, suppressions, editor settings and `fuzzlint rule`, and means `{}`.",
+        m.name
+    ))
+}
+
 /// The generated page `docs/rules/<name>.md` of `rule`.
 pub fn markdown_page(rule: Rule) -> String {
     let m = meta(rule);
+    let former = former_names_sentence(m)
+        .map(|s| format!("{s}\n\n"))
+        .unwrap_or_default();
     format!(
-        "{GENERATED}\n# {} ({})\n\nDefault severity: **{}**. {}\n\n{}\n\n{}",
+        "{GENERATED}\n# {} ({})\n\nDefault severity: **{}**. {}\n\n{}\n\n{former}{}",
         m.name,
         m.code,
         m.severity,
@@ -316,8 +351,14 @@ pub fn markdown_index() -> String {
     );
     for &r in Rule::ALL {
         let m = meta(r);
+        let former: Vec<String> = m.aliases.iter().map(|a| format!("`{a}`")).collect();
+        let former = if former.is_empty() {
+            String::new()
+        } else {
+            format!(" (formerly {})", former.join(", "))
+        };
         s.push_str(&format!(
-            "| {} | [`{}`]({}.md) | {} | {} | {} |\n",
+            "| {} | [`{}`]({}.md){former} | {} | {} | {} |\n",
             m.code,
             m.name,
             m.name,
@@ -341,18 +382,85 @@ pub fn generated_rule_table() -> String {
          rules! {\n",
     );
     for m in metas {
-        s.push_str(&format!(
-            "    {} => ({:?}, {:?}, {:?}, {:?}, {:?}),\n",
-            m.variant, m.code, m.name, m.severity, m.category, m.summary
-        ));
+        s.push_str(&generated_row(m));
     }
     s.push_str("}\n");
     s
 }
 
+/// One row of the generated `Rule` table; a renamed rule's row ends with its former names.
+fn generated_row(m: &RuleMeta) -> String {
+    let aliases = if m.aliases.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = m.aliases.iter().map(|a| format!("{a:?}")).collect();
+        format!(", aliases: [{}]", list.join(", "))
+    };
+    format!(
+        "    {} => ({:?}, {:?}, {:?}, {:?}, {:?}{aliases}),\n",
+        m.variant, m.code, m.name, m.severity, m.category, m.summary
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    declare_rule! {
+        /// A renamed rule, as a rule file declares it.
+        pub struct FixtureRenamed {
+            code: "FZ299",
+            name: "launcher-fixture-mismatch",
+            severity: Error,
+            category: Gpu,
+            summary: "A fixture",
+            fix: None,
+            aliases: ["torchrun-fixture-mismatch", "fixture-mismatch"],
+        }
+    }
+
+    declare_rule! {
+        /// A rule never renamed: `aliases` may be left out.
+        pub struct FixturePlain {
+            code: "FZ298",
+            name: "fixture-plain",
+            severity: Warning,
+            category: Gpu,
+            summary: "Another fixture",
+            fix: Sometimes,
+        }
+    }
+
+    #[test]
+    fn declared_aliases_reach_the_metadata_the_generated_row_and_the_docs() {
+        let m = FixtureRenamed::META;
+        assert_eq!(
+            m.aliases,
+            &["torchrun-fixture-mismatch", "fixture-mismatch"]
+        );
+        assert!(FixturePlain::META.aliases.is_empty());
+        // The row is in the form `fuzzfile_diagnostics`' `rules!` takes (its fixture table
+        // holds a row of this form).
+        assert_eq!(
+            generated_row(&m),
+            "    FixtureRenamed => (\"FZ299\", \"launcher-fixture-mismatch\", Error, Gpu, \"A fixture\", aliases: [\"torchrun-fixture-mismatch\", \"fixture-mismatch\"]),\n"
+        );
+        assert_eq!(
+            generated_row(&FixturePlain::META),
+            "    FixturePlain => (\"FZ298\", \"fixture-plain\", Warning, Gpu, \"Another fixture\"),\n"
+        );
+        let sentence = former_names_sentence(&m).unwrap_or_default();
+        assert!(
+            sentence
+                .starts_with("Formerly named `torchrun-fixture-mismatch` and `fixture-mismatch`:"),
+            "{sentence}"
+        );
+        assert!(
+            sentence.ends_with("means `launcher-fixture-mismatch`."),
+            "{sentence}"
+        );
+        assert_eq!(former_names_sentence(&FixturePlain::META), None);
+    }
 
     #[test]
     fn every_rule_documents_the_fixed_headings() {
