@@ -5,6 +5,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod detect;
 mod discover;
 mod output;
 mod settings;
@@ -41,6 +42,21 @@ enum Command {
         /// Accepted for editors that pass it; stdio is the only transport.
         #[arg(long, hide = true)]
         stdio: bool,
+    },
+    /// Cluster profiles.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+}
+
+#[derive(Subcommand)]
+enum ProfileCommand {
+    /// Print the cluster profile (TOML) of the node this runs on: GPUs, fabric and HCAs,
+    /// Multi-Node NVLink, IMEX, NCCL defaults. What cannot be seen is left out and said in a
+    /// comment.
+    Detect {
+        /// Read /sys, /proc, /etc and /dev below this directory instead of `/` (for tests).
+        #[arg(long, hide = true, value_name = "DIR")]
+        root: Option<PathBuf>,
     },
 }
 
@@ -154,6 +170,7 @@ fn main() -> ExitCode {
         Command::Server { .. } => {
             ExitCode::from(u8::try_from(fuzzfile_server::run_stdio()).unwrap_or(1))
         }
+        Command::Profile(ProfileCommand::Detect { root }) => profile_detect(root),
         Command::Rules => {
             for r in Rule::ALL {
                 println!(
@@ -165,6 +182,32 @@ fn main() -> ExitCode {
                 );
             }
             ExitCode::SUCCESS
+        }
+    }
+}
+
+/// `fuzzlint profile detect`: exit 0 with the profile, also a partial one; 2 when `--root`
+/// is not a directory.
+fn profile_detect(root: Option<PathBuf>) -> ExitCode {
+    let probe = match detect::Probe::new(root) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = detect::render(&detect::detect(&probe));
+    if let Err(e) = fuzzfile_check::profile::parse_profile(&text) {
+        eprintln!("error: the detected profile does not parse ({e}); please report it:\n{text}");
+        return ExitCode::from(2);
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the profile: {e}");
+            ExitCode::from(2)
         }
     }
 }
