@@ -1,6 +1,9 @@
 //! GPU and NCCL facts about jobs that several rules share: whether a job is a multinode GPU
 //! job, where an environment variable is set, which GPU product a job is pinned to, and the
-//! CUDA data tables (`data/*.tsv`) the image rule reads.
+//! CUDA data tables (`data/*.tsv`) the image rule reads; [`ngc`]: the CUDA and NCCL of NGC
+//! PyTorch tags, bounded between the confirmed tags around them.
+
+pub mod ngc;
 
 use crate::launch::Launcher;
 use crate::rules::Context;
@@ -178,15 +181,7 @@ pub struct GpuProduct {
     pub dropped_in: Option<u32>,
 }
 
-/// One row of `data/ngc-pytorch-cuda.tsv`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NgcTag {
-    pub tag: &'static str,
-    pub cuda: (u32, u32),
-}
-
 const GPU_PRODUCTS_TSV: &str = include_str!("../data/gpu-products.tsv");
-const NGC_PYTORCH_TSV: &str = include_str!("../data/ngc-pytorch-cuda.tsv");
 
 /// `12.8` → `(12, 8)`; also reads the start of `12.8.0.038` or `12.4.1-devel`.
 pub fn parse_cuda(s: &str) -> Option<(u32, u32)> {
@@ -214,18 +209,6 @@ pub fn gpu_products() -> Vec<GpuProduct> {
                 cc: c.get(1)?.trim(),
                 min_cuda: parse_cuda(c.get(2)?.trim())?,
                 dropped_in: c.get(3).and_then(|d| d.trim().parse().ok()),
-            })
-        })
-        .collect()
-}
-
-/// The confirmed NGC PyTorch tags (columns: tag, cuda, status, source).
-pub fn ngc_pytorch_tags() -> Vec<NgcTag> {
-    confirmed_rows(NGC_PYTORCH_TSV, 2)
-        .filter_map(|c| {
-            Some(NgcTag {
-                tag: c.first()?.trim(),
-                cuda: parse_cuda(c.get(1)?.trim())?,
             })
         })
         .collect()
@@ -266,12 +249,9 @@ mod tests {
         assert_eq!(h100.min_cuda, (11, 8));
         let v100 = products.iter().find(|p| p.name == "V100").unwrap();
         assert_eq!(v100.dropped_in, Some(13));
-        let tags = ngc_pytorch_tags();
-        assert!(tags.iter().any(|t| t.tag == "25.01" && t.cuda == (12, 8)));
-        assert!(tags.iter().all(|t| t.tag.len() == 5));
         // Unverified rows are in the file but not loaded.
-        assert!(NGC_PYTORCH_TSV.contains("unverified"));
-        assert!(!tags.iter().any(|t| t.tag == "22.09"));
+        assert!(GPU_PRODUCTS_TSV.contains("\tunverified\t"));
+        assert!(!products.iter().any(|p| p.name == "T4"));
     }
 
     #[test]

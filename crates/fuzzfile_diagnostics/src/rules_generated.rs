@@ -35,7 +35,7 @@ rules! {
     NcclInvalidValue => ("FZ305", "nccl-invalid-value", Error, Gpu, "An NCCL or PyTorch NCCL environment variable with an invalid or deprecated value or name"),
     NcclNetUnavailable => ("FZ306", "nccl-net-unavailable", Error, Gpu, "`NCCL_NET` or `NCCL_IB_DISABLE` forcing a transport the cluster lacks or slows"),
     GpuProductAmbiguous => ("FZ307", "gpu-product-ambiguous", Warning, Gpu, "A GPU product annotation that matches several products (`B200` also matches `GB200`)"),
-    ImageTooOldForGpu => ("FZ308", "image-too-old-for-gpu", Error, Gpu, "An image whose CUDA is older than the GPU needs"),
+    ImageTooOldForGpu => ("FZ308", "image-too-old-for-gpu", Error, Gpu, "An image whose CUDA does not fit the GPU, or whose NCCL predates the cluster's Multi-Node NVLink"),
     ClusterProfileMissing => ("FZ309", "cluster-profile-missing", Info, Gpu, "GPU jobs checked without a cluster profile: rules that need cluster facts are off"),
     GpuRequestExceedsNode => ("FZ310", "gpu-request-exceeds-node", Error, Gpu, "A job that requests more GPUs per node than the cluster's nodes have"),
     NcclIbHcaUnknown => ("FZ311", "nccl-ib-hca-unknown", Warning, Gpu, "`NCCL_IB_HCA` naming adapters the cluster's nodes do not have"),

@@ -1,9 +1,17 @@
 //! ## What it does
 //! Reports a GPU job whose image is built on a CUDA older than its GPU needs, or on a CUDA that
-//! no longer supports it:
-//! - NGC PyTorch images (`nvcr.io/nvidia/pytorch:YY.MM-…`): the CUDA of the tag, from a table
-//!   of release notes (`crates/fuzzfile_check/data/ngc-pytorch-cuda.tsv`); tags whose CUDA
-//!   is not confirmed there are not checked;
+//! no longer supports it, and a multinode job on a Multi-Node NVLink cluster whose image's NCCL
+//! predates Multi-Node NVLink:
+//! - NGC PyTorch images (`nvcr.io/nvidia/pytorch:YY.MM-…`): the CUDA and NCCL of the tag, from
+//!   a table of NVIDIA's release notes (`crates/fuzzfile_check/data/ngc-pytorch-cuda.tsv`, each
+//!   row with its page). NGC tags are dated and a later tag never moves to an older CUDA or
+//!   NCCL, so a tag between two confirmed tags has its versions bounded by theirs: at least
+//!   those of the confirmed tag before it, at most those of the confirmed tag after it. The rule
+//!   reports "too old" only when even that upper bound is too old, and "no longer supported"
+//!   only when even the lower bound is, and its message names the tags of the bound. A tag
+//!   after the last confirmed one has no upper bound: it is never too old (it can still be too
+//!   new). Rows read on another container of the same month (MXNet, Triton…) are not confirmed
+//!   for PyTorch: what rests only on them is an `info` finding;
 //! - CUDA images (`nvidia/cuda:X.Y…`, also on `nvcr.io`): the CUDA of the tag.
 //!
 //! The GPU comes from the job's `nvidia.com/gpu.product` (or `gpu.model`) annotation, else
@@ -13,40 +21,51 @@
 //! L4, L40S…) 11.0, Hopper (H100, H200, GH200) 11.8, Blackwell (B200, GB200, B300, GB300,
 //! RTX PRO 6000) 12.8. CUDA 13 and later no longer support Volta (V100).
 //!
+//! NCCL supports Multi-Node NVLink from 2.20.3 (`ncclTopoCheckMNNVL` first appears in
+//! NVIDIA/nccl tag `v2.20.3-1`, whose notes say "Add support for inter-node NVLink
+//! communication"; `v2.19.4-1` has no MNNVL code). On a cluster profile with `mnnvl = true`, a
+//! multinode GPU job whose image has an older NCCL is reported as a `warning`: it runs, but its
+//! nodes talk over the network, and an IMEX channel changes nothing. (`nccl-mnnvl-no-imex` is
+//! silent for such an image.) This is a finding of this rule, not a rule of its own, because
+//! the cause and the fix are the same: an image too old for the hardware it runs on.
+//!
 //! ## Why is this bad?
 //! A CUDA toolkit older than the GPU has no native code for it: kernels fail with
 //! `no kernel image is available for execution on the device` or NCCL with
 //! `Cuda failure 'invalid argument'`, or run slowly after a JIT compilation when the image
-//! carries PTX. A CUDA 13 image does not run on a V100 at all.
+//! carries PTX. A CUDA 13 image does not run on a V100 at all. An NCCL without Multi-Node
+//! NVLink support leaves the NVLink between the nodes of an NVL72 rack unused.
 //!
 //! ## Example
 //! ```yaml
 //! jobs:
 //!   train:
-//!     image: {uri: docker://nvcr.io/nvidia/pytorch:24.03-py3}
+//!     image: {uri: docker://nvcr.io/nvidia/pytorch:21.03-py3}
 //!     resource:
 //!       devices: {nvidia.com/gpu: 4}
-//!       annotations: {nvidia.com/gpu.product: GB200}
+//!       annotations: {nvidia.com/gpu.product: H100}
 //! ```
 //!
 //! ## Use instead
 //! ```yaml
 //! jobs:
 //!   train:
-//!     image: {uri: docker://nvcr.io/nvidia/pytorch:25.01-py3}
+//!     image: {uri: docker://nvcr.io/nvidia/pytorch:25.12-py3}
 //!     resource:
 //!       devices: {nvidia.com/gpu: 4}
-//!       annotations: {nvidia.com/gpu.product: GB200}
+//!       annotations: {nvidia.com/gpu.product: H100}
 //! ```
 //!
 //! ## Options
-//! Reads `gpu-product` from the cluster profile when the job has no product annotation.
+//! Reads `gpu-product` from the cluster profile when the job has no product annotation, and
+//! `mnnvl` for the NCCL finding.
 
 use super::{Check, Context, TaskContext};
+use crate::gpu::ngc::{self, cuda_str, nccl_str, Bound, Cuda, Evidence, TagDate, NCCL_FIRST_MNNVL};
 use crate::gpu::{
-    candidates, gpu_products, ngc_pytorch_tags, parse_cuda, product_pin, GpuProduct,
+    candidates, gpu_products, multinode_gpu_job, parse_cuda, product_pin, GpuProduct,
 };
-use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
+use fuzzfile_diagnostics::{Diagnostic, Rule, Severity, TextRange};
 use fuzzfile_model::values::ImageScheme;
 
 declare_rule! {
@@ -55,38 +74,36 @@ declare_rule! {
         name: "image-too-old-for-gpu",
         severity: Error,
         category: Gpu,
-        summary: "An image whose CUDA is older than the GPU needs",
+        summary: "An image whose CUDA does not fit the GPU, or whose NCCL predates the cluster's Multi-Node NVLink",
         fix: None,
     }
 }
 
-/// What the image is: its CUDA (major, minor), how to name it, and where its version is.
-struct ImageCuda {
-    cuda: (u32, u32),
+/// The image of a task, as far as this rule reads it.
+struct Image {
+    /// `NGC PyTorch 24.03`, `` `nvidia/cuda:11.7.1` ``.
     what: String,
+    /// The version inside the URI.
     range: TextRange,
-    pytorch: bool,
+    kind: ImageKind,
 }
 
-fn image_cuda(ctx: &Context<'_>, task: &fuzzfile_model::Task) -> Option<ImageCuda> {
+enum ImageKind {
+    /// An NGC PyTorch release.
+    Ngc(TagDate),
+    /// A CUDA image: its CUDA is the tag's.
+    Cuda(Cuda),
+}
+
+fn image(ctx: &Context<'_>, task: &fuzzfile_model::Task) -> Option<Image> {
     let uri = task.image.as_ref()?.uri.as_ref()?;
     if uri.value.scheme != ImageScheme::Docker {
         return None;
     }
-    let reference = uri.value.reference.as_str();
     let tag = uri.value.tag()?;
-    let repo = uri.value.repository();
-    let (version, cuda, pytorch) = if repo == "nvidia/pytorch" && reference.starts_with("nvcr.io/")
-    {
-        let v = tag.get(..5).filter(|v| {
-            v.as_bytes()[2] == b'.'
-                && v[..2].bytes().all(|b| b.is_ascii_digit())
-                && v[3..].bytes().all(|b| b.is_ascii_digit())
-                && (tag.len() == 5 || tag[5..].starts_with('-'))
-        })?;
-        let t = ngc_pytorch_tags().into_iter().find(|t| t.tag == v)?;
-        (v, t.cuda, true)
-    } else if repo == "nvidia/cuda" {
+    let (version, kind, what) = if let Some((date, text)) = ngc::pytorch_tag(&uri.value) {
+        (text, ImageKind::Ngc(date), format!("NGC PyTorch {text}"))
+    } else if uri.value.repository() == "nvidia/cuda" {
         let end = tag.find('-').unwrap_or(tag.len());
         let v = &tag[..end];
         if !v
@@ -95,7 +112,11 @@ fn image_cuda(ctx: &Context<'_>, task: &fuzzfile_model::Task) -> Option<ImageCud
         {
             return None;
         }
-        (v, parse_cuda(v)?, false)
+        (
+            v,
+            ImageKind::Cuda(parse_cuda(v)?),
+            format!("`nvidia/cuda:{v}`"),
+        )
     } else {
         return None;
     };
@@ -107,25 +128,53 @@ fn image_cuda(ctx: &Context<'_>, task: &fuzzfile_model::Task) -> Option<ImageCud
         .scalar_subrange(uri.node, at..at + version.len())
         .filter(|r| r.slice(ctx.text) == version)
         .unwrap_or(uri.range);
-    let what = if pytorch {
-        format!("NGC PyTorch {version}")
-    } else {
-        format!("`nvidia/cuda:{version}`")
-    };
-    Some(ImageCuda {
-        cuda,
-        what,
-        range,
-        pytorch,
-    })
+    Some(Image { what, range, kind })
 }
 
-fn earliest_tag_with(cuda: (u32, u32)) -> Option<(&'static str, (u32, u32))> {
-    ngc_pytorch_tags()
-        .into_iter()
-        .filter(|t| t.cuda >= cuda)
-        .min_by_key(|t| t.tag)
-        .map(|t| (t.tag, t.cuda))
+/// Where a bound of an NGC tag comes from, for a message: `its CUDA lies between that of 24.05
+/// (12.4) and that of 24.12 (12.6), confirmed tags`.
+fn bound_phrase<V: Copy>(
+    b: &Bound<V>,
+    kind: &str,
+    show: fn(V) -> String,
+    admit: Evidence,
+) -> String {
+    let rows = match admit {
+        Evidence::Confirmed => "confirmed tags",
+        Evidence::Sibling => {
+            "tags read on NVIDIA's release notes of other containers of the same month, not confirmed for PyTorch"
+        }
+    };
+    let base = match (b.lower, b.upper) {
+        (Some(l), Some(u)) => format!(
+            "its {kind} lies between that of {} ({}) and that of {} ({}), {rows}",
+            l.tag,
+            show(l.value),
+            u.tag,
+            show(u.value)
+        ),
+        (None, Some(u)) => format!(
+            "{}, the first of the {rows} after it, has {kind} {}",
+            u.tag,
+            show(u.value)
+        ),
+        (Some(l), None) => format!(
+            "{}, the last of the {rows} before it, has {kind} {}",
+            l.tag,
+            show(l.value)
+        ),
+        (None, None) => String::new(),
+    };
+    format!("{base}; NGC tags never move to an older {kind}")
+}
+
+/// The earliest confirmed NGC PyTorch tag whose CUDA is at least `need` and below `dropped`.
+fn earliest_tag_with(need: Cuda, dropped: Option<u32>) -> Option<(TagDate, Cuda)> {
+    ngc::rows()
+        .iter()
+        .filter(|r| r.evidence == Evidence::Confirmed)
+        .filter_map(|r| Some((r.tag, r.cuda?)))
+        .find(|(_, c)| *c >= need && dropped.is_none_or(|d| c.0 < d))
 }
 
 /// The GPU product table, read once per process (every task of every analysis reads it).
@@ -134,102 +183,222 @@ fn products() -> &'static [GpuProduct] {
     TABLE.get_or_init(gpu_products)
 }
 
+/// What one evidence level says of the image's CUDA: the bound, and whether it is exact.
+fn cuda_known(img: &Image, admit: Evidence) -> Option<(Bound<Cuda>, bool)> {
+    match img.kind {
+        ImageKind::Cuda(c) => {
+            // A CUDA image is its own row: exact, whatever the evidence asked.
+            let a = ngc::Anchor {
+                value: c,
+                tag: TagDate { year: 0, month: 1 },
+            };
+            Some((
+                Bound {
+                    lower: Some(a),
+                    upper: Some(a),
+                },
+                true,
+            ))
+        }
+        ImageKind::Ngc(tag) => {
+            let b = ngc::cuda_bound(tag, admit);
+            let exact = b.exact(tag).is_some();
+            Some((b, exact))
+        }
+    }
+}
+
 impl Check for ImageTooOldForGpu {
     fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
-        let task = facts.task;
-        let table = products();
-        if facts.gpus.is_none_or(|g| g.0 == 0) {
+        let Some(img) = image(ctx, facts.task) else {
             return;
+        };
+        mnnvl_support(ctx, facts, &img, out);
+        cuda_fit(ctx, facts, &img, out);
+    }
+}
+
+/// The image's CUDA against the GPU the job lands on.
+fn cuda_fit(ctx: &Context<'_>, facts: &TaskContext<'_>, img: &Image, out: &mut Vec<Diagnostic>) {
+    let task = facts.task;
+    let table = products();
+    if facts.gpus.is_none_or(|g| g.0 == 0) {
+        return;
+    }
+    let pin = product_pin(ctx, task);
+    let (product, product_range) = match (pin, ctx.profile.and_then(|p| p.gpu_product.as_deref())) {
+        (Some(kv), _) => (kv.value.value.as_str(), Some(kv.value.range)),
+        (None, Some(p)) => (p, None),
+        (None, None) => return,
+    };
+    let mut cands = candidates(product, table);
+    if product_range.is_none() {
+        // The profile names the nodes' product itself, not a pattern.
+        if let Some(exact) = cands.iter().find(|p| p.name.eq_ignore_ascii_case(product)) {
+            cands = vec![*exact];
         }
-        let pin = product_pin(ctx, task);
-        let (product, product_range) =
-            match (pin, ctx.profile.and_then(|p| p.gpu_product.as_deref())) {
-                (Some(kv), _) => (kv.value.value.as_str(), Some(kv.value.range)),
-                (None, Some(p)) => (p, None),
-                (None, None) => return,
+    }
+    // Too old: older than what every product it may land on needs.
+    let Some(need) = cands.iter().map(|p| p.min_cuda).min() else {
+        return;
+    };
+    let dropped = cands
+        .iter()
+        .map(|p| p.dropped_in)
+        .collect::<Option<Vec<u32>>>()
+        .and_then(|v| v.into_iter().min());
+    let where_from = match product_range {
+        Some(_) => "the job's GPU annotation",
+        None => "the cluster profile",
+    };
+    let names: Vec<&str> = cands.iter().map(|p| p.name).collect();
+    let gpu = names.join("/");
+    let finish = |d: Diagnostic, help: String| {
+        let d = match product_range {
+            Some(r) => d.with_label(r, format!("{gpu} from {where_from}")),
+            None => d,
+        };
+        match product_range {
+            Some(_) => d.with_help(help),
+            None => d.with_help(format!("{help}; the GPU comes from {where_from}")),
+        }
+    };
+    let probably = |admit: Evidence| match admit {
+        Evidence::Confirmed => "",
+        Evidence::Sibling => "probably ",
+    };
+    for admit in [Evidence::Confirmed, Evidence::Sibling] {
+        let Some((b, exact)) = cuda_known(img, admit) else {
+            return;
+        };
+        let severity = match admit {
+            Evidence::Confirmed => Severity::Error,
+            Evidence::Sibling => Severity::Info,
+        };
+        if let Some(upper) = b.upper.filter(|u| u.value < need) {
+            let built = if exact {
+                format!("built on CUDA {}", cuda_str(upper.value))
+            } else {
+                format!(
+                    "{}built on CUDA {} at most ({})",
+                    probably(admit),
+                    cuda_str(upper.value),
+                    bound_phrase(&b, "CUDA", cuda_str, admit)
+                )
             };
-        let mut cands = candidates(product, table);
-        if product_range.is_none() {
-            // The profile names the nodes' product itself, not a pattern.
-            if let Some(exact) = cands.iter().find(|p| p.name.eq_ignore_ascii_case(product)) {
-                cands = vec![*exact];
-            }
-        }
-        if cands.is_empty() {
-            return;
-        }
-        let Some(img) = image_cuda(ctx, task) else {
-            return;
-        };
-        let (cmaj, cmin) = img.cuda;
-        let where_from = match product_range {
-            Some(_) => "the job's GPU annotation",
-            None => "the cluster profile",
-        };
-        // Too old: older than what every product it may land on needs.
-        let Some(need) = cands.iter().map(|p| p.min_cuda).min() else {
-            return;
-        };
-        let names: Vec<&str> = cands.iter().map(|p| p.name).collect();
-        let gpu = names.join("/");
-        if img.cuda < need {
-            let mut d = Diagnostic::new(
+            let d = Diagnostic::new(
                 Rule::ImageTooOldForGpu,
                 img.range,
                 format!(
-                    "{} is built on CUDA {cmaj}.{cmin}, older than the CUDA {}.{} that {gpu} needs",
-                    img.what, need.0, need.1
+                    "{} is {built}, older than the CUDA {} that {gpu} needs",
+                    img.what,
+                    cuda_str(need)
                 ),
-            );
-            if let Some(r) = product_range {
-                d = d.with_label(r, format!("{gpu} from {where_from}"));
-            }
-            let help = if img.pytorch {
-                match earliest_tag_with(need) {
+            )
+            .with_severity(severity);
+            let help = match img.kind {
+                ImageKind::Ngc(_) => match earliest_tag_with(need, dropped) {
                     Some((t, c)) => format!(
-                        "use a tag built on CUDA {}.{} or later, such as `{t}-py3` (CUDA {}.{})",
-                        need.0, need.1, c.0, c.1
+                        "use a tag built on CUDA {} or later, such as `{t}-py3` (CUDA {})",
+                        cuda_str(need),
+                        cuda_str(c)
                     ),
-                    None => format!("use a tag built on CUDA {}.{} or later", need.0, need.1),
+                    None => format!("use a tag built on CUDA {} or later", cuda_str(need)),
+                },
+                ImageKind::Cuda(_) => {
+                    format!("use a `nvidia/cuda` tag of {} or later", cuda_str(need))
                 }
-            } else {
-                format!("use a `nvidia/cuda` tag of {}.{} or later", need.0, need.1)
             };
-            let help = match product_range {
-                Some(_) => help,
-                None => format!("{help}; the GPU comes from {where_from}"),
-            };
-            out.push(d.with_help(help));
+            out.push(finish(d, help));
             return;
         }
         // Too new: a CUDA major that dropped every product it may land on.
-        if let Some(dropped) = cands
-            .iter()
-            .map(|p| p.dropped_in)
-            .collect::<Option<Vec<u32>>>()
-            .and_then(|v| v.into_iter().min())
-        {
-            if cmaj >= dropped {
-                let mut d = Diagnostic::new(
+        if let (Some(dropped), Some(lower)) = (dropped, b.lower) {
+            if lower.value.0 >= dropped {
+                let built = if exact {
+                    format!("built on CUDA {}", cuda_str(lower.value))
+                } else {
+                    format!(
+                        "{}built on CUDA {} or later ({})",
+                        probably(admit),
+                        cuda_str(lower.value),
+                        bound_phrase(&b, "CUDA", cuda_str, admit)
+                    )
+                };
+                let d = Diagnostic::new(
                     Rule::ImageTooOldForGpu,
                     img.range,
                     format!(
-                        "{} is built on CUDA {cmaj}.{cmin}, and CUDA {dropped} no longer supports {gpu}",
+                        "{} is {built}, and CUDA {dropped} no longer supports {gpu}",
                         img.what
                     ),
                 )
-                .with_help(match product_range {
-                    Some(_) => format!("use an image built on CUDA {}.x", dropped - 1),
-                    None => format!(
-                        "use an image built on CUDA {}.x; the GPU comes from {where_from}",
-                        dropped - 1
-                    ),
-                });
-                if let Some(r) = product_range {
-                    d = d.with_label(r, format!("{gpu} from {where_from}"));
-                }
-                out.push(d);
+                .with_severity(severity);
+                out.push(finish(
+                    d,
+                    format!("use an image built on CUDA {}.x", dropped - 1),
+                ));
+                return;
             }
         }
+    }
+}
+
+/// A multinode GPU job on a Multi-Node NVLink cluster whose image's NCCL predates MNNVL.
+fn mnnvl_support(
+    ctx: &Context<'_>,
+    facts: &TaskContext<'_>,
+    img: &Image,
+    out: &mut Vec<Diagnostic>,
+) {
+    let ImageKind::Ngc(tag) = img.kind else {
+        return;
+    };
+    if !ctx.profile.is_some_and(|p| p.mnnvl) {
+        return;
+    }
+    let Some((n, nodes_range)) = multinode_gpu_job(ctx, facts.task) else {
+        return;
+    };
+    for (admit, severity) in [
+        (Evidence::Confirmed, Severity::Warning),
+        (Evidence::Sibling, Severity::Info),
+    ] {
+        let b = ngc::nccl_bound(tag, admit);
+        let Some(upper) = b.upper.filter(|u| u.value < NCCL_FIRST_MNNVL) else {
+            continue;
+        };
+        let ships = if b.exact(tag).is_some() {
+            format!("ships NCCL {}", nccl_str(upper.value))
+        } else {
+            format!(
+                "{}ships NCCL {} at most ({})",
+                if admit == Evidence::Sibling {
+                    "probably "
+                } else {
+                    ""
+                },
+                nccl_str(upper.value),
+                bound_phrase(&b, "NCCL", nccl_str, admit)
+            )
+        };
+        out.push(
+            Diagnostic::new(
+                Rule::ImageTooOldForGpu,
+                img.range,
+                format!(
+                    "{} {ships}, older than NCCL {}, the first with Multi-Node NVLink support: on this Multi-Node NVLink cluster its {n} nodes talk over the network, not NVLink",
+                    img.what,
+                    nccl_str(NCCL_FIRST_MNNVL)
+                ),
+            )
+            .with_severity(severity)
+            .with_label(nodes_range, format!("runs on {n} nodes"))
+            .with_help(format!(
+                "use an image with NCCL {} or later (NVIDIA's DGX GB200 NVL72 release notes name NCCL 2.27.5 for GB200); an IMEX channel does not help this NCCL",
+                nccl_str(NCCL_FIRST_MNNVL)
+            )),
+        );
+        return;
     }
 }

@@ -11,11 +11,22 @@
 //! `imex-no-product-pin`); where it does not, it adds `NCCL_MNNVL_ENABLE=0`, so NCCL uses the
 //! network.
 //!
+//! The NCCL of the image decides what happens, when the table of NGC PyTorch tags
+//! (`crates/fuzzfile_check/data/ngc-pytorch-cuda.tsv`, confirmed rows only) bounds it:
+//! - at most an NCCL older than 2.20.3 (no Multi-Node NVLink support at all): not reported
+//!   here; `image-too-old-for-gpu` says that the job cannot use MNNVL;
+//! - at most an NCCL older than 2.27.3: a `warning`, since the job runs but NCCL falls back to
+//!   the network without a word;
+//! - at least 2.27.3: the error names the image's NCCL;
+//! - otherwise (another image, or a tag whose NCCL no confirmed row bounds): the error says
+//!   that NCCL 2.27.3 and later stop.
+//!
 //! ## Why is this bad?
 //! NCCL detects MNNVL when more than one node takes part (`NCCL_MNNVL_ENABLE` defaults to 2,
 //! auto). Since NCCL 2.27.3 it stops with `MNNVL (cliqueSize N) is available but not working
 //! on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels)` when
-//! the container has no IMEX channel; older releases fell back silently.
+//! the container has no IMEX channel (NVIDIA/nccl `src/mnnvl.cc` at tag `v2.27.3-1` returns
+//! `ncclSystemError` there); older releases (`v2.26.6-1`) fell back to the network silently.
 //!
 //! ## Example
 //! On `examples/clusters/gb200-nvl72.toml` (`mnnvl = true`, `imex = true`):
@@ -49,8 +60,11 @@
 
 use super::{Check, Context, TaskContext};
 use crate::edits::add_env_entry;
+use crate::gpu::ngc::{
+    self, nccl_str, Bound, Evidence, Nccl, TagDate, NCCL_FIRST_MNNVL, NCCL_MNNVL_NEEDS_IMEX,
+};
 use crate::gpu::{env_get, mentions, multinode_gpu_job};
-use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
+use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity};
 
 declare_rule! {
     pub struct NcclMnnvlNoImex {
@@ -61,6 +75,57 @@ declare_rule! {
         summary: "Multinode GPU job on a Multi-Node NVLink cluster with no IMEX channel and MNNVL not disabled",
         fix: Sometimes,
     }
+}
+
+/// What the message says when the image's NCCL is not bounded.
+const UNKNOWN: &str = "NCCL 2.27.3 and later stop at initialisation";
+
+/// What an image whose NCCL is bounded by `b` does on MNNVL without an IMEX channel.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// Its NCCL predates MNNVL: it never tries it (`image-too-old-for-gpu` says so).
+    NoMnnvl,
+    /// Its NCCL is older than 2.27.3: it goes on over the network.
+    FallsBack(String),
+    /// Its NCCL is 2.27.3 or later: it stops at initialisation.
+    Stops(String),
+    /// The bound does not decide.
+    Unknown,
+}
+
+fn image_outcome(b: &Bound<Nccl>, tag: TagDate, text: &str) -> Outcome {
+    let exact = b.exact(tag);
+    if let Some(u) = b.upper.filter(|u| u.value < NCCL_MNNVL_NEEDS_IMEX) {
+        if u.value < NCCL_FIRST_MNNVL {
+            return Outcome::NoMnnvl;
+        }
+        let v = match exact {
+            Some(v) => nccl_str(v),
+            None => format!(
+                "at most {}: NGC PyTorch {} has it, and NGC tags never move to an older NCCL",
+                nccl_str(u.value),
+                u.tag
+            ),
+        };
+        return Outcome::FallsBack(format!(
+            "the NCCL of NGC PyTorch {text} ({v}) does not stop, it uses the network without a word (NCCL stops at initialisation from {})",
+            nccl_str(NCCL_MNNVL_NEEDS_IMEX)
+        ));
+    }
+    if let Some(l) = b.lower.filter(|l| l.value >= NCCL_MNNVL_NEEDS_IMEX) {
+        let v = match exact {
+            Some(v) => nccl_str(v),
+            None => format!(
+                "at least {}: NGC PyTorch {} has it, and NGC tags never move to an older NCCL",
+                nccl_str(l.value),
+                l.tag
+            ),
+        };
+        return Outcome::Stops(format!(
+            "the NCCL of NGC PyTorch {text} ({v}) stops at initialisation"
+        ));
+    }
+    Outcome::Unknown
 }
 
 impl Check for NcclMnnvlNoImex {
@@ -99,6 +164,23 @@ impl Check for NcclMnnvlNoImex {
         {
             return;
         }
+        // What the image's NCCL does without a channel, when the confirmed rows bound it.
+        let image_tag = task
+            .image
+            .as_ref()
+            .and_then(|i| i.uri.as_ref())
+            .and_then(|u| ngc::pytorch_tag(&u.value));
+        let (outcome, severity) = match image_tag {
+            Some((tag, text)) => {
+                match image_outcome(&ngc::nccl_bound(tag, Evidence::Confirmed), tag, text) {
+                    Outcome::NoMnnvl => return,
+                    Outcome::FallsBack(m) => (m, Some(Severity::Warning)),
+                    Outcome::Stops(m) => (m, None),
+                    Outcome::Unknown => (UNKNOWN.to_owned(), None),
+                }
+            }
+            None => (UNKNOWN.to_owned(), None),
+        };
         let (entry, help) = if profile.imex {
             (
                 "NVIDIA_IMEX_CHANNELS=0",
@@ -114,12 +196,15 @@ impl Check for NcclMnnvlNoImex {
             Rule::NcclMnnvlNoImex,
             task.name.range,
             format!(
-                "multinode GPU job `{}` on a Multi-Node NVLink cluster has no IMEX channel and does not disable MNNVL: NCCL 2.27.3 and later stop at initialisation",
+                "multinode GPU job `{}` on a Multi-Node NVLink cluster has no IMEX channel and does not disable MNNVL: {outcome}",
                 task.name.value
             ),
         )
         .with_label(nodes_range, format!("runs on {n} nodes"))
         .with_help(help);
+        if let Some(s) = severity {
+            d = d.with_severity(s);
+        }
         // `NCCL_MNNVL_ENABLE=1` (or 2) in the job's own env: change its value rather than add
         // a second entry.
         let own = task
@@ -139,5 +224,69 @@ impl Check for NcclMnnvlNoImex {
             d = d.with_fix(fix);
         }
         out.push(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::ngc::Anchor;
+
+    fn at(tag: &str, value: Nccl) -> Option<Anchor<Nccl>> {
+        Some(Anchor {
+            value,
+            tag: TagDate::parse(tag).unwrap(),
+        })
+    }
+
+    fn outcome(lower: Option<Anchor<Nccl>>, upper: Option<Anchor<Nccl>>, tag: &str) -> Outcome {
+        let b = Bound { lower, upper };
+        image_outcome(&b, TagDate::parse(tag).unwrap(), tag)
+    }
+
+    #[test]
+    fn the_image_nccl_decides_what_happens_without_a_channel() {
+        // Before MNNVL support: never tries it.
+        assert_eq!(
+            outcome(at("19.10", (2, 4, 8)), at("19.10", (2, 4, 8)), "19.10"),
+            Outcome::NoMnnvl
+        );
+        assert_eq!(
+            outcome(None, at("19.03", (2, 4, 3)), "18.09"),
+            Outcome::NoMnnvl
+        );
+        // Bounded below 2.27.3 (even if it may predate MNNVL): runs over the network.
+        let Outcome::FallsBack(m) =
+            outcome(at("23.07", (2, 18, 3)), at("24.05", (2, 21, 5)), "24.01")
+        else {
+            panic!("not a fallback");
+        };
+        assert!(
+            m.contains("(at most 2.21.5: NGC PyTorch 24.05 has it"),
+            "{m}"
+        );
+        assert!(matches!(
+            outcome(at("24.05", (2, 26, 6)), at("24.05", (2, 26, 6)), "24.05"),
+            Outcome::FallsBack(m) if m.contains("24.05 (2.26.6) does not stop")
+        ));
+        // 2.27.3 exactly, or a lower bound at or above it: stops.
+        assert!(matches!(
+            outcome(at("25.06", (2, 27, 3)), at("25.06", (2, 27, 3)), "25.06"),
+            Outcome::Stops(m) if m.contains("(2.27.3) stops")
+        ));
+        assert!(matches!(
+            outcome(at("26.03", (2, 29, 7)), None, "26.07"),
+            Outcome::Stops(m) if m.contains("at least 2.29.7: NGC PyTorch 26.03 has it")
+        ));
+        // Between a lower bound below 2.27.3 and an upper bound at or above it: undecided.
+        assert_eq!(
+            outcome(at("24.05", (2, 21, 5)), at("26.03", (2, 29, 7)), "25.06"),
+            Outcome::Unknown
+        );
+        assert_eq!(
+            outcome(at("24.05", (2, 21, 5)), None, "25.06"),
+            Outcome::Unknown
+        );
+        assert_eq!(outcome(None, None, "25.06"), Outcome::Unknown);
     }
 }
