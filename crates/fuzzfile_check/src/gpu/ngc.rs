@@ -252,7 +252,10 @@ mod tests {
         ]
     }
 
-    fn cuda(tag: &str, admit: Evidence) -> (Option<(Cuda, String)>, Option<(Cuda, String)>) {
+    /// A bound end as (version, tag).
+    type End = Option<(Cuda, String)>;
+
+    fn cuda(tag: &str, admit: Evidence) -> (End, End) {
         let b = bound(&table(), t(tag), |r| r.cuda, admit);
         let show = |a: Option<Anchor<Cuda>>| a.map(|a| (a.value, a.tag.to_string()));
         (show(b.lower), show(b.upper))
