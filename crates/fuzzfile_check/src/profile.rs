@@ -9,6 +9,7 @@
 //! fabric = "infiniband"          # infiniband | roce | ethernet
 //! ib-hcas = ["mlx5_0", "mlx5_1"] # optional
 //! mnnvl = true                   # nodes share a Multi-Node NVLink domain
+//! nvlink-domain-nodes = 18       # nodes in one NVLink domain (an NVL72 rack: 18 trays of 4 GPUs)
 //! imex = true                    # IMEX runs on the nodes, so channels can be granted
 //! [nccl-defaults]                # what the admin's /etc/nccl.conf already sets
 //! NCCL_IB_HCA = "mlx5"
@@ -56,6 +57,9 @@ pub struct ClusterProfile {
     pub ib_hcas: Vec<String>,
     #[serde(default)]
     pub mnnvl: bool,
+    /// How many nodes one Multi-Node NVLink domain holds (with `mnnvl`). A job of more nodes
+    /// spans domains, and NCCL uses the network between them.
+    pub nvlink_domain_nodes: Option<u64>,
     #[serde(default)]
     pub imex: bool,
     /// NCCL settings the admin already made in `/etc/nccl.conf`.
@@ -64,6 +68,19 @@ pub struct ClusterProfile {
 }
 
 impl ClusterProfile {
+    /// The first value that TOML accepts but a profile does not (a count of 0): its key and
+    /// what is wrong. A profile file and an inline `[cluster]` table of fuzzlint.toml are both
+    /// checked with it.
+    pub fn invalid_value(&self) -> Option<(&'static str, String)> {
+        [
+            ("gpus-per-node", self.gpus_per_node),
+            ("nvlink-domain-nodes", self.nvlink_domain_nodes),
+        ]
+        .into_iter()
+        .find(|(_, v)| *v == Some(0))
+        .map(|(key, _)| (key, format!("`{key}` must be at least 1")))
+    }
+
     /// All products known on the cluster.
     pub fn products(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.gpu_products.iter().map(String::as_str).collect();
@@ -94,10 +111,10 @@ impl std::fmt::Display for ProfileError {
 pub fn parse_profile(text: &str) -> Result<ClusterProfile, ProfileError> {
     match toml::from_str::<ClusterProfile>(text) {
         Ok(p) => {
-            if p.gpus_per_node == Some(0) {
-                let (line, column) = position_of(text, "gpus-per-node");
+            if let Some((key, message)) = p.invalid_value() {
+                let (line, column) = position_of(text, key);
                 return Err(ProfileError {
-                    message: "`gpus-per-node` must be at least 1".into(),
+                    message,
                     line,
                     column,
                 });
@@ -111,7 +128,7 @@ pub fn parse_profile(text: &str) -> Result<ClusterProfile, ProfileError> {
             };
             let msg = e.message().trim().to_owned();
             let hint = if msg.contains("unknown field") {
-                "; valid keys: name, gpus-per-node, gpu-product, gpu-products, fabric, ib-hcas, mnnvl, imex, [nccl-defaults]"
+                "; valid keys: name, gpus-per-node, gpu-product, gpu-products, fabric, ib-hcas, mnnvl, nvlink-domain-nodes, imex, [nccl-defaults]"
             } else if msg.contains("unknown variant") {
                 "; `fabric` is one of infiniband, roce, ethernet"
             } else {
@@ -132,8 +149,17 @@ fn line_col(text: &str, offset: usize) -> (u32, u32) {
     (lc.line, lc.column)
 }
 
+/// Where `key` is written as a key (at the start of a line, after blanks), not in a comment.
 fn position_of(text: &str, key: &str) -> (u32, u32) {
-    text.find(key).map_or((1, 1), |o| line_col(text, o))
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start().len();
+        if line[indent..].starts_with(key) {
+            return line_col(text, offset + indent);
+        }
+        offset += line.len();
+    }
+    (1, 1)
 }
 
 #[cfg(test)]
@@ -153,6 +179,12 @@ mod tests {
             Some("mlx5")
         );
         assert_eq!(p.ib_hcas, vec!["mlx5_0", "mlx5_1"]);
+        assert_eq!(p.nvlink_domain_nodes, None);
+        let p = parse_profile(
+            &GB200.replace("mnnvl = true\n", "mnnvl = true\nnvlink-domain-nodes = 18\n"),
+        )
+        .unwrap();
+        assert_eq!(p.nvlink_domain_nodes, Some(18));
     }
 
     #[test]
@@ -170,6 +202,20 @@ mod tests {
         let e = parse_profile("mnnvl = \"yes\"\n").unwrap_err();
         assert_eq!(e.line, 1);
         assert!(parse_profile("gpus-per-node = 0\n").is_err());
+        let e = parse_profile(
+            "# nvlink-domain-nodes: one rack\nmnnvl = true\n  nvlink-domain-nodes = 0\n",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.column), (3, 3));
+        assert!(
+            e.message
+                .contains("`nvlink-domain-nodes` must be at least 1"),
+            "{e}"
+        );
+        let e = parse_profile("nvlink-domain-nodes = -3\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        let e = parse_profile("nvlink-domain-node = 18\n").unwrap_err();
+        assert!(e.message.contains("nvlink-domain-nodes"), "{}", e.message);
         assert!(parse_profile("[broken\n").is_err());
     }
 }
