@@ -233,23 +233,44 @@ impl<'a> Builder<'a> {
         self.emit(d);
     }
 
-    /// Entries of any mapping (free-form keys such as job names or annotation keys).
+    /// Entries of any mapping (free-form keys such as job names or annotation keys), with its
+    /// YAML merge keys applied as Fuzzball's decoder applies them (`<<: *defaults`: keys
+    /// written in the mapping win, merged entries keep the anchor's ranges; see
+    /// `fuzzfile_syntax`'s `merge.rs`). A merge value the decoder refuses is an
+    /// `invalid-value` error.
     fn map_entries(&mut self, id: NodeId, what: &str) -> Vec<(Key<'a>, NodeId)> {
         let rid = self.tree.resolve(id);
-        let entries = match &self.tree.node(rid).kind {
-            NodeKind::Mapping { entries, .. } => entries,
-            _ => {
-                if !self.tree.is_null(rid) {
-                    self.invalid(id, &format!("a mapping {what}"));
-                }
-                return Vec::new();
+        let tree: &'a Tree = self.tree;
+        let Some(entries) = tree.merged_entries(rid) else {
+            if !tree.is_null(rid) {
+                self.invalid(id, &format!("a mapping {what}"));
             }
+            return Vec::new();
         };
+        if let Some(raw) = tree.entries(rid) {
+            for e in raw.iter().filter(|e| tree.is_merge_key(e.key)) {
+                if let Some((at, message)) = tree.merge_problem(e.value) {
+                    let found = tree.describe(at);
+                    // At the alias itself (`*e`), not at the list it names.
+                    let r = tree.node(at).range;
+                    self.emit(
+                        Diagnostic::new(
+                            Rule::InvalidValue,
+                            r,
+                            format!("{message} (found {found})"),
+                        )
+                        .with_help(
+                            "a merge key `<<` takes an alias of a mapping (`<<: *defaults`) or a list of them (`<<: [*a, *b]`)",
+                        ),
+                    );
+                }
+            }
+        }
         if !self.spend(entries.len() + 1, id) {
             return Vec::new();
         }
         let mut out = Vec::with_capacity(entries.len());
-        for e in entries {
+        for e in entries.iter() {
             let krid = self.tree.resolve(e.key);
             let tree: &'a Tree = self.tree;
             match tree.scalar(krid) {
@@ -549,7 +570,7 @@ impl<'a> Builder<'a> {
         }
         // The version decides which keys are valid everywhere else: read it first.
         let mut version_key = None;
-        if let Some(e) = self.tree.get(rid, "version") {
+        if let Some(e) = self.tree.get_merged(rid, "version") {
             version_key = Some(self.range(e.key));
             file.version_node = Some(e.value);
             let vr = self.range(e.value);
@@ -854,7 +875,7 @@ impl<'a> Builder<'a> {
         // `command-and-script` and `no-command` are rules of `fuzzfile_check` reading
         // `command_key`, `script_key` and `read_whole`.
         t.read_whole = !self.exhausted;
-        if t.image.is_none() && !self.exhausted && self.tree.get(t.body, "image").is_none() {
+        if t.image.is_none() && !self.exhausted && self.tree.get_merged(t.body, "image").is_none() {
             self.emit(
                 Diagnostic::new(
                     Rule::MissingField,
@@ -1156,7 +1177,7 @@ impl<'a> Builder<'a> {
                             range,
                         }),
                         None => {
-                            if self.tree.get(rid, "volume").is_none() {
+                            if self.tree.get_merged(rid, "volume").is_none() {
                                 self.emit(
                                     Diagnostic::new(
                                         Rule::MissingField,
@@ -1184,7 +1205,7 @@ impl<'a> Builder<'a> {
                 if self.version == Some(Version::V4) {
                     let loc = self
                         .tree
-                        .get(rid, "location")
+                        .get_merged(rid, "location")
                         .and_then(|e| self.tree.text(e.value))
                         .unwrap_or("/path");
                     self.emit(
@@ -1211,7 +1232,7 @@ impl<'a> Builder<'a> {
                         range,
                     }),
                     None => {
-                        if self.tree.get(rid, "location").is_none() {
+                        if self.tree.get_merged(rid, "location").is_none() {
                             self.emit(
                                 Diagnostic::new(
                                     Rule::MissingField,
@@ -1575,7 +1596,12 @@ impl<'a> Builder<'a> {
                     _ => {}
                 }
             }
-            if d.name.is_none() && self.tree.get(self.tree.resolve(item), "name").is_none() {
+            if d.name.is_none()
+                && self
+                    .tree
+                    .get_merged(self.tree.resolve(item), "name")
+                    .is_none()
+            {
                 self.emit(
                     Diagnostic::new(
                         Rule::MissingField,
@@ -1640,7 +1666,12 @@ impl<'a> Builder<'a> {
                         for (field, present) in
                             [("name", p.name.is_some()), ("port", p.port.is_some())]
                         {
-                            if !present && self.tree.get(self.tree.resolve(item), field).is_none() {
+                            if !present
+                                && self
+                                    .tree
+                                    .get_merged(self.tree.resolve(item), field)
+                                    .is_none()
+                            {
                                 self.emit(Diagnostic::new(
                                     Rule::MissingField,
                                     p.range,
@@ -1691,7 +1722,12 @@ impl<'a> Builder<'a> {
                             ("name", e.name.is_some()),
                             ("port-name", e.port_name.is_some()),
                         ] {
-                            if !present && self.tree.get(self.tree.resolve(item), field).is_none() {
+                            if !present
+                                && self
+                                    .tree
+                                    .get_merged(self.tree.resolve(item), field)
+                                    .is_none()
+                            {
                                 self.emit(Diagnostic::new(
                                     Rule::MissingField,
                                     e.range,

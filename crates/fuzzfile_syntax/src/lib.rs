@@ -10,6 +10,9 @@
 //!   errors;
 //! - aliases are nodes that refer to their anchor by [`NodeId`]; nothing is copied, so an alias
 //!   bomb costs one node per alias;
+//! - YAML merge keys (`<<: *defaults`) are applied on reading, not in the tree:
+//!   [`Tree::merged_entries`] and [`Tree::get_merged`] give a mapping's entries as Fuzzball's
+//!   decoder sees them, each merged entry with its ranges in the anchor's text;
 //! - input size and nesting depth are bounded ([`Limits`]), with a clear error when exceeded;
 //! - after a syntax error the offending lines are blanked (same byte length, so ranges stay
 //!   valid) and the text is parsed again, so one typo does not hide the rest of the file;
@@ -22,11 +25,13 @@ pub mod differential;
 mod fast;
 #[doc(hidden)]
 pub mod invariants;
+mod merge;
 mod parse;
 mod recovery;
 
 pub use debug::debug_tree;
 pub use decode::OffsetMap;
+pub use merge::MERGE_VALUE_MESSAGE;
 pub use fuzzfile_diagnostics::TextRange;
 #[doc(hidden)]
 pub use parse::{
