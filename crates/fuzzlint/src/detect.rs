@@ -228,7 +228,6 @@ fn detect_gpus(probe: &Probe, d: &mut Detected) {
                 source: "nvidia-smi --query-gpu",
             });
             detect_mnnvl(probe, d);
-            return;
         }
         Err(SeeError::Failed { message, .. }) if message.contains("No devices were found") => {
             d.gpus = Some(Gpus {
@@ -239,7 +238,6 @@ fn detect_gpus(probe: &Probe, d: &mut Detected) {
                 value: false,
                 comments: vec!["no GPU on this node".into()],
             });
-            return;
         }
         Err(e) => {
             let proc_dir = probe.path("/proc/driver/nvidia");
@@ -280,14 +278,18 @@ fn detect_gpus(probe: &Probe, d: &mut Detected) {
     }
 }
 
-/// `NVIDIA H100 80GB HBM3, 00000000:18:00.0` per line (`--format=csv,noheader`).
+/// `NVIDIA H100 80GB HBM3, 00000000:18:00.0` per line (`--format=csv,noheader`); a line
+/// without a bus id after its last comma (`No devices were found`) is no GPU.
 fn parse_query_gpu(out: &str) -> Vec<String> {
     out.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| match l.rsplit_once(',') {
-            Some((name, _bus)) => name.trim().to_owned(),
-            None => l.to_owned(),
+        .filter_map(|l| {
+            let (name, bus) = l.trim().rsplit_once(',')?;
+            let bus = bus.trim();
+            (bus.contains(':')
+                && bus
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.'))
+            .then(|| name.trim().to_owned())
         })
         .collect()
 }
@@ -387,7 +389,7 @@ fn classify(f: &FabricInfo) -> FabricClass {
     let zero = |u: &str| u.chars().all(|c| c == '0' || c == '-');
     match state {
         "Completed" => {
-            if !f.status.as_deref().is_some_and(|s| s == "Success") {
+            if f.status.as_deref() != Some("Success") {
                 FabricClass::Failed
             } else if f
                 .cluster
@@ -1117,6 +1119,30 @@ mod tests {
             ]
         );
         assert_eq!(comments.len(), 3, "{comments:?}");
+    }
+
+    #[test]
+    fn query_gpu_lines_without_a_bus_id_are_no_gpus() {
+        assert_eq!(
+            parse_query_gpu("NVIDIA H200, 00000000:01:00.0\nNo devices were found\n\n"),
+            vec!["NVIDIA H200"]
+        );
+        assert_eq!(
+            parse_query_gpu("NVIDIA A100-SXM4-80GB, 00000000:07:00.0\n"),
+            vec!["NVIDIA A100-SXM4-80GB"]
+        );
+    }
+
+    #[test]
+    fn fabric_sections_are_read_per_gpu() {
+        let q = "Attached GPUs : 2\nGPU 00000000:01:00.0\n    Product Name : X\n    Fabric\n        State : Completed\n        Status : Success\n        CliqueId : 7\n        ClusterUUID : 1234-5678\n        Health\n            Bandwidth : Full\n    Processes : None\nGPU 00000000:02:00.0\n    Fabric\n        State : N/A\n        Status : N/A\n";
+        let f = parse_fabric_sections(q);
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].gpu, "00000000:01:00.0");
+        assert_eq!(f[0].cluster.as_deref(), Some("1234-5678"));
+        assert_eq!(f[0].clique.as_deref(), Some("7"));
+        assert_eq!(classify(&f[0]), FabricClass::Mnnvl);
+        assert_eq!(classify(&f[1]), FabricClass::None);
     }
 
     #[test]
