@@ -56,7 +56,9 @@ mod tests {
 }
 
 /// An edit that adds `key: value` to the mapping `map` (block or flow), after its last entry,
-/// at the indentation of its keys. `None` when the mapping is empty or its shape is unusual.
+/// at the indentation of its keys. `None` when the mapping is empty or its shape is unusual,
+/// and when it already has `key`, written or through a merge key (`<<: *defaults`): a key
+/// written over a merged one replaces the merged value whole.
 pub fn add_mapping_entry(
     text: &str,
     tree: &fuzzfile_syntax::Tree,
@@ -65,6 +67,9 @@ pub fn add_mapping_entry(
     value: &str,
 ) -> Option<Edit> {
     use fuzzfile_syntax::{CollectionStyle, NodeKind};
+    if tree.get_merged(map, key).is_some() {
+        return None;
+    }
     let node = tree.node(tree.resolve(map));
     let NodeKind::Mapping { style, entries } = &node.kind else {
         return None;
@@ -363,6 +368,10 @@ pub fn add_env_entry(
             _ => None,
         };
     }
+    // An `env` merged from elsewhere (`<<: *defaults`): a new `env:` would replace it whole.
+    if tree.get_merged(body, "env").is_some() {
+        return None;
+    }
     let node = tree.node(body);
     let NodeKind::Mapping { style, entries } = &node.kind else {
         return None;
@@ -430,6 +439,8 @@ pub fn add_nested_entry(
                 }
                 node = e.value;
             }
+            // Merged from elsewhere (`<<: *defaults`): writing the step would replace it whole.
+            None if tree.get_merged(node, step).is_some() => return None,
             None => {
                 let mut inner = format!("{{{key}: {value}}}");
                 for p in path[i + 1..].iter().rev() {
@@ -566,6 +577,24 @@ mod env_entry_tests {
     fn refuses_aliases_and_mappings() {
         assert!(add("jobs:\n  train:\n    env: {A: 1}\n", "X=1").is_none());
         assert!(add("e: &e [A=1]\njobs:\n  train:\n    env: *e\n", "X=1").is_none());
+    }
+
+    #[test]
+    fn a_key_merged_from_an_anchor_is_not_written_over() {
+        // A new `env:` (or `resource:`, `devices:`) beside `<<: *base` would replace the
+        // merged value whole: the merged entries would be lost.
+        let text = "base: &base\n  env: [A=1]\n  resource:\n    devices: {nvidia.com/gpu: 4}\njobs:\n  train:\n    <<: *base\n    command: [a]\n";
+        assert!(add(text, "X=1").is_none());
+        let tree = fuzzfile_syntax::parse(text);
+        let train = body(&tree);
+        assert!(add_mapping_entry(text, &tree, train, "resource", "{}").is_none());
+        assert!(
+            add_nested_entry(text, &tree, train, &["resource", "annotations"], "k", "v").is_none()
+        );
+        // A key the merge does not bring can still be added.
+        assert!(add_mapping_entry(text, &tree, train, "cwd", "/w").is_some());
+        // Without the merge key, the same job gets its `env`.
+        assert!(add(&text.replace("    <<: *base\n", ""), "X=1").is_some());
     }
 
     #[test]
