@@ -3,7 +3,9 @@
 //! For every bad file: the diagnostics (with code frames, help and fixes) and the file after
 //! `--fix` are snapshots next to it; the rule of the directory fires; applying the fixes is
 //! idempotent, removes every diagnostic whose fix was applied, and adds no error (a fix whose
-//! result would have a new error is not applied: `fuzzfile_check::fixes`). For every good file: the rule of
+//! result would have a new error is not applied: `fuzzfile_check::fixes`), and every fix the
+//! rule offers applies alone with no new error (a fix is complete or not offered; `bad-fix-*`
+//! files show fixes the verifier refuses). For every good file: the rule of
 //! the directory does not fire, and nothing at error level does. A `profile.toml` in a spec
 //! directory is the cluster profile every file of that directory is analysed (and fixed) with;
 //! a `<stem>.profile.toml` next to a file replaces it for that file.
@@ -109,6 +111,24 @@ fn specs() {
                 file.display(),
                 render::plain(&a)
             );
+            // A fix the rule offers is one that applies: alone, it adds no error (the editor
+            // offers each quick fix alone; `--fix` would leave it out). `bad-fix-*` files show
+            // fixes the verifier refuses.
+            for d in a
+                .diagnostics
+                .iter()
+                .filter(|d| d.rule == rule && !stem.starts_with("bad-fix-"))
+            {
+                if let Some(f) = &d.fix {
+                    assert!(
+                        fixes::verified(&a, f),
+                        "{}: the fix `{}` of `{}` adds an error",
+                        file.display(),
+                        f.message,
+                        d.message
+                    );
+                }
+            }
             let fixed = fix_to_fixpoint(&a.text, &options);
             let mut snap = render::plain(&a);
             if fixed != a.text {

@@ -266,6 +266,7 @@ registry! {
     legacy_version::LegacyVersion,
     missing_field::MissingField,
     mpi_slots_not_gpus::MpiSlotsNotGpus,
+    mpirun_missing_hosts::MpirunMissingHosts,
     nccl_ib_hca_missing::NcclIbHcaMissing,
     nccl_ib_hca_unknown::NcclIbHcaUnknown,
     nccl_invalid_value::NcclInvalidValue,

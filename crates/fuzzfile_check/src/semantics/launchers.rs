@@ -4,7 +4,7 @@
 
 use super::args::{self, LauncherArgs};
 use super::shape::{Resources, Shape};
-use super::{basename, mpi, torchrun, Launch, LaunchWord, Launcher};
+use super::{basename, horovod, mpi, nccl_tests, srun, torchrun, Launch, LaunchWord, Launcher};
 
 /// Words that start every launcher recognised here: a task whose shell texts, shipped files and
 /// `env` values contain none of them has no invocation, and its shell is not evaluated.
@@ -15,6 +15,7 @@ pub(super) const LAUNCHER_WORDS: &[&str] = &[
     "mpiexec",
     "orterun",
     "srun",
+    "horovodrun",
     "deepspeed",
     "exec_all",
     "_perf",
@@ -41,6 +42,7 @@ pub(super) fn recognise(rest: &[LaunchWord]) -> Option<(Launcher, usize)> {
         p if crate::gpu::is_nccl_test(p) => (Launcher::NcclTest, 1),
         "mpirun" | "mpiexec" | "mpiexec.hydra" | "orterun" => (Launcher::Mpirun, 1),
         "srun" => (Launcher::Srun, 1),
+        "horovodrun" => (Launcher::Horovodrun, 1),
         "deepspeed" => (Launcher::Deepspeed, 1),
         p if p.starts_with("python") => {
             // python [-u ...] -m torch.distributed.run|launch
@@ -68,6 +70,9 @@ pub(super) fn parse(l: &Launch) -> Option<LauncherArgs> {
     match l.launcher {
         Launcher::Torchrun | Launcher::DistributedLaunch => Some(torchrun::torchrun_args(l)),
         Launcher::Mpirun => Some(mpi::mpirun_args(l)),
+        Launcher::Horovodrun => Some(horovod::horovodrun_args(l)),
+        Launcher::Srun => Some(srun::srun_args(l)),
+        Launcher::NcclTest => Some(nccl_tests::parse(l, l.args())),
         _ => None,
     }
 }
@@ -86,7 +91,10 @@ pub(super) fn shape(l: &Launch, r: Resources) -> Shape {
     };
     match l.launcher {
         Launcher::Torchrun | Launcher::DistributedLaunch => torchrun::shape(l, args, r),
-        Launcher::Mpirun => mpi::shape(args, r),
+        Launcher::Mpirun => mpi::shape(l, args, r),
+        Launcher::Horovodrun => horovod::shape(l, args, r),
+        Launcher::Srun => srun::shape(l, args, r),
+        Launcher::NcclTest => nccl_tests::shape(args),
         _ => Shape::default(),
     }
 }

@@ -36,15 +36,19 @@ use fuzzfile_shell::eval::{self, Arg, Field, Piece, SourceId, Span};
 use fuzzfile_syntax::{NodeId, Tree};
 
 mod args;
+mod horovod;
 mod launchers;
 mod mpi;
+mod nccl_tests;
 mod shape;
+mod srun;
 mod torchrun;
 
 pub use crate::launch::{Launcher, Origin};
 pub use args::{Flag, FlagValue, LauncherArgs, Setting};
 pub use fuzzfile_shell::eval::{Certainty, Entry, Site};
-pub use shape::{Count, CountFrom, Shape};
+pub use shape::{Count, CountFrom, Quantity, Shape};
+pub(crate) use srun::{gres_gpus as srun_gres_gpus, typed_count as srun_typed_count};
 
 /// Variables Fuzzball sets in every container (`FB_*`, `HOSTNAME`) and, for `generic` multinode
 /// jobs, the `MULTINODE_*` set; `RANK` is set by `exec_all` on each node.
@@ -457,12 +461,20 @@ fn task_facts(
             .unwrap_or(1);
         generic.then(|| nodes.saturating_mul(per))
     });
+    let slots_per_node = multinode.and_then(|m| {
+        let generic = m
+            .implementation
+            .as_ref()
+            .is_none_or(|i| i.value == Implementation::Generic);
+        generic.then(|| m.procs_per_node.as_ref().map(|p| p.value).or(cores).unwrap_or(1))
+    });
     let (gpus, nodes) = (facts.gpus_per_node.map(|g| g.0), facts.nodes.map(|n| n.0));
     let resources = shape::Resources {
         gpus,
         cores,
         nodes,
         generic_slots,
+        slots_per_node,
     };
     for l in &mut facts.launches {
         l.shape = launchers::shape(l, resources);

@@ -2,8 +2,9 @@
 //! (`mpiexec.hydra`).
 
 use super::args::*;
-use super::shape::{count_at_run_time, Count, CountFrom, Resources, Shape};
-use super::{Launch, Resolved};
+use super::nccl_tests;
+use super::shape::{count_at_run_time, Count, CountFrom, Quantity, Resources, Shape};
+use super::{basename, Launch, Resolved};
 
 /// Open MPI and MPICH (Hydra) flags that take one value; `--mca`, `-genv`, `-env` take two.
 const MPI_VALUE_FLAGS: &[&str] = &[
@@ -14,6 +15,7 @@ const MPI_VALUE_FLAGS: &[&str] = &[
     "host",
     "hosts",
     "hostfile",
+    "default-hostfile",
     "machinefile",
     "f",
     "map-by",
@@ -42,7 +44,8 @@ const MPI_VALUE_FLAGS: &[&str] = &[
 ];
 const MPI_TWO_VALUE_FLAGS: &[&str] = &["mca", "gmca", "genv", "env", "prtemca"];
 
-/// Parse mpirun's (Open MPI's or Hydra's) arguments.
+/// Parse mpirun's (Open MPI's or Hydra's) arguments, and the settings of the program it
+/// starts that say how many GPUs each rank drives.
 pub(super) fn mpirun_args(l: &Launch) -> LauncherArgs {
     let mut out = LauncherArgs::default();
     let args = l.args();
@@ -96,12 +99,122 @@ pub(super) fn mpirun_args(l: &Launch) -> LauncherArgs {
         });
         i += 1;
     }
+    // The program's own settings that say how many GPUs each rank drives (nccl-tests `-t`,
+    // `-g`).
+    if let Some((first, rest)) = out.program.split_first() {
+        if crate::gpu::is_nccl_test(basename(&first.text)) {
+            out.settings.extend(nccl_tests::parse(l, rest).settings);
+        }
+    }
     out
+}
+
+/// How many ranks mpirun places on each node: a per-node count (`-N`, `-npernode`, `-ppn`,
+/// `--map-by ppr:N:node`, `-pernode`), else the slots of each host in its host list (Open MPI
+/// fills a host's slots before the next host: the head node gets `min(-np, slots)`), else, with
+/// no host list, every rank on the node mpirun runs on.
+fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quantity> {
+    let flag_number = |names: &[&str]| {
+        let f = args.get_any(names)?;
+        let v = f.value.as_ref()?;
+        let n: u64 = v.value.literal()?.trim().parse().ok()?;
+        Some(Quantity {
+            value: n,
+            how: format!("{} {n}", f.spelling),
+            at: Some(v.range),
+        })
+    };
+    if let Some(q) = flag_number(&["N", "npernode", "ppn"]) {
+        return Some(q);
+    }
+    if let Some(f) = args.get("pernode") {
+        return Some(Quantity {
+            value: 1,
+            how: f.spelling.clone(),
+            at: Some(f.flag_range),
+        });
+    }
+    if let Some(f) = args.get("map-by") {
+        let v = f.value.as_ref()?;
+        let text = v.value.literal()?.to_ascii_lowercase();
+        // `ppr:N:node[:...]`: N on each node; `node`: round robin over the nodes; `slot`,
+        // `core`, `socket`, ... fill each host's slots in turn, as without the option.
+        let mut parts = text.split(':');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some("ppr"), Some(n), Some(unit)) if unit.starts_with("node") => {
+                let n: u64 = n.parse().ok()?;
+                return Some(Quantity {
+                    value: n,
+                    how: format!("{} {text}", f.spelling),
+                    at: Some(v.range),
+                });
+            }
+            (Some("ppr"), _, _) => return None,
+            (Some(unit), _, _) if unit.starts_with("node") => {
+                let (n, nodes) = (np.value?, r.nodes.filter(|n| *n > 0)?);
+                return Some(Quantity {
+                    value: n.div_ceil(nodes),
+                    how: format!("-np {n} round robin over {nodes} nodes ({} {text})", f.spelling),
+                    at: Some(v.range),
+                });
+            }
+            _ => {}
+        }
+    }
+    if args.incomplete {
+        return None;
+    }
+    let cap = |slots: u64| np.value.map_or(slots, |n| slots.min(n));
+    match args.get_any(&["H", "host", "hosts"]) {
+        Some(f) => {
+            let v = f.value.as_ref()?;
+            match &v.value {
+                Resolved::Runtime { name, .. } if name == "MULTINODE_HOSTLIST" => {
+                    let slots = r.slots_per_node?;
+                    if np.value.is_none() && !matches!(np.from, CountFrom::TotalSlots { .. }) {
+                        return None;
+                    }
+                    Some(Quantity {
+                        value: cap(slots),
+                        how: format!(
+                            "the {slots} slots of each node in {} $MULTINODE_HOSTLIST",
+                            f.spelling
+                        ),
+                        at: Some(v.range),
+                    })
+                }
+                Resolved::Literal(list) => {
+                    // `h1:4,h2:4`: the same slot count on every host.
+                    let mut slots = list.split(',').map(|h| {
+                        h.rsplit_once(':')
+                            .and_then(|(_, n)| n.trim().parse::<u64>().ok())
+                    });
+                    let first = slots.next()??;
+                    if !slots.all(|s| s == Some(first)) || np.value.is_none() {
+                        return None;
+                    }
+                    Some(Quantity {
+                        value: cap(first),
+                        how: format!("{} {list}", f.spelling),
+                        at: Some(v.range),
+                    })
+                }
+                _ => None,
+            }
+        }
+        None if args.get_any(&["hostfile", "machinefile", "f", "rankfile"]).is_some() => None,
+        // No host list: every rank on the node mpirun runs on.
+        None => np.value.map(|n| Quantity {
+            value: n,
+            how: format!("-np {n}, no host list: all on one node"),
+            at: np.at,
+        }),
+    }
 }
 
 /// mpirun's processes: `-np` (`-n`, `-c`), `$MULTINODE_TOTAL_SLOTS` of a generic job, else one
 /// per slot of the host list.
-pub(super) fn shape(args: &LauncherArgs, r: Resources) -> Shape {
+pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
     let mut s = Shape::default();
     let np = match args
         .get_any(&["np", "n", "c"])
@@ -153,6 +266,12 @@ pub(super) fn shape(args: &LauncherArgs, r: Resources) -> Shape {
         },
     };
     s.world_size = np.value;
+    s.ranks_per_node = ranks_per_node(args, &np, r);
+    if let Some((first, rest)) = args.program.split_first() {
+        if crate::gpu::is_nccl_test(basename(&first.text)) {
+            s.gpus_per_process = nccl_tests::gpus_per_process(&nccl_tests::parse(l, rest));
+        }
+    }
     s.np = Some(np);
     s
 }

@@ -43,6 +43,24 @@ pub struct Shape {
     pub nproc_per_node: Option<Count>,
     pub np: Option<Count>,
     pub world_size: Option<u64>,
+    /// Processes on each node, where the launcher places them by its own rules (mpirun's
+    /// per-node count or the host list's slots, horovodrun's slots, srun's tasks per node, one
+    /// for an nccl-tests program started alone); `None` when not known.
+    pub ranks_per_node: Option<Quantity>,
+    /// GPUs each process drives, when the program or the launcher says (nccl-tests: `-t` ×
+    /// `-g`; srun: `--gpus-per-task`; horovodrun: one).
+    pub gpus_per_process: Option<Quantity>,
+}
+
+/// A number a launch's arguments give, and what gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quantity {
+    pub value: u64,
+    /// How it reads in a message (`-N 4`, `the 16 slots of each node in $MULTINODE_HOSTLIST`,
+    /// `-t 1 × -g 2`).
+    pub how: String,
+    /// Where it is written, when it is.
+    pub at: Option<TextRange>,
 }
 
 /// A count whose value is known only at run time (a Fuzzball variable's, or not known at all).
@@ -70,6 +88,9 @@ pub(super) struct Resources {
     pub nodes: Option<u64>,
     /// `MULTINODE_TOTAL_SLOTS` of a generic multinode job.
     pub generic_slots: Option<u64>,
+    /// The slots of each node in `MULTINODE_HOSTLIST` of a generic multinode job:
+    /// `procs-per-node`, else the CPU cores, else 1.
+    pub slots_per_node: Option<u64>,
 }
 
 /// A count read from a setting with `parse`: the number, a keyword's value, not a number, or
