@@ -1,8 +1,9 @@
 //! ## What it does
 //! Reports a launcher (`torchrun`, `python -m torch.distributed.run`, `mpirun`/`mpiexec`,
-//! `srun`, `deepspeed`, `exec_all`) in a job whose `multinode.implementation` is `openmpi`
-//! (`ompi`), `mpich` or `gasnet`: Fuzzball already wraps the command in its own launcher for
-//! those.
+//! `srun`, `horovodrun`, `deepspeed`, `exec_all`) in a job whose `multinode.implementation` is
+//! `openmpi` (`ompi`), `mpich` or `gasnet`: Fuzzball already wraps the command in its own
+//! launcher for those. An nccl-tests program (`all_reduce_perf`) is what such a job runs, not a
+//! launcher (`mpi-slots-not-gpus` compares its GPUs).
 //!
 //! The fix switches the implementation to `generic` and makes every launch of the job right
 //! under it, or is not offered: `generic` runs the command once, on the head node, so a
