@@ -30,7 +30,26 @@ fn wanted(ctx: &CodeActionContext, kind: &CodeActionKind) -> bool {
     }
 }
 
+/// The text edits of `edits` in the order `fuzzfile_diagnostics::apply_edits` applies them
+/// (by position, stable), with insertions at one point made one edit that inserts them in
+/// that order: the result is the CLI's, whatever order a client gives inserts at one point.
+fn coalesced(edits: &[&Edit]) -> Vec<Edit> {
+    let mut sorted: Vec<&Edit> = edits.to_vec();
+    sorted.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out: Vec<Edit> = Vec::with_capacity(sorted.len());
+    for e in sorted {
+        match out.last_mut() {
+            Some(last) if last.range.is_empty() && e.range.is_empty() && last.range == e.range => {
+                last.replacement.push_str(&e.replacement);
+            }
+            _ => out.push(e.clone()),
+        }
+    }
+    out
+}
+
 fn workspace_edit(v: &View<'_>, edits: &[&Edit]) -> WorkspaceEdit {
+    let edits = coalesced(edits);
     WorkspaceEdit {
         changes: None,
         document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {

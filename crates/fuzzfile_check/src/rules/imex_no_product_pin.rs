@@ -84,21 +84,33 @@ impl Check for ImexNoProductPin {
         .with_help(
             "on a node without IMEX the container cannot be created; add `nvidia.com/gpu.product: <product>` under `resource.annotations`",
         );
-        if let Some(product) = ctx.profile.and_then(|p| p.gpu_product.as_deref()) {
-            if let Some(edit) = add_nested_entry(
-                ctx.text,
-                ctx.tree,
-                task.body,
-                &["resource", "annotations"],
-                "nvidia.com/gpu.product",
-                &yaml_scalar(product, true),
-            ) {
-                d = d.with_fix(Fix {
-                    message: format!("Pin job `{}` to `{product}` nodes", task.name.value),
-                    edits: vec![edit],
-                });
-            }
+        if let Some((product, edit)) = pin_edit(ctx, task) {
+            d = d.with_fix(Fix {
+                message: format!("Pin job `{}` to `{product}` nodes", task.name.value),
+                edits: vec![edit],
+            });
         }
         out.push(d);
     }
+}
+
+/// The edit that pins `task` to the cluster profile's GPU product
+/// (`nvidia.com/gpu.product: <gpu-product>` under `resource.annotations`), with the product.
+/// `None` without a `gpu-product` in the profile or where the edit cannot be made. Shared
+/// with the fixes that set `NVIDIA_IMEX_CHANNELS` (`nccl-mnnvl-no-imex`), which are complete
+/// only with it.
+pub fn pin_edit<'c>(
+    ctx: &Context<'c>,
+    task: &fuzzfile_model::Task,
+) -> Option<(&'c str, fuzzfile_diagnostics::Edit)> {
+    let product = ctx.profile?.gpu_product.as_deref()?;
+    let edit = add_nested_entry(
+        ctx.text,
+        ctx.tree,
+        task.body,
+        &["resource", "annotations"],
+        "nvidia.com/gpu.product",
+        &yaml_scalar(product, true),
+    )?;
+    Some((product, edit))
 }

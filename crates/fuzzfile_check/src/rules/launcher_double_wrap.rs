@@ -174,7 +174,11 @@ fn to_generic(ctx: &Context<'_>, t: &TaskContext<'_>, implementation: TextRange)
     // same edit more than once.
     edits.dedup();
     // Edits of different launches must not touch.
-    if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
+    // (Two insertions at one point would depend on their order: none is made.)
+    if edits
+        .windows(2)
+        .any(|w| w[0].range.end > w[1].range.start || w[0].range.start == w[1].range.start)
+    {
         return None;
     }
     Some(Fix { message, edits })

@@ -7,9 +7,11 @@
 //! reported.
 //!
 //! The fix depends on the cluster: where IMEX runs (`imex = true`) it adds
-//! `NVIDIA_IMEX_CHANNELS=0`, so NCCL uses NVLink across nodes (pin the GPU product too, see
-//! `imex-no-product-pin`); where it does not, it adds `NCCL_MNNVL_ENABLE=0`, so NCCL uses the
-//! network.
+//! `NVIDIA_IMEX_CHANNELS=0`, so NCCL uses NVLink across nodes, and, when nothing pins the job's
+//! GPU product yet, the profile's `gpu-product` as a `nvidia.com/gpu.product` annotation in
+//! the same fix (a channel without a pin is `imex-no-product-pin`; without `gpu-product` in
+//! the profile there is no fix); where IMEX does not run, it adds `NCCL_MNNVL_ENABLE=0`, so
+//! NCCL uses the network.
 //!
 //! The NCCL of the image decides what happens, when the table of NGC PyTorch tags
 //! (`crates/fuzzfile_check/data/ngc-pytorch-cuda.tsv`, confirmed rows only) bounds it:
@@ -63,7 +65,7 @@ use crate::edits::add_env_entry;
 use crate::gpu::ngc::{
     self, nccl_str, Bound, Evidence, Nccl, TagDate, NCCL_FIRST_MNNVL, NCCL_MNNVL_NEEDS_IMEX,
 };
-use crate::gpu::{env_get, mentions, multinode_gpu_job};
+use crate::gpu::{env_get, mentions, multinode_gpu_job, product_pin};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity};
 
 declare_rule! {
@@ -215,9 +217,27 @@ impl Check for NcclMnnvlNoImex {
         let fix = match own {
             Some(e) if !profile.imex => (e.value_range.slice(ctx.text) == e.value)
                 .then(|| Fix::replace("Set `NCCL_MNNVL_ENABLE=0`", e.value_range, "0")),
-            _ => add_env_entry(ctx.text, ctx.tree, task.body, entry).map(|edit| Fix {
-                message: format!("Add `{entry}` to `env`"),
-                edits: vec![edit],
+            _ => add_env_entry(ctx.text, ctx.tree, task.body, entry).and_then(|edit| {
+                // A channel without a product pin is `imex-no-product-pin`: the fix pins the
+                // product too (the profile's `gpu-product`), or is not offered.
+                if !profile.imex || product_pin(ctx, task).is_some() {
+                    return Some(Fix {
+                        message: format!("Add `{entry}` to `env`"),
+                        edits: vec![edit],
+                    });
+                }
+                let (product, pin) = super::imex_no_product_pin::pin_edit(ctx, task)?;
+                // At one point (the end of the job), the annotation goes into `resource`
+                // before the new `env:` follows the job's last key; the sort is stable.
+                let mut edits = vec![pin, edit];
+                edits.sort_by_key(|e| e.range.start);
+                Some(Fix {
+                    message: format!(
+                        "Add `{entry}` to `env` and pin job `{}` to `{product}` nodes",
+                        task.name.value
+                    ),
+                    edits,
+                })
             }),
         };
         if let Some(fix) = fix {

@@ -173,3 +173,82 @@ fn fixes_that_would_add_an_error_are_not_offered() {
     );
     c.shutdown();
 }
+
+/// Regression: on a Multi-Node NVLink cluster where IMEX runs, the quick fix of
+/// `nccl-mnnvl-no-imex` adds `NVIDIA_IMEX_CHANNELS=0` and pins the GPU product (the profile's
+/// `gpu-product`) in one edit, as `fuzzlint check --fix` does. The channel alone is
+/// `imex-no-product-pin` (an error), so on its own it was never offered.
+#[test]
+fn the_mnnvl_quick_fix_pins_the_product_as_the_cli_does() {
+    let dir =
+        std::env::temp_dir().join(format!("fuzzlint-server-test-{}-mnnvl", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = "name = \"nvl72\"\ngpus-per-node = 4\ngpu-product = \"GB200\"\nfabric = \"infiniband\"\nib-hcas = [\"mlx5_0\"]\nmnnvl = true\nimex = true\n[nccl-defaults]\nNCCL_IB_HCA = \"mlx5\"\n";
+    std::fs::write(dir.join("nvl72.toml"), profile).unwrap();
+    std::fs::write(dir.join("fuzzlint.toml"), "cluster = \"nvl72.toml\"\n").unwrap();
+    let root = dir.to_str().unwrap().to_owned();
+    let uri = format!("file://{root}/train.fz");
+    // `resource` is the job's last key: the annotation and the new `env:` go in at one point.
+    let text = "version: v4\njobs:\n  train:\n    image: {uri: docker://nvcr.io/nvidia/pytorch:25.01-py3}\n    script: |\n      #!/bin/sh\n      exec_all torchrun --nnodes 2 --nproc-per-node 4 --node-rank '$RANK' --master-addr \"$MULTINODE_NODE_IP\" x.py\n    multinode: {nodes: 2, implementation: generic}\n    resource:\n      devices: {nvidia.com/gpu: 4}\n";
+    let options = fuzzfile_check::Options {
+        profile: Some(fuzzfile_check::profile::parse_profile(profile).unwrap()),
+        ..Default::default()
+    };
+    let found = |t: &str| -> Vec<&'static str> {
+        fuzzfile_check::analyze_with(t, &options)
+            .diagnostics
+            .iter()
+            .map(|d| d.rule.name())
+            .collect()
+    };
+    assert!(found(text).contains(&"nccl-mnnvl-no-imex"));
+    for caps in [caps_utf8(), caps_utf16()] {
+        let mut c = Client::start_in(caps, None, Some(&root));
+        c.open(&uri, "fuzzfile", 1, text);
+        let p = c.diagnostics(&uri, Some(1));
+        assert!(
+            p["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d["code"] == "FZ302"),
+            "{p}"
+        );
+        let start = c.at(text, "train:", 0);
+        let actions = c
+            .request(
+                "textDocument/codeAction",
+                json!({"textDocument": {"uri": uri}, "range": {"start": start, "end": start}, "context": {"diagnostics": []}}),
+            )
+            .unwrap();
+        let fix = actions
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["diagnostics"][0]["code"] == "FZ302" && a["isPreferred"] == true)
+            .unwrap_or_else(|| panic!("no quick fix for FZ302: {actions}"))
+            .clone();
+        assert_eq!(
+            fix["title"],
+            "Add `NVIDIA_IMEX_CHANNELS=0` to `env` and pin job `train` to `GB200` nodes"
+        );
+        let (edits, _) = document_edits(&fix["edit"]);
+        let fixed = apply_edits(text, &edits, c.encoding);
+        assert!(
+            fixed.ends_with("      devices: {nvidia.com/gpu: 4}\n      annotations: {nvidia.com/gpu.product: GB200}\n    env:\n      - NVIDIA_IMEX_CHANNELS=0\n"),
+            "{fixed}"
+        );
+        let after = found(&fixed);
+        assert!(
+            !after.contains(&"nccl-mnnvl-no-imex") && !after.contains(&"imex-no-product-pin"),
+            "{after:?}\n{fixed}"
+        );
+        // What `fuzzlint check --fix` writes.
+        let cli =
+            fuzzfile_check::fixes::fix_until_stable(&fuzzfile_check::analyze_with(text, &options));
+        assert_eq!(fixed, cli);
+        c.shutdown();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
