@@ -34,9 +34,18 @@ pub enum Launcher {
 
 impl Launcher {
     /// Starts one group of processes per node that meet at a master address and need the
-    /// node count, each node's rank and that address (torchrun and its front ends).
+    /// node count, each node's rank and that address (torchrun and its front ends: `accelerate
+    /// launch`, `fabric run`; deepspeed, whose [`Launch::reach`](crate::semantics::Launch::reach)
+    /// says whether it is started on each node).
     pub fn rendezvous(self) -> bool {
-        matches!(self, Launcher::Torchrun | Launcher::DistributedLaunch)
+        matches!(
+            self,
+            Launcher::Torchrun
+                | Launcher::DistributedLaunch
+                | Launcher::Accelerate
+                | Launcher::Lightning
+                | Launcher::Deepspeed
+        )
     }
     pub fn name(self) -> &'static str {
         match self {

@@ -1,8 +1,10 @@
 //! ## What it does
 //! Reports GPU work in a job or service that requests no GPU (`resource.devices` has no
-//! `nvidia.com/gpu`, in the job or in `defaults.job`): a torchrun or `torch.distributed`
-//! launch (unless `--nproc-per-node cpu`, or its command line says the run is on CPUs: an
-//! argument naming `cpu` or `gloo`, since the script then decides), an nccl-tests program
+//! `nvidia.com/gpu`, in the job or in `defaults.job`): a torchrun, `torch.distributed`,
+//! `accelerate launch`, `fabric run` / `lightning run model` or `deepspeed` launch (unless it
+//! runs on CPUs: torchrun `--nproc-per-node cpu`, accelerate `--cpu` or a config file with
+//! `use_cpu: true`, Lightning `--accelerator cpu`; or its command line says the run is on CPUs:
+//! an argument naming `cpu` or `gloo`, since the script then decides), an nccl-tests program
 //! (`all_reduce_perf`, ..., bare or under mpirun), or `NCCL_*` / `NVIDIA_IMEX_CHANNELS`
 //! settings in its environment. Launches are found wherever the job runs them (see
 //! `torchrun-nproc-mismatch`).
@@ -33,11 +35,12 @@
 //!       devices: {nvidia.com/gpu: 4}
 //! ```
 
+use super::torchrun_nnodes_mismatch::launcher_name;
 use super::{Check, Context, TaskContext};
 use crate::edits::add_mapping_entry;
 use crate::gpu::is_nccl_test;
 use crate::launch::Launcher;
-use crate::semantics::Resolved;
+use crate::semantics::{PerNode, Resolved};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, TextRange};
 
 declare_rule! {
@@ -61,12 +64,13 @@ impl Check for GpuRequestMissing {
         let mut evidence: Option<(TextRange, String, Option<u64>)> = None;
         for inv in t.launches() {
             match inv.launcher {
-                Launcher::Torchrun | Launcher::DistributedLaunch => {
+                Launcher::Torchrun
+                | Launcher::DistributedLaunch
+                | Launcher::Accelerate
+                | Launcher::Lightning
+                | Launcher::Deepspeed => {
                     let nproc = inv.setting("nproc-per-node").map(|s| &s.value);
-                    if nproc.is_some_and(|v| {
-                        v.choices()
-                            .is_some_and(|c| c.iter().any(|v| matches!(*v, "cpu" | "xpu")))
-                    }) {
+                    if inv.on_cpus() {
                         continue;
                     }
                     // A run the command line itself says is on CPUs (`--device cpu`, a
@@ -78,12 +82,16 @@ impl Check for GpuRequestMissing {
                         continue;
                     }
                     let n = match &nproc {
-                        Some(Resolved::Literal(v)) => v.parse::<u64>().ok(),
+                        Some(Resolved::Literal(v)) => match inv.per_node(v, None) {
+                            PerNode::Processes(n) => Some(n),
+                            PerNode::Devices(ids) => Some(ids.len() as u64),
+                            _ => None,
+                        },
                         _ => None,
                     };
                     evidence = Some((
                         inv.range(),
-                        format!("`{}` launches GPU workers", inv.launcher.name()),
+                        format!("`{}` launches GPU workers", launcher_name(inv)),
                         n,
                     ));
                     break;

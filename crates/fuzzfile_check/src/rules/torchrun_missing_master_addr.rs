@@ -34,9 +34,10 @@
 //! ```
 
 use super::torchrun_missing_node_rank::is_static;
+use super::torchrun_nnodes_mismatch::launcher_name;
 use super::{Check, Context, TaskContext};
-use crate::launch::{insert_flag, Origin};
-use crate::semantics::{Resolved, Setting, Site};
+use crate::launch::{insert_flag, Launcher, Origin};
+use crate::semantics::{Reach, Resolved, Setting, Site};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -71,7 +72,7 @@ fn host_of(endpoint: &str) -> &str {
 }
 
 /// Why an address given to torchrun is not the head's address on every node, if it is not.
-fn not_the_heads(s: &Setting, flag: &str) -> Option<(String, &'static str)> {
+fn not_the_heads(s: &Setting, flag: &str, launcher: &str) -> Option<(String, &'static str)> {
     let ip = "MULTINODE_NODE_IP";
     match &s.value {
         Resolved::Runtime { name, site: Site::EachNode } if name == ip => Some((
@@ -83,7 +84,7 @@ fn not_the_heads(s: &Setting, flag: &str) -> Option<(String, &'static str)> {
             "expand `$MULTINODE_NODE_IP` on the head node, where `exec_all` is called",
         )),
         Resolved::Literal(v) if v.contains('$') => Some((
-            format!("`{flag}` reaches torchrun as the text `{v}`: no shell expands it (single quotes keep it from the head's shell, and `exec_all` substitutes only `$RANK`)"),
+            format!("`{flag}` reaches {launcher} as the text `{v}`: no shell expands it (single quotes keep it from the head's shell, and `exec_all` substitutes only `$RANK`)"),
             "use double quotes so that the head node's shell expands it: `\"$MULTINODE_NODE_IP\"`",
         )),
         _ => None,
@@ -97,9 +98,14 @@ impl Check for TorchrunMissingMasterAddr {
             return;
         };
         for (inv, args) in t.distributed() {
-            if args.has("standalone") {
+            if args.has("standalone") || inv.reach() != Reach::EachNode {
                 continue;
             }
+            let name = launcher_name(inv);
+            let flag = match inv.setting("master-addr") {
+                Some(s) if s.from_env => "--master-addr".to_owned(),
+                _ => inv.flag_name("master-addr"),
+            };
             let argv = inv.origin == Origin::Argv;
             let addr = if argv {
                 "$MULTINODE_NODE_IP"
@@ -112,17 +118,26 @@ impl Check for TorchrunMissingMasterAddr {
                     if args.incomplete {
                         continue; // an unknown argument may give it
                     }
-                    let flag = if argv {
-                        "--master-addr=$MULTINODE_NODE_IP".to_owned()
+                    let fixed = if argv {
+                        format!("{flag}=$MULTINODE_NODE_IP")
                     } else {
-                        format!("--master-addr {addr}")
+                        format!("{flag} {addr}")
                     };
-                    let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, inv.range(), format!("multinode torchrun without `--master-addr`: each of the {n} nodes looks for the master at 127.0.0.1"))
-                        .with_label(nodes_range, format!("{n} nodes"))
-                        .with_help(format!("add `{flag}` (the head node's address)"));
-                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &flag) {
+                    let consequence = match inv.launcher {
+                        Launcher::Accelerate => "accelerate launch gives torchrun `None` as the master's address".to_owned(),
+                        Launcher::Deepspeed => format!("each of the {n} nodes looks the master up with `ssh <first host> hostname -I`, which a `--no_ssh` job cannot count on"),
+                        _ => format!("each of the {n} nodes looks for the master at 127.0.0.1"),
+                    };
+                    let mut d = Diagnostic::new(
+                        Rule::TorchrunMissingMasterAddr,
+                        inv.range(),
+                        format!("multinode {name} without `{flag}`: {consequence}"),
+                    )
+                    .with_label(nodes_range, format!("{n} nodes"))
+                    .with_help(format!("add `{fixed}` (the head node's address)"));
+                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
                         d = d.with_fix(Fix {
-                            message: format!("Add `{flag}`"),
+                            message: format!("Add `{fixed}`"),
                             edits: vec![e],
                         });
                     }
@@ -132,7 +147,7 @@ impl Check for TorchrunMissingMasterAddr {
                 if let Some(choices) = s.value.choices() {
                     if choices.iter().all(|v| is_loopback(v)) {
                         let v = s.value.display();
-                        let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.at(), format!("`--master-addr` is `{v}`, a loopback address: the other nodes cannot reach it"))
+                        let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.at(), format!("`{flag}` is `{v}`, a loopback address: the other nodes cannot reach it"))
                             .with_help("use the head node's address: `\"$MULTINODE_NODE_IP\"`");
                         if s.literal_in_place && !s.from_env && choices.len() == 1 {
                             d = d.with_fix(Fix::replace("Use `$MULTINODE_NODE_IP`", s.range, addr));
@@ -141,14 +156,19 @@ impl Check for TorchrunMissingMasterAddr {
                         continue;
                     }
                 }
-                if let Some((message, help)) = not_the_heads(s, "--master-addr") {
-                    let mut d = Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.written, message)
-                        .with_help(help);
+                if let Some((message, help)) = not_the_heads(s, &flag, &name) {
+                    let mut d =
+                        Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.written, message)
+                            .with_help(help);
                     if s.in_place
                         && inv.origin == Origin::Script
                         && s.written.slice(ctx.text) == "'$MULTINODE_NODE_IP'"
                     {
-                        d = d.with_fix(Fix::replace("Use `\"$MULTINODE_NODE_IP\"`", s.written, "\"$MULTINODE_NODE_IP\""));
+                        d = d.with_fix(Fix::replace(
+                            "Use `\"$MULTINODE_NODE_IP\"`",
+                            s.written,
+                            "\"$MULTINODE_NODE_IP\"",
+                        ));
                     }
                     out.push(d);
                 }
@@ -163,8 +183,11 @@ impl Check for TorchrunMissingMasterAddr {
                         continue;
                     }
                 }
-                if let Some((message, help)) = not_the_heads(s, "--rdzv-endpoint") {
-                    out.push(Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.written, message).with_help(help));
+                if let Some((message, help)) = not_the_heads(s, "--rdzv-endpoint", &name) {
+                    out.push(
+                        Diagnostic::new(Rule::TorchrunMissingMasterAddr, s.written, message)
+                            .with_help(help),
+                    );
                 }
             }
         }

@@ -35,9 +35,10 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
+use super::torchrun_nnodes_mismatch::launcher_name;
 use super::{Check, Context, TaskContext};
-use crate::launch::{insert_flag, Origin};
-use crate::semantics::{Launch, Resolved, Site};
+use crate::launch::{insert_flag, Launcher, Origin};
+use crate::semantics::{Launch, Reach, Resolved, Site};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Implementation;
 
@@ -63,6 +64,15 @@ pub fn is_static(inv: &Launch) -> bool {
     }
 }
 
+/// What a missing node rank does, by launcher.
+fn without_rank(inv: &Launch, n: u64) -> String {
+    match inv.launcher {
+        Launcher::Accelerate => "accelerate launch stops at start-up (`prepare_multi_gpu_env` reads `int(machine_rank)`, and it is `None`)".to_owned(),
+        Launcher::Deepspeed => "deepspeed stops at start-up (`--node_rank` defaults to -1, which `--no_ssh` rejects)".to_owned(),
+        _ => format!("all {n} nodes claim rank 0"),
+    }
+}
+
 impl Check for TorchrunMissingNodeRank {
     fn task(&self, ctx: &Context<'_>, t: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = t.task;
@@ -74,33 +84,68 @@ impl Check for TorchrunMissingNodeRank {
             if args.has("standalone") {
                 continue; // torchrun-standalone-multinode
             }
+            let name = launcher_name(inv);
+            match inv.reach() {
+                Reach::OneNode => continue, // torchrun-standalone-multinode
+                Reach::FromHead => {
+                    // deepspeed with a hostfile starts every host itself: started on each node
+                    // by `exec_all`, each node starts the whole job again.
+                    if let Some(at) = inv.exec_all {
+                        out.push(
+                            Diagnostic::new(Rule::TorchrunMissingNodeRank, inv.range(), format!("`exec_all` starts {name} on each of the {n} nodes, and each one starts the hosts of its hostfile itself: the job is started {n} times over"))
+                                .with_label(at, "started on every node here")
+                                .with_help(format!("start {name} once, on the head node (without `exec_all`); or give it `--no_ssh --node_rank '$RANK' --master_addr \"$MULTINODE_NODE_IP\"` so that each node runs its own part")),
+                        );
+                    }
+                    continue;
+                }
+                Reach::EachNode => {}
+            }
             if generic && inv.exec_all.is_none() {
                 out.push(
-                    Diagnostic::new(Rule::TorchrunMissingNodeRank, inv.range(), format!("torchrun runs on the head node only, but the job has {n} nodes"))
+                    Diagnostic::new(Rule::TorchrunMissingNodeRank, inv.range(), format!("{name} runs on the head node only, but the job has {n} nodes"))
                         .with_label(nodes_range, format!("{n} nodes"))
-                        .with_help("a `generic` job runs its command once, on the head node: start torchrun on every node with `exec_all torchrun ... --node-rank '$RANK'`"),
+                        .with_help(format!("a `generic` job runs its command once, on the head node: start {name} on every node with `exec_all {name} ... {} '$RANK'`", inv.flag_name("node-rank"))),
                 );
                 continue;
             }
             if !is_static(inv) {
                 continue;
             }
+            let flag = match inv.setting("node-rank") {
+                Some(s) if s.from_env => "--node-rank".to_owned(),
+                _ => inv.flag_name("node-rank"),
+            };
             let Some(s) = inv.setting("node-rank") else {
                 if args.incomplete {
                     continue; // an unknown argument may give it
                 }
-                let flag = if inv.origin == Origin::Argv {
-                    "--node-rank=$RANK"
+                let fixed = if inv.origin == Origin::Argv {
+                    format!("{flag}=$RANK")
                 } else {
-                    "--node-rank '$RANK'"
+                    format!("{flag} '$RANK'")
                 };
-                let mut d = Diagnostic::new(Rule::TorchrunMissingNodeRank, inv.range(), format!("multinode torchrun without `--node-rank`: all {n} nodes claim rank 0"))
-                    .with_label(nodes_range, format!("{n} nodes"))
-                    .with_help(format!("add `{flag}` (`exec_all` sets `RANK` on each node), or use `--rdzv-backend=c10d`"));
+                let backend = if inv.launcher.name() == "torchrun" {
+                    ", or use `--rdzv-backend=c10d`"
+                } else {
+                    ""
+                };
+                let mut d = Diagnostic::new(
+                    Rule::TorchrunMissingNodeRank,
+                    inv.range(),
+                    format!(
+                        "multinode {name} without `{flag}`: {}",
+                        without_rank(inv, n)
+                    ),
+                )
+                .with_label(nodes_range, format!("{n} nodes"))
+                .with_help(format!(
+                    "add `{fixed}` (`exec_all` sets `RANK` on each node){backend}"
+                ));
                 if inv.exec_all.is_some() {
-                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, flag) {
+                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
                         d = d.with_fix(Fix {
-                            message: format!("Add `{flag}`"),
+                            message: format!("Add `{fixed}`"),
                             edits: vec![e],
                         });
                     }
@@ -111,13 +156,28 @@ impl Check for TorchrunMissingNodeRank {
             if inv.exec_all.is_none() {
                 continue;
             }
+            let config = !s.from_env && !flag.starts_with('-');
             match &s.value {
                 Resolved::Literal(_) | Resolved::OneOf(_) => {
                     let v = s.value.display();
-                    out.push(
-                        Diagnostic::new(Rule::TorchrunMissingNodeRank, s.at(), format!("`--node-rank` is the constant `{v}` on every node that `exec_all` starts"))
-                            .with_help("use the rank `exec_all` sets on each node: `--node-rank '$RANK'`"),
-                    );
+                    let where_ = if config {
+                        " in the launcher's config file"
+                    } else {
+                        ""
+                    };
+                    let mut d = Diagnostic::new(Rule::TorchrunMissingNodeRank, s.at(), format!("`{flag}`{where_} is the constant `{v}` on every node that `exec_all` starts"));
+                    if config {
+                        let cli = match inv.launcher {
+                            Launcher::Accelerate => "--machine_rank",
+                            _ => "--node-rank",
+                        };
+                        d = d.with_help(format!("pass each node's rank on the command line, which wins over the config file: `{cli} '$RANK'`"));
+                    } else {
+                        d = d.with_help(format!(
+                            "use the rank `exec_all` sets on each node: `{flag} '$RANK'`"
+                        ));
+                    }
+                    out.push(d);
                 }
                 Resolved::Runtime {
                     name,
@@ -126,7 +186,7 @@ impl Check for TorchrunMissingNodeRank {
                     let written = s.written.slice(ctx.text);
                     let expansion = s.range.slice(ctx.text);
                     let mut d = Diagnostic::new(Rule::TorchrunMissingNodeRank, s.at(), format!("`{expansion}` is expanded by the head node's shell before `exec_all` runs: every node gets the head's rank"))
-                        .with_help("quote it so that `exec_all` gives each node its own rank: `--node-rank '$RANK'`");
+                        .with_help(format!("quote it so that `exec_all` gives each node its own rank: `{flag} '$RANK'`"));
                     if let Some(r) = s.defined_at() {
                         d = d.with_label(r, "expanded here, on the head node");
                     }
@@ -139,10 +199,13 @@ impl Check for TorchrunMissingNodeRank {
                     }
                     out.push(d);
                 }
-                Resolved::Template { text, site: Site::Head } if text.contains("$RANK") => {
+                Resolved::Template {
+                    text,
+                    site: Site::Head,
+                } if text.contains("$RANK") => {
                     out.push(
-                        Diagnostic::new(Rule::TorchrunMissingNodeRank, s.written, format!("`--node-rank` is `{text}` with `$RANK` expanded by the head node's shell before `exec_all` runs: every node gets the same rank"))
-                            .with_help("quote it so that `exec_all` gives each node its own rank: `--node-rank '$RANK'`"),
+                        Diagnostic::new(Rule::TorchrunMissingNodeRank, s.written, format!("`{flag}` is `{text}` with `$RANK` expanded by the head node's shell before `exec_all` runs: every node gets the same rank"))
+                            .with_help(format!("quote it so that `exec_all` gives each node its own rank: `{flag} '$RANK'`")),
                     );
                 }
                 _ => {}

@@ -30,7 +30,8 @@
 //! ```
 
 use super::{Check, Context, TaskContext};
-use crate::launch::insert_flag;
+use crate::launch::{insert_flag, Launcher};
+use crate::semantics::{Launch, Reach};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -64,25 +65,32 @@ impl Check for TorchrunNnodesMismatch {
         let multinode = t.nodes;
         let node_count = multinode.map_or(1, |n| n.0);
         for (inv, args) in t.distributed() {
+            let flag = match inv.setting("nnodes") {
+                Some(s) if s.from_env => "--nnodes".to_owned(),
+                _ => inv.flag_name("nnodes"),
+            };
+            let name = launcher_name(inv);
             let Some(setting) = inv.setting("nnodes") else {
-                if node_count > 1 && !args.has("standalone") && !args.incomplete {
+                let Some(default) = inv.default_nnodes() else {
+                    continue;
+                };
+                if node_count > default
+                    && !args.has("standalone")
+                    && !args.incomplete
+                    && inv.reach() == Reach::EachNode
+                {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));
+                    let fixed = format!("{flag}={node_count}");
                     let mut d = Diagnostic::new(
                         Rule::TorchrunNnodesMismatch,
                         inv.range(),
-                        format!("torchrun's `--nnodes` defaults to 1, but the job runs on {node_count} nodes"),
+                        format!("{name}'s `{flag}` defaults to {default}, but the job runs on {node_count} nodes"),
                     )
                     .with_label(r, format!("{node_count} nodes"))
-                    .with_help(format!("add `--nnodes={node_count}`"));
-                    if let Some(e) = insert_flag(
-                        ctx.text,
-                        ctx.tree,
-                        task,
-                        inv,
-                        &format!("--nnodes={node_count}"),
-                    ) {
+                    .with_help(format!("add `{fixed}`"));
+                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
                         d = d.with_fix(Fix {
-                            message: format!("Add `--nnodes={node_count}`"),
+                            message: format!("Add `{fixed}`"),
                             edits: vec![e],
                         });
                     }
@@ -93,8 +101,44 @@ impl Check for TorchrunNnodesMismatch {
             let Some(choices) = setting.value.choices() else {
                 continue;
             };
+            let config = if !flag.starts_with('-') && !setting.from_env {
+                " (in the launcher's config file)"
+            } else {
+                ""
+            };
+            if inv.launcher == Launcher::Deepspeed {
+                // `--num_nodes` keeps the first N hosts of the hostfile (runner.py `main`): fewer
+                // than the job's nodes leaves the others out; more changes nothing.
+                let fewer: Option<Vec<u64>> = choices
+                    .iter()
+                    .map(|v| {
+                        v.trim()
+                            .parse::<u64>()
+                            .ok()
+                            .filter(|n| *n >= 1 && *n < node_count)
+                    })
+                    .collect();
+                if let (Some(_), Some((n, r))) = (fewer, multinode) {
+                    let v = setting.value.display();
+                    let mut d = Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`{flag}` is {v}, but `multinode.nodes` is {n}: deepspeed uses only {v} of the hosts of its hostfile"))
+                        .with_label(r, format!("{n} nodes"));
+                    if setting.literal_in_place && choices.len() == 1 {
+                        d = d.with_fix(Fix::replace(
+                            format!("Set `{flag}` to {n}"),
+                            setting.range,
+                            n.to_string(),
+                        ));
+                    }
+                    out.push(d);
+                }
+                continue;
+            }
             // Every value the setting may take must be wrong for a finding.
-            let parsed: Vec<Option<(u64, u64)>> = choices.iter().map(|v| parse_nnodes(v)).collect();
+            let ranges = inv.nnodes_range_allowed();
+            let parsed: Vec<Option<(u64, u64)>> = choices
+                .iter()
+                .map(|v| parse_nnodes(v).filter(|(a, b)| ranges || a == b && !v.contains(':')))
+                .collect();
             if parsed
                 .iter()
                 .any(|p| p.is_some_and(|(min, max)| (min..=max).contains(&node_count)))
@@ -105,11 +149,20 @@ impl Check for TorchrunNnodesMismatch {
             let (min, max) = match parsed.as_slice() {
                 [Some(one)] => *one,
                 [None] => {
-                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`{v}` is not a valid `--nnodes`: torchrun accepts `N` or `MIN:MAX` with 0 < MIN <= MAX")));
+                    let accepted = if ranges {
+                        "torchrun accepts `N` or `MIN:MAX` with 0 < MIN <= MAX"
+                    } else {
+                        "it takes a whole number above 0"
+                    };
+                    out.push(Diagnostic::new(
+                        Rule::TorchrunNnodesMismatch,
+                        setting.at(),
+                        format!("`{v}` is not a valid `{flag}`{config}: {accepted}"),
+                    ));
                     continue;
                 }
                 _ => {
-                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`--nnodes` is {v}, and none of them admits the {node_count} nodes the job runs on: the rendezvous never completes")));
+                    out.push(Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`{flag}` is {v}{config}, and none of them admits the {node_count} nodes the job runs on: the rendezvous never completes")));
                     continue;
                 }
             };
@@ -119,21 +172,39 @@ impl Check for TorchrunNnodesMismatch {
                 format!("{min}:{max}")
             };
             let mut d = match multinode {
-                Some((n, r)) => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`--nnodes` is {shown}, but `multinode.nodes` is {n}: the rendezvous never completes")).with_label(r, format!("{n} nodes")),
-                None => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`--nnodes` is {shown}, but the job has no `multinode` section and runs on one node"))
-                    .with_help(format!("add `multinode: {{nodes: {min}, implementation: generic}}` and start torchrun on every node with `exec_all`, or use `--standalone` on one node")),
+                Some((n, r)) => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`{flag}` is {shown}{config}, but `multinode.nodes` is {n}: the rendezvous never completes")).with_label(r, format!("{n} nodes")),
+                None => Diagnostic::new(Rule::TorchrunNnodesMismatch, setting.at(), format!("`{flag}` is {shown}{config}, but the job has no `multinode` section and runs on one node"))
+                    .with_help(format!("add `multinode: {{nodes: {min}, implementation: generic}}` and start {name} on every node with `exec_all`, or {}", if inv.nnodes_range_allowed() { "use `--standalone` on one node".to_owned() } else { format!("make `{flag}` 1") })),
             };
             if let Some(r) = setting.defined_at() {
                 d = d.with_label(r, "the value is set here");
             }
             if setting.literal_in_place && multinode.is_some() {
                 d = d.with_fix(Fix::replace(
-                    format!("Set `--nnodes` to {node_count}"),
+                    format!("Set `{flag}` to {node_count}"),
                     setting.range,
                     node_count.to_string(),
                 ));
             }
             out.push(d);
         }
+    }
+}
+
+/// The launcher as the job writes it, for messages (`torchrun`, `accelerate launch`, `fabric
+/// run`, `deepspeed`).
+pub fn launcher_name(inv: &Launch) -> String {
+    match inv.launcher {
+        Launcher::Torchrun | Launcher::DistributedLaunch => "torchrun".to_owned(),
+        _ => inv
+            .words
+            .get(..inv.args_start)
+            .map(|w| {
+                w.iter()
+                    .map(|w| w.text.rsplit('/').next().unwrap_or(&w.text))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_else(|| inv.launcher.name().to_owned()),
     }
 }

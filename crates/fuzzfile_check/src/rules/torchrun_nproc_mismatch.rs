@@ -39,6 +39,7 @@
 
 use super::{Check, Context, TaskContext};
 use crate::launch::insert_flag;
+use crate::semantics::{Launch, PerNode};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity};
 
 declare_rule! {
@@ -52,26 +53,29 @@ declare_rule! {
     }
 }
 
-/// What a `--nproc-per-node` value means against `gpus` GPUs per node.
+/// What one value of the setting means against `gpus` GPUs per node.
 enum Verdict {
     Fine,
-    /// Not a value torchrun accepts.
-    Invalid,
+    /// Not a value the launcher accepts: what it accepts.
+    Invalid(&'static str),
     More(u64),
     Fewer(u64),
+    /// A GPU index the node does not have (`--devices 0,5` on 4 GPUs).
+    NoSuchDevice(u64),
 }
 
-fn verdict(v: &str, gpus: u64) -> Verdict {
-    let v = v.trim();
-    if matches!(v, "gpu" | "auto") {
-        return Verdict::Fine;
-    }
-    match v.parse::<u64>() {
-        Ok(n) if n == gpus => Verdict::Fine,
-        Ok(n) if n > gpus => Verdict::More(n),
-        Ok(n) => Verdict::Fewer(n),
-        Err(_) if v == "cpu" || v == "xpu" => Verdict::Fine,
-        Err(_) => Verdict::Invalid,
+fn verdict(inv: &Launch, v: &str, gpus: u64) -> Verdict {
+    match inv.per_node(v, Some(gpus)) {
+        PerNode::EachGpu | PerNode::NotGpus | PerNode::Unknown => Verdict::Fine,
+        PerNode::Invalid(accepted) => Verdict::Invalid(accepted),
+        PerNode::Devices(ids) => match ids.iter().find(|&&i| i >= gpus) {
+            Some(&i) => Verdict::NoSuchDevice(i),
+            None if (ids.len() as u64) < gpus => Verdict::Fewer(ids.len() as u64),
+            None => Verdict::Fine,
+        },
+        PerNode::Processes(n) if n == gpus => Verdict::Fine,
+        PerNode::Processes(n) if n > gpus => Verdict::More(n),
+        PerNode::Processes(n) => Verdict::Fewer(n),
     }
 }
 
@@ -85,12 +89,13 @@ impl Check for TorchrunNprocMismatch {
             return;
         }
         for (inv, args) in t.distributed() {
-            // `CUDA_VISIBLE_DEVICES` in the launch's environment narrows the GPUs it can use.
-            let (gpus, gpu_range, gpus_are, label) = match inv.visible_gpus {
-                Some((v, r)) if v < requested && v > 0 => (
+            // `CUDA_VISIBLE_DEVICES` (and the like) narrows the GPUs the launch can use.
+            let (gpus, gpu_range, gpus_are, label) = match (inv.visible_gpus, inv.visible_gpus_by())
+            {
+                (Some((v, r)), Some(by)) if v < requested && v > 0 => (
                     v,
                     r,
-                    format!("`CUDA_VISIBLE_DEVICES` leaves {v} of the job's {requested} GPUs per node visible"),
+                    format!("`{by}` leaves {v} of the job's {requested} GPUs per node visible"),
                     format!("{v} GPUs visible"),
                 ),
                 _ => (
@@ -100,66 +105,117 @@ impl Check for TorchrunNprocMismatch {
                     format!("{requested} GPUs per node"),
                 ),
             };
+            // The flag as written; the variable standing in for it names the flag it stands for.
+            let flag = match inv.setting("nproc-per-node") {
+                Some(s) if s.from_env => "--nproc-per-node".to_owned(),
+                _ => inv.flag_name("nproc-per-node"),
+            };
             let Some(setting) = inv.setting("nproc-per-node") else {
-                if gpus > 1 && !args.incomplete {
-                    let mut d = Diagnostic::new(
-                        Rule::TorchrunNprocMismatch,
-                        inv.range(),
-                        if gpus == requested {
-                            format!("torchrun starts 1 process per node by default, but `{}` requests {gpus} GPUs per node", task.name.value)
-                        } else {
-                            format!("torchrun starts 1 process per node by default, but {gpus_are}")
-                        },
-                    )
-                    .with_severity(Severity::Warning)
-                    .with_label(gpu_range, label.clone())
-                    .with_help(format!("add `--nproc-per-node={gpus}` (one process per GPU)"));
-                    if let Some(e) = insert_flag(
-                        ctx.text,
-                        ctx.tree,
-                        task,
-                        inv,
-                        &format!("--nproc-per-node={gpus}"),
-                    ) {
-                        d = d.with_fix(Fix {
-                            message: format!("Add `--nproc-per-node={gpus}`"),
-                            edits: vec![e],
-                        });
-                    }
-                    out.push(d);
+                if args.incomplete {
+                    continue;
                 }
+                let Some((n, why)) = inv.default_per_node(gpus) else {
+                    continue;
+                };
+                if n == gpus {
+                    continue;
+                }
+                let Some(value) = inv.nproc_value(gpus) else {
+                    continue;
+                };
+                let fixed = format!("{flag}={value}");
+                let mut d = Diagnostic::new(
+                    Rule::TorchrunNprocMismatch,
+                    inv.range(),
+                    if gpus == requested {
+                        format!(
+                            "{why}, but `{}` requests {gpus} GPUs per node",
+                            task.name.value
+                        )
+                    } else {
+                        format!("{why}, but {gpus_are}")
+                    },
+                )
+                .with_severity(if n > gpus {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                })
+                .with_label(gpu_range, label.clone())
+                .with_help(format!("add `{fixed}` (one process per GPU)"));
+                if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
+                    d = d.with_fix(Fix {
+                        message: format!("Add `{fixed}`"),
+                        edits: vec![e],
+                    });
+                }
+                out.push(d);
                 continue;
             };
             // Every value the setting may take must be wrong for a finding.
             let Some(choices) = setting.value.choices() else {
                 continue;
             };
-            let verdicts: Vec<Verdict> = choices.iter().map(|v| verdict(v, gpus)).collect();
+            let verdicts: Vec<Verdict> = choices.iter().map(|v| verdict(inv, v, gpus)).collect();
             if verdicts.iter().any(|v| matches!(v, Verdict::Fine)) {
                 continue;
             }
             let shown = setting.value.display();
-            let from = if setting.literal_in_place {
+            let config = !setting.from_env && !flag.starts_with('-');
+            let from = if config {
+                " (in the launcher's config file)".to_owned()
+            } else if setting.literal_in_place {
                 String::new()
             } else if setting.from_env {
-                " (from `PET_NPROC_PER_NODE`)".to_owned()
+                format!(" (from `{}`)", setting.given_as)
             } else {
                 " (after resolving its variable)".to_owned()
             };
-            if verdicts.iter().all(|v| matches!(v, Verdict::Invalid)) {
-                let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.at(), format!("`{shown}` is not a valid `--nproc-per-node`{from}: torchrun accepts a number, `gpu`, `cpu`, `xpu` or `auto`"));
-                if setting.literal_in_place {
-                    d = d.with_fix(Fix::replace(format!("Set to {gpus}"), setting.range, gpus.to_string()));
+            // accelerate's `--num_processes` counts all machines: say what it is per node.
+            let per_node = |n: u64| match inv.per_node(&n.to_string(), Some(gpus)) {
+                PerNode::Processes(p) if p != n => format!(" ({p} per node)"),
+                _ => String::new(),
+            };
+            let fix_value = inv.nproc_value(gpus);
+            if let Some(accepted) = verdicts.iter().find_map(|v| match v {
+                Verdict::Invalid(a)
+                    if verdicts.iter().all(|v| matches!(v, Verdict::Invalid(_))) =>
+                {
+                    Some(*a)
+                }
+                _ => None,
+            }) {
+                let mut d = Diagnostic::new(
+                    Rule::TorchrunNprocMismatch,
+                    setting.at(),
+                    format!("`{shown}` is not a valid `{flag}`{from}: {accepted}"),
+                );
+                if let (true, Some(v)) = (setting.literal_in_place, &fix_value) {
+                    d = d.with_fix(Fix::replace(
+                        format!("Set to {v}"),
+                        setting.range,
+                        v.clone(),
+                    ));
                 }
                 out.push(d);
                 continue;
             }
-            let more = verdicts.iter().any(|v| matches!(v, Verdict::More(_)));
+            let more = verdicts
+                .iter()
+                .any(|v| matches!(v, Verdict::More(_) | Verdict::NoSuchDevice(_)));
+            let raw = |n: u64| -> u64 {
+                setting
+                    .value
+                    .literal()
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(n)
+            };
             let (sev, msg) = match verdicts.as_slice() {
-                [Verdict::More(n)] => (Severity::Error, format!("`--nproc-per-node` is {n}{from}, but {gpus_are}: the extra processes fail with `invalid device ordinal`")),
-                [Verdict::Fewer(n)] => (Severity::Warning, format!("`--nproc-per-node` is {n}{from}, but {gpus_are}: {} GPUs stay idle", gpus - n)),
-                _ if more => (Severity::Error, format!("`--nproc-per-node` is {shown}{from}, and {gpus_are}: more processes than GPUs fail with `invalid device ordinal`")),
-                _ => (Severity::Warning, format!("`--nproc-per-node` is {shown}{from}, and {gpus_are}: GPUs stay idle")),
+                [Verdict::More(n)] => (Severity::Error, format!("`{flag}` is {}{}{from}, but {gpus_are}: the extra processes fail with `invalid device ordinal`", raw(*n), per_node(raw(*n)))),
+                [Verdict::NoSuchDevice(i)] => (Severity::Error, format!("`{flag}` is {shown}{from}, but {gpus_are}: GPU {i} does not exist, and its process fails with `invalid device ordinal`")),
+                [Verdict::Fewer(n)] => (Severity::Warning, format!("`{flag}` is {shown}{}{from}, but {gpus_are}: {} GPUs stay idle", per_node(raw(*n)), gpus - n)),
+                _ if more => (Severity::Error, format!("`{flag}` is {shown}{from}, and {gpus_are}: more processes than GPUs fail with `invalid device ordinal`")),
+                _ => (Severity::Warning, format!("`{flag}` is {shown}{from}, and {gpus_are}: GPUs stay idle")),
             };
             let mut d = Diagnostic::new(Rule::TorchrunNprocMismatch, setting.at(), msg)
                 .with_severity(sev)
@@ -167,14 +223,22 @@ impl Check for TorchrunNprocMismatch {
             if let Some(r) = setting.defined_at() {
                 d = d.with_label(r, "the value is set here");
             }
-            if setting.literal_in_place && choices.len() == 1 {
-                d = d.with_fix(Fix::replace(
-                    format!("Set `--nproc-per-node` to {gpus}"),
-                    setting.range,
-                    gpus.to_string(),
-                ));
-            } else {
-                d = d.with_help(format!("make the value {gpus}, or change the GPU request"));
+            match (&fix_value, setting.literal_in_place && choices.len() == 1) {
+                (Some(v), true) => {
+                    d = d.with_fix(Fix::replace(
+                        format!("Set `{flag}` to {v}"),
+                        setting.range,
+                        v.clone(),
+                    ));
+                }
+                (Some(v), false) => {
+                    d = d.with_help(format!("make the value {v}, or change the GPU request"));
+                }
+                (None, _) => {
+                    d = d.with_help(format!(
+                        "use {gpus} GPUs per node, or change the GPU request"
+                    ));
+                }
             }
             out.push(d);
         }

@@ -1,9 +1,16 @@
 //! ## What it does
-//! Reports torchrun `--standalone` in a job that runs on more than one node.
+//! Reports torchrun `--standalone` in a job that runs on more than one node, and the same
+//! single-node mode of deepspeed: without a hostfile (`--hostfile`, default `/job/hostfile`,
+//! shipped in `files:` or written by the job's script) deepspeed runs on its own node only,
+//! with the master address forced to `127.0.0.1` and `--num_nodes` above 1 an error
+//! (`main` in deepspeed/launcher/runner.py,
+//! <https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>).
 //!
 //! ## Why is this bad?
 //! `--standalone` makes torchrun start a private rendezvous on `localhost` with a random id:
-//! every node forms a world of its own, and the nodes never train together.
+//! every node forms a world of its own, and the nodes never train together. A deepspeed
+//! without a hostfile started on each node does the same; started on the head node only, it
+//! leaves the other nodes idle.
 //!
 //! ## Example
 //! ```yaml
@@ -25,7 +32,9 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
+use super::torchrun_nnodes_mismatch::launcher_name;
 use super::{Check, Context, TaskContext};
+use crate::semantics::Reach;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
 
 declare_rule! {
@@ -44,7 +53,27 @@ impl Check for TorchrunStandaloneMultinode {
         let Some((n, r)) = t.facts.generic_multinode() else {
             return;
         };
-        for (_, args) in t.distributed() {
+        for (inv, args) in t.distributed() {
+            if inv.reach() == Reach::OneNode {
+                // deepspeed without a hostfile: this node's GPUs only, the master at 127.0.0.1.
+                let name = launcher_name(inv);
+                let mut d = match inv.exec_all {
+                    Some(at) => Diagnostic::new(Rule::TorchrunStandaloneMultinode, inv.range(), format!("{name} without a hostfile runs on its own node only: `exec_all` starts it on each of the {n} nodes, and each node forms its own world"))
+                        .with_label(at, "started on every node here"),
+                    None => Diagnostic::new(Rule::TorchrunStandaloneMultinode, inv.range(), format!("{name} without a hostfile runs on the head node only, but the job has {n} nodes")),
+                };
+                d = d.with_label(r, format!("{n} nodes")).with_help(format!(
+                    "write the job's hosts to a hostfile (`host slots=<GPUs>` lines, from `$MULTINODE_HOSTLIST`) and pass it with `--hostfile`: {name} then starts every host from the head node; or add `--no_ssh --node_rank '$RANK' --master_addr \"$MULTINODE_NODE_IP\"` and start it on each node with `exec_all`"
+                ));
+                if let Some(f) = args.get("num_nodes") {
+                    d = d.with_label(
+                        f.flag_range,
+                        "more than 1 node without a hostfile is an error",
+                    );
+                }
+                out.push(d);
+                continue;
+            }
             if let Some(f) = args.get("standalone") {
                 out.push(
                     Diagnostic::new(Rule::TorchrunStandaloneMultinode, f.flag_range, format!("`--standalone` in a job on {n} nodes: each node forms its own world"))

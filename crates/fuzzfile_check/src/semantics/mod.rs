@@ -35,9 +35,12 @@ use fuzzfile_model::{EnvVar, FileSource, Fuzzfile, Implementation, Task, TaskKin
 use fuzzfile_shell::eval::{self, Arg, Field, Piece, SourceId, Span};
 use fuzzfile_syntax::{NodeId, Tree};
 
+mod accelerate;
 mod args;
+mod deepspeed;
 mod horovod;
 mod launchers;
+mod lightning;
 mod mpi;
 mod nccl_tests;
 mod shape;
@@ -47,6 +50,7 @@ mod torchrun;
 pub use crate::launch::{Launcher, Origin};
 pub use args::{Flag, FlagValue, LauncherArgs, Setting};
 pub use fuzzfile_shell::eval::{Certainty, Entry, Site};
+pub use launchers::{PerNode, Reach};
 pub use shape::{Count, CountFrom, Quantity, Shape};
 pub(crate) use srun::{gres_gpus as srun_gres_gpus, typed_count as srun_typed_count};
 
@@ -476,13 +480,21 @@ fn task_facts(
         generic_slots,
         slots_per_node,
     };
+    // What launches read in the files the job ships (accelerate's config, deepspeed's
+    // hostfile), and whether a text of the job names a path (a script that writes the file).
+    let shipped = shipped_files(model, task);
+    let mentioned = |path: &str| {
+        task.script.as_ref().is_some_and(|s| s.value.contains(path))
+            || task
+                .command
+                .as_ref()
+                .is_some_and(|c| c.value.iter().any(|w| w.value.contains(path)))
+            || shipped.iter().any(|f| f.content.contains(path))
+    };
     for l in &mut facts.launches {
+        launchers::read_shipped(l, &shipped, text, tree, &mentioned);
         l.shape = launchers::shape(l, resources);
-        l.visible_gpus = l.env("CUDA_VISIBLE_DEVICES").and_then(|w| {
-            let v = w.value.literal()?.trim();
-            let n = v.split(',').filter(|d| !d.trim().is_empty()).count();
-            Some((n as u64, w.range))
-        });
+        l.visible_gpus = launchers::visible_gpus(l, &facts.env);
     }
     facts
 }
@@ -1482,6 +1494,25 @@ fn env_word(e: &EnvVar) -> LaunchWord {
         splat: false,
         parts: Vec::new(),
     }
+}
+
+/// The files `task` ships, for the launches that read them.
+fn shipped_files<'m>(model: &'m Fuzzfile, task: &'m Task) -> Vec<accelerate::ShippedFile<'m>> {
+    task.files
+        .iter()
+        .filter_map(|f| {
+            let content = match &f.source {
+                FileSource::Inline(c) => c,
+                FileSource::Ref(name) => &model.file(&name.value)?.content,
+            };
+            Some(accelerate::ShippedFile {
+                path: f.path.value.as_str(),
+                content: content.value.as_str(),
+                node: content.node,
+                range: content.range,
+            })
+        })
+        .collect()
 }
 
 fn basename(s: &str) -> &str {
