@@ -466,9 +466,17 @@ fn detect_mnnvl(probe: &Probe, d: &mut Detected) {
         let mut uniq = states.clone();
         uniq.sort_unstable();
         uniq.dedup();
+        let zero_uuid = sections
+            .iter()
+            .any(|f| f.state.as_deref() == Some("Completed"));
         comments.push(format!(
-            "`{smi} -q`: Fabric State {} on every GPU, no NVLink cluster: no Multi-Node NVLink",
-            uniq.join(" / ")
+            "`{smi} -q`: Fabric State {} on every GPU{}: no Multi-Node NVLink",
+            uniq.join(" / "),
+            if zero_uuid {
+                " with an all-zero ClusterUUID (no NVLink cluster beyond the node)"
+            } else {
+                ""
+            }
         ));
         false
     } else if let Some(i) = classes.iter().position(|c| *c == FabricClass::Failed) {

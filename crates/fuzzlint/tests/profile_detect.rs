@@ -122,6 +122,11 @@ fn h100_node_with_infiniband_hcas() {
     // Fabric State Completed with an all-zero ClusterUUID: NVSwitch inside the node only.
     assert!(!p.mnnvl);
     assert!(d.text.contains("\nmnnvl = false\n"), "{}", d.text);
+    assert!(
+        d.text.contains("Fabric State Completed on every GPU with an all-zero ClusterUUID"),
+        "{}",
+        d.text
+    );
     assert!(!p.imex);
     assert!(d.text.contains("\nimex = false\n"), "{}", d.text);
     // /etc/nccl.conf as NCCL reads it; the environment wins over the file.
