@@ -80,6 +80,12 @@ fn gpus_word(n: u64) -> String {
     }
 }
 
+/// The ranks per node that use `gpus` GPUs at `per_rank` each, when that is a whole number
+/// of at least one.
+fn ranks_for(gpus: u64, per_rank: u64) -> Option<u64> {
+    (per_rank > 0 && gpus >= per_rank && gpus.is_multiple_of(per_rank)).then(|| gpus / per_rank)
+}
+
 /// `1 rank`, `2 ranks`.
 fn ranks_word(n: u64) -> String {
     if n == 1 {
@@ -99,7 +105,13 @@ fn procs_per_node_fix(ctx: &Context<'_>, t: &TaskContext<'_>, value: u64) -> Opt
             replacement: value.to_string(),
         }),
         None => ctx.tree.get(task.body, "multinode").and_then(|e| {
-            add_mapping_entry(ctx.text, ctx.tree, e.value, "procs-per-node", &value.to_string())
+            add_mapping_entry(
+                ctx.text,
+                ctx.tree,
+                e.value,
+                "procs-per-node",
+                &value.to_string(),
+            )
         }),
     }?;
     Some(Fix {
@@ -188,10 +200,9 @@ impl MpiSlotsNotGpus {
         }
         let per_value = per.map_or(1, |q| q.value);
         if need < gpus {
-            d = d.with_severity(Severity::Warning).with_help(format!(
-                "{} of the {gpus} GPUs sit idle",
-                gpus - need
-            ));
+            d = d
+                .with_severity(Severity::Warning)
+                .with_help(format!("{} of the {gpus} GPUs sit idle", gpus - need));
         } else {
             d = d.with_help(format!(
                 "more GPUs than the node has: {}",
@@ -202,8 +213,7 @@ impl MpiSlotsNotGpus {
                 }
             ));
         }
-        if gpus % per_value == 0 && gpus / per_value > 0 {
-            let v = gpus / per_value;
+        if let Some(v) = ranks_for(gpus, per_value) {
             d = d.with_help(format!(
                 "set `procs-per-node: {v}` in `multinode` so the ranks use the {gpus} GPUs"
             ));
@@ -232,7 +242,10 @@ impl MpiSlotsNotGpus {
         }
         let at = ranks.at.or(per.at).unwrap_or_else(|| l.range());
         let message = if l.launcher == Launcher::NcclTest {
-            let program = l.words.first().map_or("", |w| w.text.rsplit('/').next().unwrap_or(""));
+            let program = l
+                .words
+                .first()
+                .map_or("", |w| w.text.rsplit('/').next().unwrap_or(""));
             format!(
                 "`{program}` started alone is one process driving {} ({}), but the job has {gpus} GPUs per node",
                 gpus_word(need),
@@ -261,10 +274,10 @@ impl MpiSlotsNotGpus {
                 .with_severity(Severity::Warning)
                 .with_help(format!("{} of the {gpus} GPUs sit idle", gpus - need));
         } else {
-            d = d.with_help("more GPUs than the node has: the ranks oversubscribe the GPUs or fail");
+            d = d
+                .with_help("more GPUs than the node has: the ranks oversubscribe the GPUs or fail");
         }
-        if slots_based && gpus % per.value == 0 && gpus / per.value > 0 {
-            let v = gpus / per.value;
+        if let Some(v) = ranks_for(gpus, per.value).filter(|_| slots_based) {
             d = d.with_help(format!(
                 "set `procs-per-node: {v}` in `multinode` so each node has {v} slots"
             ));
@@ -318,9 +331,9 @@ impl Check for MpiSlotsNotGpus {
             // ppr:8:node`) places them whatever the slots of the host list are (but not a
             // total of `$MULTINODE_TOTAL_SLOTS` ranks).
             let per_node = m.get_any(&["N", "npernode", "ppn", "pernode"]).is_some()
-                || m.get_any(&["map-by"]).and_then(|f| f.value.as_ref()).is_some_and(|v| {
-                    v.text.to_ascii_lowercase().starts_with("ppr:")
-                });
+                || m.get_any(&["map-by"])
+                    .and_then(|f| f.value.as_ref())
+                    .is_some_and(|v| v.text.to_ascii_lowercase().starts_with("ppr:"));
             let uses_slots = |names: &[&str], var: &str| {
                 m.get_any(names)
                     .and_then(|f| f.value.as_ref())
@@ -370,14 +383,17 @@ impl Check for MpiSlotsNotGpus {
                 }
             };
             let each = match &inv.shape.gpus_per_process {
-                Some(q) if q.value != 1 => format!(" and each rank drives {} ({})", gpus_word(q.value), q.how),
+                Some(q) if q.value != 1 => {
+                    format!(" and each rank drives {} ({})", gpus_word(q.value), q.how)
+                }
                 _ => String::new(),
             };
             let mut d = Diagnostic::new(Rule::MpiSlotsNotGpus, at, format!("MPI starts one rank per slot and {slots}{each}, but the job has {gpus} GPUs per node"))
                 .with_label(gpu_range, format!("{gpus} GPUs per node"));
-            if gpus % per_rank == 0 && gpus / per_rank > 0 {
-                let v = gpus / per_rank;
-                d = d.with_help(format!("set `procs-per-node: {v}` in `multinode` so the ranks use the {gpus} GPUs"));
+            if let Some(v) = ranks_for(gpus, per_rank) {
+                d = d.with_help(format!(
+                    "set `procs-per-node: {v}` in `multinode` so the ranks use the {gpus} GPUs"
+                ));
                 if let Some(f) = procs_per_node_fix(ctx, t, v) {
                     d = d.with_fix(f);
                 }
@@ -389,11 +405,7 @@ impl Check for MpiSlotsNotGpus {
 }
 
 /// srun's `--gpus-per-node` or `--gres=gpu:N` asking more GPUs of a node than the job has.
-fn srun_per_node(
-    l: &Launch,
-    gpus: u64,
-    gpu_range: TextRange,
-) -> Option<Diagnostic> {
+fn srun_per_node(l: &Launch, gpus: u64, gpu_range: TextRange) -> Option<Diagnostic> {
     let (s, n) = ["gpus-per-node", "gres"].iter().find_map(|name| {
         let s = l.setting(name)?;
         let v = s.value.literal()?;
@@ -415,6 +427,8 @@ fn srun_per_node(
             ),
         )
         .with_label(gpu_range, format!("{gpus} GPUs per node"))
-        .with_help("srun cannot place the step on the job's nodes: ask at most the GPUs the job requests")
+        .with_help(
+            "srun cannot place the step on the job's nodes: ask at most the GPUs the job requests",
+        )
     })
 }

@@ -115,7 +115,8 @@ fn agent(t: &TaskContext<'_>, l: &Launch, m: &LauncherArgs) -> Option<bool> {
             if AGENT_PARAMETERS.contains(&k) {
                 let value = match &v.value {
                     Resolved::Literal(s) => Resolved::Literal(
-                        s.split_once(' ').map_or(String::new(), |(_, b)| b.to_owned()),
+                        s.split_once(' ')
+                            .map_or(String::new(), |(_, b)| b.to_owned()),
                     ),
                     other => other.clone(),
                 };
@@ -149,8 +150,16 @@ fn hydra(l: &Launch, m: &LauncherArgs) -> bool {
     l.words
         .first()
         .is_some_and(|w| w.text.ends_with("mpiexec.hydra"))
-        || m.get_any(&["hosts", "ppn", "genv", "genvlist", "launcher", "bootstrap", "f"])
-            .is_some()
+        || m.get_any(&[
+            "hosts",
+            "ppn",
+            "genv",
+            "genvlist",
+            "launcher",
+            "bootstrap",
+            "f",
+        ])
+        .is_some()
 }
 
 impl Check for MpirunMissingHosts {
@@ -185,7 +194,9 @@ impl Check for MpirunMissingHosts {
             };
             let agent_problem = match agent {
                 None => "without Fuzzball's SSH wrapper as its launch agent",
-                Some(false) => "with plain ssh as its launch agent instead of Fuzzball's SSH wrapper",
+                Some(false) => {
+                    "with plain ssh as its launch agent instead of Fuzzball's SSH wrapper"
+                }
                 Some(true) => "",
             };
             let word = l.words.first().map_or(l.range(), |w| w.range);

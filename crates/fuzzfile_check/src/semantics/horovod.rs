@@ -10,88 +10,112 @@ use super::args::*;
 use super::shape::{count_at_run_time, Count, CountFrom, Quantity, Resources, Shape};
 use super::{Launch, Resolved, Setting};
 
-/// Options of `parse_args` that take one value, without their leading dashes.
+/// Options of `parse_args` that take one value, as written (argparse matches an abbreviation
+/// against the option strings with their dashes: `-n` is `-np`, `--num` is ambiguous).
 /// (`--blacklist-cooldown-range` takes two; its second value would read as the command.)
 const VALUE_FLAGS: &[&str] = &[
-    "np",
-    "num-proc",
-    "start-timeout",
-    "network-interfaces",
-    "network-interface",
-    "output-filename",
-    "config-file",
-    "p",
-    "ssh-port",
-    "i",
-    "ssh-identity-file",
-    "fusion-threshold-mb",
-    "cycle-time-ms",
-    "cache-capacity",
-    "autotune-log-file",
-    "autotune-warmup-samples",
-    "autotune-steps-per-sample",
-    "autotune-bayes-opt-max-samples",
-    "autotune-gaussian-process-noise",
-    "min-np",
-    "min-num-proc",
-    "max-np",
-    "max-num-proc",
-    "slots-per-host",
-    "elastic-timeout",
-    "reset-limit",
-    "blacklist-cooldown-range",
-    "timeline-filename",
-    "stall-check-warning-time-seconds",
-    "stall-check-shutdown-time-seconds",
-    "mpi-args",
-    "binding-args",
-    "num-nccl-streams",
-    "thread-affinity",
-    "gloo-timeout-seconds",
-    "log-level",
-    "H",
-    "hosts",
-    "hostfile",
-    "host-discovery-script",
+    "-np",
+    "--num-proc",
+    "--start-timeout",
+    "--network-interfaces",
+    "--network-interface",
+    "--output-filename",
+    "--config-file",
+    "-p",
+    "--ssh-port",
+    "-i",
+    "--ssh-identity-file",
+    "--fusion-threshold-mb",
+    "--cycle-time-ms",
+    "--cache-capacity",
+    "--autotune-log-file",
+    "--autotune-warmup-samples",
+    "--autotune-steps-per-sample",
+    "--autotune-bayes-opt-max-samples",
+    "--autotune-gaussian-process-noise",
+    "--min-np",
+    "--min-num-proc",
+    "--max-np",
+    "--max-num-proc",
+    "--slots-per-host",
+    "--elastic-timeout",
+    "--reset-limit",
+    "--blacklist-cooldown-range",
+    "--timeline-filename",
+    "--stall-check-warning-time-seconds",
+    "--stall-check-shutdown-time-seconds",
+    "--mpi-args",
+    "--binding-args",
+    "--num-nccl-streams",
+    "--thread-affinity",
+    "--gloo-timeout-seconds",
+    "--log-level",
+    "-H",
+    "--hosts",
+    "-hostfile",
+    "--hostfile",
+    "--host-discovery-script",
 ];
 
 /// Options of `parse_args` that take no value.
 const SWITCHES: &[&str] = &[
-    "h",
-    "help",
-    "v",
-    "version",
-    "cb",
-    "check-build",
-    "disable-cache",
-    "verbose",
-    "hierarchical-allreduce",
-    "no-hierarchical-allreduce",
-    "hierarchical-allgather",
-    "no-hierarchical-allgather",
-    "autotune",
-    "no-autotune",
-    "timeline-mark-cycles",
-    "no-timeline-mark-cycles",
-    "no-stall-check",
-    "stall-check",
-    "mpi-threads-disable",
-    "no-mpi-threads-disable",
-    "tcp",
-    "log-with-timestamp",
-    "log-without-timestamp",
-    "prefix-timestamp",
-    "prefix-output-with-timestamp",
-    "log-hide-timestamp",
-    "no-log-hide-timestamp",
-    "gloo",
-    "mpi",
-    "jsrun",
+    "-h",
+    "--help",
+    "-v",
+    "--version",
+    "-cb",
+    "--check-build",
+    "--disable-cache",
+    "--verbose",
+    "--hierarchical-allreduce",
+    "--no-hierarchical-allreduce",
+    "--hierarchical-allgather",
+    "--no-hierarchical-allgather",
+    "--autotune",
+    "--no-autotune",
+    "--timeline-mark-cycles",
+    "--no-timeline-mark-cycles",
+    "--no-stall-check",
+    "--stall-check",
+    "--mpi-threads-disable",
+    "--no-mpi-threads-disable",
+    "--tcp",
+    "--log-with-timestamp",
+    "--log-without-timestamp",
+    "-prefix-timestamp",
+    "--prefix-output-with-timestamp",
+    "--log-hide-timestamp",
+    "--no-log-hide-timestamp",
+    "--gloo",
+    "--mpi",
+    "--jsrun",
 ];
 
-/// argparse drops the dashes of neither spelling; `_` is not `-` here.
+/// argparse keeps an option string as written: dashes and all, `_` not `-`.
 fn normalise(flag: &str) -> String {
-    flag.trim_start_matches('-').to_owned()
+    flag.to_owned()
+}
+
+/// The option that takes two values.
+const COOLDOWN: &str = "--blacklist-cooldown-range";
+
+/// Whether an option word (as written, or a unique prefix of one) takes a value.
+fn takes_value(word: &str) -> bool {
+    if VALUE_FLAGS.contains(&word) {
+        return true;
+    }
+    if SWITCHES.contains(&word) {
+        return false;
+    }
+    let mut m = VALUE_FLAGS
+        .iter()
+        .map(|f| (f, true))
+        .chain(SWITCHES.iter().map(|f| (f, false)))
+        .filter(|(f, _)| f.starts_with(word));
+    match (m.next(), m.next()) {
+        (Some((_, v)), None) => v,
+        _ => false,
+    }
 }
 
 /// horovodrun's grammar: argparse with `allow_abbrev` (its default), the command an
@@ -106,19 +130,52 @@ const GRAMMAR: Grammar = Grammar {
 
 /// The settings: each is the value of the last of its spellings (argparse stores one `dest`).
 const SETTINGS: &[(&str, &[&str])] = &[
-    ("np", &["np", "num-proc"]),
-    ("hosts", &["H", "hosts"]),
-    ("hostfile", &["hostfile"]),
-    ("ssh-port", &["p", "ssh-port"]),
-    ("host-discovery-script", &["host-discovery-script"]),
-    ("mpi-args", &["mpi-args"]),
+    ("np", &["-np", "--num-proc"]),
+    ("hosts", &["-H", "--hosts"]),
+    ("hostfile", &["-hostfile", "--hostfile"]),
+    ("ssh-port", &["-p", "--ssh-port"]),
+    ("host-discovery-script", &["--host-discovery-script"]),
+    ("mpi-args", &["--mpi-args"]),
 ];
 
 /// Parse horovodrun's arguments, as its argparse parser does.
 pub(super) fn horovodrun_args(l: &Launch) -> LauncherArgs {
-    let mut out = GRAMMAR.parse(l.args());
+    // `--blacklist-cooldown-range MIN MAX` (or a prefix of it) takes two values: the second is
+    // set aside so the grammar, which reads one, does not take it for the command.
+    let args = l.args();
+    let mut words = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let t = w.text.as_str();
+        if opaque(w) {
+            words.push(w.clone());
+            i += 1;
+            continue;
+        }
+        if !t.starts_with('-') || t == "-" {
+            // The command: the rest is its own.
+            words.extend_from_slice(&args[i..]);
+            break;
+        }
+        words.push(w.clone());
+        if t.len() > 3 && COOLDOWN.starts_with(t) {
+            words.extend(args.get(i + 1).cloned());
+            i += 3;
+        } else if !t.contains('=') && takes_value(t) {
+            words.extend(args.get(i + 1).cloned());
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    let mut out = GRAMMAR.parse(&words);
     for (name, spellings) in SETTINGS {
-        let last = out.flags.iter().rev().find(|f| spellings.contains(&f.name.as_str()));
+        let last = out
+            .flags
+            .iter()
+            .rev()
+            .find(|f| spellings.contains(&f.name.as_str()));
         if let Some(s) = last.and_then(|f| Setting::from_flag(l, f)) {
             out.settings.push((name, s));
         }
@@ -193,9 +250,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
             }
             _ => None,
         },
-        (None, None)
-            if !args.incomplete && l.setting("host-discovery-script").is_none() =>
-        {
+        (None, None) if !args.incomplete && l.setting("host-discovery-script").is_none() => {
             np.value.map(|n| Quantity {
                 value: n,
                 how: format!("-np {n}, no -H or --hostfile: all on localhost"),

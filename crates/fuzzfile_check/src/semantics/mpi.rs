@@ -154,7 +154,10 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                 let (n, nodes) = (np.value?, r.nodes.filter(|n| *n > 0)?);
                 return Some(Quantity {
                     value: n.div_ceil(nodes),
-                    how: format!("-np {n} round robin over {nodes} nodes ({} {text})", f.spelling),
+                    how: format!(
+                        "-np {n} round robin over {nodes} nodes ({} {text})",
+                        f.spelling
+                    ),
                     at: Some(v.range),
                 });
             }
@@ -202,7 +205,12 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                 _ => None,
             }
         }
-        None if args.get_any(&["hostfile", "machinefile", "f", "rankfile"]).is_some() => None,
+        None if args
+            .get_any(&["hostfile", "machinefile", "f", "rankfile"])
+            .is_some() =>
+        {
+            None
+        }
         // No host list: every rank on the node mpirun runs on.
         None => np.value.map(|n| Quantity {
             value: n,

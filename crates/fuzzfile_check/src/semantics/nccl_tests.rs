@@ -156,7 +156,12 @@ pub(super) fn gpus_per_process(args: &LauncherArgs) -> Option<Quantity> {
     let mut how = Vec::new();
     let mut at = None;
     for (name, letter) in SETTINGS {
-        match args.settings.iter().find(|(n, _)| n == name).map(|(_, s)| s) {
+        match args
+            .settings
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| s)
+        {
             Some(s) => {
                 let n = number(&s.value)?;
                 value = value.checked_mul(n)?;

@@ -207,9 +207,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
                 how: format!("{} {n} over {} {m}", s.given_as, ns.given_as),
                 at: Some(s.range),
             }),
-            (Some((n, s)), None)
-                if !args.incomplete && r.nodes.is_none_or(|m| m <= 1) =>
-            {
+            (Some((n, s)), None) if !args.incomplete && r.nodes.is_none_or(|m| m <= 1) => {
                 Some(Quantity {
                     value: n,
                     how: format!("{} {n} on one node", s.given_as),
@@ -232,5 +230,28 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
         ranks_per_node,
         gpus_per_process,
         ..Shape::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gres_gives_the_gpus_of_each_node() {
+        for (v, want) in [
+            ("gpu:4", Some(4)),
+            ("gpu:a100:2", Some(2)),
+            ("gpu", Some(1)),
+            ("gpu:a100", Some(1)),
+            ("shard:2,gpu:3", Some(3)),
+            ("gpu:2(S:0)", Some(2)),
+            ("mps:100", None),
+        ] {
+            assert_eq!(gres_gpus(v), want, "{v}");
+        }
+        assert_eq!(typed_count("a100:2"), Some(2));
+        assert_eq!(typed_count("4"), Some(4));
+        assert_eq!(typed_count("a100"), None);
     }
 }

@@ -1,0 +1,549 @@
+//! The launchers' argument parsers of the semantics layer, checked against the tools' own.
+//!
+//! - `horovodrun_parse_matches_argparse`: horovodrun's options (horovod/runner/launch.py
+//!   `parse_args`, restated option for option in tests/parsers/horovodrun_argparse.py) parsed
+//!   by Python's own argparse, for real launch lines and argparse's abbreviations: `-np`, the
+//!   host list, the hostfile, the ssh port and the command must be what the semantics layer
+//!   reads from the same words.
+//! - the other tests: nccl-tests' `-t`/`-g` as its `getopt_long` reads them, srun's counts,
+//!   mpirun's ranks per node, read from Fuzzfiles by the semantics layer.
+
+use fuzzfile_check::semantics::{Launch, Launcher, Resolved};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// `s` as a YAML double-quoted scalar.
+fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// A Fuzzfile whose job's command list is `argv`.
+fn fuzzfile(argv: &[&str], extra: &str) -> String {
+    let items: Vec<String> = argv.iter().map(|a| quoted(a)).collect();
+    format!(
+        "version: v4\njobs:\n  t:\n    image: {{uri: docker://x:1}}\n    command: [{}]\n{extra}",
+        items.join(", ")
+    )
+}
+
+fn with_launch<T>(text: &str, f: impl FnOnce(&Launch) -> T) -> T {
+    let a = fuzzfile_check::analyze(text);
+    let facts = a.semantics.task(&a.model.jobs[0]);
+    let l = facts
+        .launches
+        .first()
+        .unwrap_or_else(|| panic!("no launch in\n{text}"));
+    f(l)
+}
+
+fn literal(l: &Launch, name: &str) -> Option<String> {
+    l.setting(name).map(|s| match &s.value {
+        Resolved::Literal(v) => v.clone(),
+        other => panic!("{name}: not a literal: {other:?}"),
+    })
+}
+
+/// Real horovodrun lines (the source of each in the comment) and argparse's own spellings.
+const HOROVODRUN_CASES: &[&[&str]] = &[
+    // horovod docs/running.rst, one machine and four machines.
+    &["-np", "4", "-H", "localhost:4", "python", "train.py"],
+    &[
+        "-np",
+        "16",
+        "-H",
+        "server1:4,server2:4,server3:4,server4:4",
+        "python",
+        "train.py",
+    ],
+    // dmlc/web-data gluoncv/logs/classification/imagenet/resnest50.sh
+    &[
+        "-np",
+        "64",
+        "--hostfile",
+        "hosts",
+        "python",
+        "train_horovod.py",
+        "--rec-train",
+        "/media/ramdisk/ILSVRC2012/train.rec",
+        "--model",
+        "resnest50",
+        "--lr",
+        "0.05",
+    ],
+    // tczhangzhi/pytorch-distributed start.sh
+    &[
+        "-np",
+        "4",
+        "-H",
+        "localhost:4",
+        "--verbose",
+        "python",
+        "horovod_distributed.py",
+    ],
+    // tencentyun/qcloud-documents TI-ONE mnist.tf2.4.0.horovod/start.sh (values written out)
+    &[
+        "-np",
+        "16",
+        "-H",
+        "10.0.0.1:8,10.0.0.2:8",
+        "--network-interface",
+        "eth0",
+        "python3",
+        "train.py",
+        "--steps",
+        "10000",
+        "--batch-size",
+        "128",
+    ],
+    // pyro examples/svi_horovod.py
+    &["-np", "2", "examples/svi_horovod.py"],
+    // horovod docs/ssh: a custom ssh port
+    &[
+        "-np",
+        "4",
+        "-p",
+        "12345",
+        "-H",
+        "host1:2,host2:2",
+        "python",
+        "train.py",
+    ],
+    // argparse: unique prefixes of long options, `-n` for `-np`, `=` values
+    &["--num-proc", "8", "--hostf", "hosts.txt", "python", "t.py"],
+    &["-n", "4", "python", "t.py"],
+    &["--num-p=2", "python", "t.py", "-np", "9"],
+    &[
+        "-np",
+        "8",
+        "--mpi-args=--map-by ppr:4:node",
+        "-H",
+        "a:4,b:4",
+        "python",
+        "t.py",
+    ],
+    &[
+        "--gloo",
+        "-np",
+        "2",
+        "-H",
+        "localhost:2",
+        "--start-timeout",
+        "60",
+        "python",
+        "t.py",
+    ],
+    &[
+        "-np",
+        "4",
+        "--blacklist-cooldown-range",
+        "10",
+        "100",
+        "--min-np",
+        "2",
+        "-H",
+        "a:2,b:2",
+        "python",
+        "t.py",
+    ],
+    &[
+        "-hostfile",
+        "/etc/hosts.mpi",
+        "-np",
+        "32",
+        "--fusion-threshold-mb",
+        "32",
+        "--cycle-time-ms",
+        "2.5",
+        "python",
+        "t.py",
+    ],
+    &["-np", "2", "-H", "a:1", "-H", "b:2", "python", "t.py"],
+];
+
+/// Run one of tests/parsers/ on `cases` (one line each, words separated by U+001F): its
+/// output lines.
+fn python(script: &str, cases: &[&[&str]]) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/parsers")
+        .join(script);
+    let input: String = cases
+        .iter()
+        .map(|argv| format!("{}\n", argv.join("\u{1f}")))
+        .collect();
+    let mut child = Command::new("python3")
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 (scripts/ci-packages.txt installs it)");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(input.as_bytes()).expect("write");
+    }
+    let out = child.wait_with_output().expect("python3 ran");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<String> = stdout.lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), cases.len(), "{stdout}");
+    lines
+}
+
+#[test]
+fn horovodrun_parse_matches_argparse() {
+    let expected = python("horovodrun_argparse.py", HOROVODRUN_CASES);
+    for (argv, want) in HOROVODRUN_CASES.iter().zip(&expected) {
+        assert!(
+            !want.starts_with("error\u{1e}"),
+            "argparse refused {argv:?}: {want}"
+        );
+        let mut line = vec!["horovodrun"];
+        line.extend_from_slice(argv);
+        let got = with_launch(&fuzzfile(&line, ""), |l| {
+            assert_eq!(l.launcher, Launcher::Horovodrun);
+            let mut fields: Vec<String> = ["np", "hosts", "hostfile", "ssh-port"]
+                .iter()
+                .map(|n| literal(l, n).unwrap_or_else(|| "-".into()))
+                .collect();
+            fields.extend(
+                l.parsed
+                    .iter()
+                    .flat_map(|p| p.program.iter().map(|w| w.text.clone())),
+            );
+            fields.join("\u{1e}")
+        });
+        assert_eq!(&got, want, "horovodrun {argv:?}");
+    }
+}
+
+/// Real nccl-tests lines (the source of each in the comment) and getopt_long's own spellings.
+const NCCL_TESTS_CASES: &[&[&str]] = &[
+    // ssbandjl/nccl-tests run.sh
+    &["-b", "8", "-e", "128M", "-f", "2", "-g", "2"],
+    &["-b", "8", "-e", "1G", "-f", "2", "-g", "1"],
+    // FlagOpen/FlagPerf .../interconnect-MPI_intraserver/denglin/GS40/main.sh
+    &[
+        "-t", "1", "-g", "1", "-b", "2M", "-e", "32M", "-d", "float", "-o", "sum",
+    ],
+    // sfantao/lumi-ai-workflow-tests rccltest/rocm701.runfolder/run.sh (an -R the version read here lacks is left out)
+    &[
+        "-z", "1", "-b", "2M", "-e", "2048M", "-f", "2", "-g", "1", "-t", "1", "-n", "80", "-w",
+        "5", "-d", "half",
+    ],
+    // aistabci/abci2.0benchmark allreduce/nccl_anode.sh
+    &[
+        "-t", "1", "-g", "1", "-b", "4", "-e", "32M", "-f", "2", "-n", "100",
+    ],
+    // getopt_long: attached values, long options and their prefixes, options after other words
+    &["-g8", "-t2"],
+    &["--ngpus=4", "--nthreads", "2"],
+    &["--ngp", "2", "--nth=3"],
+    &["-b", "8", "extra", "-g", "2"],
+    &["-g", "1", "-g", "4"],
+    &["-c", "0", "-h"],
+];
+
+#[test]
+fn nccl_tests_parse_matches_getopt_long() {
+    let expected = python("nccl_tests_getopt.py", NCCL_TESTS_CASES);
+    for (argv, want) in NCCL_TESTS_CASES.iter().zip(&expected) {
+        assert!(
+            !want.starts_with("error\u{1e}"),
+            "getopt refused {argv:?}: {want}"
+        );
+        let mut line = vec!["all_reduce_perf"];
+        line.extend_from_slice(argv);
+        let got = with_launch(&fuzzfile(&line, ""), |l| {
+            assert_eq!(l.launcher, Launcher::NcclTest);
+            ["nthreads", "ngpus"]
+                .iter()
+                .map(|n| literal(l, n).unwrap_or_else(|| "-".into()))
+                .collect::<Vec<_>>()
+                .join("\u{1e}")
+        });
+        assert_eq!(&got, want, "all_reduce_perf {argv:?}");
+        // The same words after mpirun give the same settings.
+        let mut under = vec!["mpirun", "-np", "2", "./build/all_reduce_perf"];
+        under.extend_from_slice(argv);
+        let got = with_launch(&fuzzfile(&under, ""), |l| {
+            ["nthreads", "ngpus"]
+                .iter()
+                .map(|n| literal(l, n).unwrap_or_else(|| "-".into()))
+                .collect::<Vec<_>>()
+                .join("\u{1e}")
+        });
+        assert_eq!(&got, want, "mpirun ... all_reduce_perf {argv:?}");
+    }
+}
+
+/// A command line and the `(ranks per node, GPUs per process)` it gives.
+type Case = (&'static [&'static str], (Option<u64>, Option<u64>));
+
+/// `(ranks per node, GPUs per process)` of the first launch of a Fuzzfile.
+fn per_node(text: &str) -> (Option<u64>, Option<u64>) {
+    with_launch(text, |l| {
+        (
+            l.shape.ranks_per_node.as_ref().map(|q| q.value),
+            l.shape.gpus_per_process.as_ref().map(|q| q.value),
+        )
+    })
+}
+
+const GENERIC: &str = "    resource:\n      cpu: {cores: 16}\n      devices: {nvidia.com/gpu: 4}\n    multinode: {nodes: 2, implementation: generic}\n";
+
+#[test]
+fn mpirun_ranks_per_node_follow_open_mpi_placement() {
+    let cases: &[Case] = &[
+        // The host list's slots (the 16 cores), filled in turn: -np 32 puts 16 on a node.
+        (
+            &[
+                "mpirun",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "-np",
+                "$MULTINODE_TOTAL_SLOTS",
+                "all_reduce_perf",
+                "-g",
+                "1",
+            ],
+            (Some(16), Some(1)),
+        ),
+        // Fewer ranks than a node's slots: all on the head node.
+        (
+            &[
+                "mpirun",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "-np",
+                "8",
+                "all_reduce_perf",
+                "-t",
+                "2",
+            ],
+            (Some(8), Some(2)),
+        ),
+        // A per-node count wins over the slots.
+        (
+            &[
+                "mpirun",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "-np",
+                "8",
+                "-N",
+                "4",
+                "all_reduce_perf",
+            ],
+            (Some(4), Some(1)),
+        ),
+        (
+            &[
+                "mpirun",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "-np",
+                "8",
+                "--map-by",
+                "ppr:2:node",
+                "all_reduce_perf",
+            ],
+            (Some(2), Some(1)),
+        ),
+        // Round robin over the nodes.
+        (
+            &[
+                "mpirun",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "-np",
+                "8",
+                "--map-by",
+                "node",
+                "all_reduce_perf",
+            ],
+            (Some(4), Some(1)),
+        ),
+        // `slot` is the default mapping.
+        (
+            &[
+                "mpirun",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "-np",
+                "8",
+                "-map-by",
+                "slot",
+                "all_reduce_perf",
+            ],
+            (Some(8), Some(1)),
+        ),
+        // A literal host list: its slots, up to -np.
+        (
+            &[
+                "mpirun",
+                "-np",
+                "4",
+                "-H",
+                "s114:2,s116:2",
+                "all_reduce_perf",
+                "-g",
+                "1",
+            ],
+            (Some(2), Some(1)),
+        ),
+        // No host list: every rank on the node mpirun runs on.
+        (
+            &["mpirun", "-np", "8", "all_reduce_perf"],
+            (Some(8), Some(1)),
+        ),
+        // A hostfile: its slots are not known here.
+        (
+            &[
+                "mpirun",
+                "--hostfile",
+                "/etc/hosts.mpi",
+                "-np",
+                "8",
+                "all_reduce_perf",
+            ],
+            (None, Some(1)),
+        ),
+        // Another program: GPUs per rank not known.
+        (
+            &["mpirun", "-np", "8", "python", "train.py"],
+            (Some(8), None),
+        ),
+        // An unknown -g: not known.
+        (
+            &["mpirun", "-np", "8", "all_reduce_perf", "-g", "$G"],
+            (Some(8), None),
+        ),
+    ];
+    for (argv, want) in cases {
+        assert_eq!(&per_node(&fuzzfile(argv, GENERIC)), want, "{argv:?}");
+    }
+}
+
+#[test]
+fn srun_counts_follow_its_options() {
+    let one_node = "    resource:\n      devices: {nvidia.com/gpu: 4}\n";
+    let cases: &[Case] = &[
+        (
+            &[
+                "srun",
+                "--ntasks-per-node=4",
+                "--gpus-per-task=1",
+                "python",
+                "t.py",
+            ],
+            (Some(4), Some(1)),
+        ),
+        (
+            &[
+                "srun",
+                "--ntasks-per-node",
+                "2",
+                "--gpus-per-task",
+                "a100:2",
+                "python",
+                "t.py",
+            ],
+            (Some(2), Some(2)),
+        ),
+        // -n over -N: the first nodes take the extra tasks.
+        (
+            &[
+                "srun",
+                "-N",
+                "2",
+                "-n",
+                "5",
+                "--gpus-per-task=1",
+                "python",
+                "t.py",
+            ],
+            (Some(3), Some(1)),
+        ),
+        (&["srun", "-N2", "-n8", "python", "t.py"], (Some(4), None)),
+        // `min-max` nodes: the most.
+        (
+            &["srun", "--nodes=1-2", "--ntasks=4", "python", "t.py"],
+            (Some(2), None),
+        ),
+        // -n on a job of one node.
+        (
+            &["srun", "-n", "4", "-l", "python", "t.py"],
+            (Some(4), None),
+        ),
+        // The program's own -n is not srun's.
+        (
+            &["srun", "--kill-on-bad-exit=1", "python", "t.py", "-n", "9"],
+            (None, None),
+        ),
+    ];
+    for (argv, want) in cases {
+        assert_eq!(&per_node(&fuzzfile(argv, one_node)), want, "{argv:?}");
+    }
+}
+
+#[test]
+fn horovodrun_places_processes_by_slots() {
+    let cases: &[(&[&str], Option<u64>)] = &[
+        (
+            &[
+                "horovodrun",
+                "-np",
+                "16",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "python",
+                "t.py",
+            ],
+            Some(16),
+        ),
+        (
+            &[
+                "horovodrun",
+                "-np",
+                "8",
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "python",
+                "t.py",
+            ],
+            Some(8),
+        ),
+        (
+            &["horovodrun", "-np", "8", "-H", "a:4,b:4", "python", "t.py"],
+            Some(4),
+        ),
+        (&["horovodrun", "-np", "4", "python", "t.py"], Some(4)),
+        (
+            &[
+                "horovodrun",
+                "-np",
+                "8",
+                "--hostfile",
+                "hosts",
+                "python",
+                "t.py",
+            ],
+            None,
+        ),
+        (
+            &["horovodrun", "-np", "8", "-H", "a:4,b:2", "python", "t.py"],
+            None,
+        ),
+    ];
+    for (argv, want) in cases {
+        assert_eq!(
+            per_node(&fuzzfile(argv, GENERIC)),
+            (*want, Some(1)),
+            "{argv:?}"
+        );
+    }
+}
