@@ -109,8 +109,9 @@ pub(super) fn lightning_args(l: &Launch) -> LauncherArgs {
                     value: None,
                 });
             } else {
-                // click's `ignore_unknown_options`: the word goes to the script.
-                script_args.push(i);
+                // click's `ignore_unknown_options`: the word stays among the positional ones
+                // (the first of which is the script, even when it is such a word).
+                positional(i, &mut script, &mut script_args);
             }
             i += 1;
             continue;
