@@ -9,6 +9,27 @@
 //! settings in its environment. Launches are found wherever the job runs them (see
 //! `torchrun-nproc-mismatch`).
 //!
+//! ## Launchers
+//! Each launcher by its own flag, as its argument parser reads it (messages and fixes use the
+//! launcher's own spelling):
+//! - torchrun, `python -m torch.distributed.run` and `tune run`: `get_args_parser` in
+//!   torch/distributed/run.py
+//!   (<https://github.com/pytorch/pytorch/blob/010929fd3f401c3868310396e6a91ed95aa0305b/torch/distributed/run.py>):
+//!   always GPU work unless `--nproc-per-node cpu`/`xpu`.
+//! - `accelerate launch` (and `python -m accelerate.commands.launch`): `launch_command_parser` in
+//!   src/accelerate/commands/launch.py and `prepare_multi_gpu_env` in
+//!   src/accelerate/utils/launch.py
+//!   (<https://github.com/huggingface/accelerate/blob/v1.14.0/src/accelerate/commands/launch.py>):
+//!   GPU work unless `--cpu`, or a config file with `use_cpu: true` or `distributed_type:
+//!   MULTI_CPU`.
+//! - `fabric run` and `lightning run model`: the click command `_run` in
+//!   src/lightning/fabric/cli.py
+//!   (<https://github.com/Lightning-AI/pytorch-lightning/blob/2.6.5/src/lightning/fabric/cli.py>):
+//!   GPU work unless `--accelerator cpu`.
+//! - `deepspeed`: `parse_args` and `main` in deepspeed/launcher/runner.py
+//!   (<https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>): always
+//!   GPU work (it stops when the node shows no GPU).
+//!
 //! ## Why is this bad?
 //! Without a device request the scheduler gives the container no GPU: CUDA finds no device,
 //! NCCL cannot initialise, and torchrun's `--nproc-per-node gpu` fails with

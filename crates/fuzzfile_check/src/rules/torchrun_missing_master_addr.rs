@@ -9,6 +9,31 @@
 //! on each node (`exec_all bash -c '... $MULTINODE_NODE_IP ...'`) it is each node's own address.
 //! Both are reported. A value not known before the run (`$(hostname -i)`) is no finding.
 //!
+//! ## Launchers
+//! Each launcher by its own flag, as its argument parser reads it (messages and fixes use the
+//! launcher's own spelling):
+//! - torchrun, `python -m torch.distributed.run` and `tune run`: `get_args_parser` in
+//!   torch/distributed/run.py
+//!   (<https://github.com/pytorch/pytorch/blob/010929fd3f401c3868310396e6a91ed95aa0305b/torch/distributed/run.py>):
+//!   `--master-addr` (`PET_MASTER_ADDR`), default 127.0.0.1; the host of `--rdzv-endpoint`
+//!   otherwise.
+//! - `accelerate launch` (and `python -m accelerate.commands.launch`): `launch_command_parser` in
+//!   src/accelerate/commands/launch.py and `prepare_multi_gpu_env` in
+//!   src/accelerate/utils/launch.py
+//!   (<https://github.com/huggingface/accelerate/blob/v1.14.0/src/accelerate/commands/launch.py>):
+//!   `--main_process_ip` (or `main_process_ip` in its config file), given to torchrun as the
+//!   rendezvous endpoint's host (the master address with `--same_network`); without it torchrun
+//!   gets `None`.
+//! - `fabric run` and `lightning run model`: the click command `_run` in
+//!   src/lightning/fabric/cli.py
+//!   (<https://github.com/Lightning-AI/pytorch-lightning/blob/2.6.5/src/lightning/fabric/cli.py>):
+//!   `--main-address` / `--main_address`, default 127.0.0.1.
+//! - `deepspeed`: `parse_args` and `main` in deepspeed/launcher/runner.py
+//!   (<https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>):
+//!   `--master_addr` with `--no_ssh`; without it deepspeed asks the first host of its hostfile over
+//!   ssh. Started once with a hostfile, deepspeed finds the address itself, and without a hostfile
+//!   it runs on one node: neither is checked here.
+//!
 //! ## Why is this bad?
 //! Each node looks for the master on itself: workers wait until the rendezvous times out
 //! (`The client socket has timed out`, `RendezvousConnectionError`).

@@ -10,6 +10,30 @@
 //! itself and needs no `--node-rank`. Flags passed through variables, arrays and `eval` count
 //! as written (`torchrun $DISTRIBUTED_ARGS`); a value not known before the run is no finding.
 //!
+//! ## Launchers
+//! Each launcher by its own flag, as its argument parser reads it (messages and fixes use the
+//! launcher's own spelling):
+//! - torchrun, `python -m torch.distributed.run` and `tune run`: `get_args_parser` in
+//!   torch/distributed/run.py
+//!   (<https://github.com/pytorch/pytorch/blob/010929fd3f401c3868310396e6a91ed95aa0305b/torch/distributed/run.py>):
+//!   `--node-rank` (`PET_NODE_RANK`); not needed with a `c10d` or `etcd` rendezvous.
+//! - `accelerate launch` (and `python -m accelerate.commands.launch`): `launch_command_parser` in
+//!   src/accelerate/commands/launch.py and `prepare_multi_gpu_env` in
+//!   src/accelerate/utils/launch.py
+//!   (<https://github.com/huggingface/accelerate/blob/v1.14.0/src/accelerate/commands/launch.py>):
+//!   `--machine_rank`, or `machine_rank` in its config file (the same file on every node: a
+//!   constant); without either it stops at start-up, whatever the rendezvous.
+//! - `fabric run` and `lightning run model`: the click command `_run` in
+//!   src/lightning/fabric/cli.py
+//!   (<https://github.com/Lightning-AI/pytorch-lightning/blob/2.6.5/src/lightning/fabric/cli.py>):
+//!   `--node-rank` / `--node_rank`; default 0.
+//! - `deepspeed`: `parse_args` and `main` in deepspeed/launcher/runner.py
+//!   (<https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>): with
+//!   `--no_ssh`, `--node_rank` on each node (it rejects its default of -1); with a hostfile and no
+//!   `--no_ssh`, deepspeed on the head node starts every host itself, so started on every node by
+//!   `exec_all` it starts the whole job once per node (reported); without a hostfile it runs on one
+//!   node (`torchrun-standalone-multinode`).
+//!
 //! ## Why is this bad?
 //! Every node claims rank 0 (the default): the rendezvous fails with duplicate ranks, or hangs
 //! until its join timeout. A torchrun started on the head node alone waits for nodes that

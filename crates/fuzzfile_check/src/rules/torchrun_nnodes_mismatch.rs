@@ -5,6 +5,27 @@
 //! multinode job whose torchrun leaves `--nnodes` at its default of 1. The fix writes the
 //! node count.
 //!
+//! ## Launchers
+//! Each launcher by its own flag, as its argument parser reads it (messages and fixes use the
+//! launcher's own spelling):
+//! - torchrun, `python -m torch.distributed.run` and `tune run`: `get_args_parser` in
+//!   torch/distributed/run.py
+//!   (<https://github.com/pytorch/pytorch/blob/010929fd3f401c3868310396e6a91ed95aa0305b/torch/distributed/run.py>):
+//!   `--nnodes` (`N` or `MIN:MAX`, `PET_NNODES`); default 1.
+//! - `accelerate launch` (and `python -m accelerate.commands.launch`): `launch_command_parser` in
+//!   src/accelerate/commands/launch.py and `prepare_multi_gpu_env` in
+//!   src/accelerate/utils/launch.py
+//!   (<https://github.com/huggingface/accelerate/blob/v1.14.0/src/accelerate/commands/launch.py>):
+//!   `--num_machines` (or `num_machines` in its config file); default 1 without a config.
+//! - `fabric run` and `lightning run model`: the click command `_run` in
+//!   src/lightning/fabric/cli.py
+//!   (<https://github.com/Lightning-AI/pytorch-lightning/blob/2.6.5/src/lightning/fabric/cli.py>):
+//!   `--num-nodes` / `--num_nodes`; default 1.
+//! - `deepspeed`: `parse_args` and `main` in deepspeed/launcher/runner.py
+//!   (<https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>):
+//!   `--num_nodes` keeps the first N hosts of the hostfile: fewer than the job's nodes is reported,
+//!   more changes nothing, none means every host.
+//!
 //! ## Why is this bad?
 //! The rendezvous waits for nodes that never come (up to its 600 s join timeout, then
 //! `RendezvousTimeoutError`), or each node trains alone.

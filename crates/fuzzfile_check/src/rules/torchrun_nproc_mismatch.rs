@@ -10,7 +10,39 @@
 //! A value known only at run time is no finding; a value that depends on a branch is reported
 //! only when every value it may take is wrong. `gpu` and `auto` are fine. The fix sets the
 //! value to the GPU count where it is written in place. `CUDA_VISIBLE_DEVICES` in the launch's
-//! environment (`env`, or exported by the script) that lists fewer devices narrows the count.
+//! environment (`env`, or exported by the script) that lists fewer devices narrows the count, and
+//! so does `NVIDIA_VISIBLE_DEVICES` in the job's `env`: the NVIDIA container runtime exposes only
+//! those GPUs when it creates the container (NVIDIA Container Toolkit, "Specialized
+//! Configurations with Docker", GPU Enumeration); exported later by the script it changes
+//! nothing, since CUDA reads only `CUDA_VISIBLE_DEVICES`.
+//!
+//! ## Launchers
+//! Each launcher by its own flag, as its argument parser reads it (messages and fixes use the
+//! launcher's own spelling):
+//! - torchrun, `python -m torch.distributed.run` and `tune run`: `get_args_parser` in
+//!   torch/distributed/run.py
+//!   (<https://github.com/pytorch/pytorch/blob/010929fd3f401c3868310396e6a91ed95aa0305b/torch/distributed/run.py>):
+//!   `--nproc-per-node` (`PET_NPROC_PER_NODE`); default 1.
+//! - `accelerate launch` (and `python -m accelerate.commands.launch`): `launch_command_parser` in
+//!   src/accelerate/commands/launch.py and `prepare_multi_gpu_env` in
+//!   src/accelerate/utils/launch.py
+//!   (<https://github.com/huggingface/accelerate/blob/v1.14.0/src/accelerate/commands/launch.py>):
+//!   `--num_processes`, or `num_processes` in its config file when the job ships it: the processes
+//!   of all machines together, so `num_processes / num_machines` per node (without it and without a
+//!   config, the node's GPUs are taken as the processes of all machines); without `--multi_gpu` (or
+//!   FSDP, DeepSpeed, a multi-GPU config) one process; `--cpu` is no GPU run; `--gpu_ids` narrows
+//!   the GPUs.
+//! - `fabric run` and `lightning run model`: the click command `_run` in
+//!   src/lightning/fabric/cli.py
+//!   (<https://github.com/Lightning-AI/pytorch-lightning/blob/2.6.5/src/lightning/fabric/cli.py>):
+//!   `--devices`: a number, a comma-separated list of GPU indices (one process each; an index the
+//!   node does not have is reported), `-1` (every GPU) or `auto` (one); default 1; `--strategy dp`
+//!   is one process.
+//! - `deepspeed`: `parse_args` and `main` in deepspeed/launcher/runner.py
+//!   (<https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>):
+//!   `--num_gpus` (`--num_accelerators`), else the slots of `--include host:0,1`; default: every
+//!   GPU of the node. deepspeed ignores `CUDA_VISIBLE_DEVICES` when a flag selects GPUs and turns
+//!   it into its `--include` otherwise, so it does not narrow its count.
 //!
 //! ## Why is this bad?
 //! Each worker calls `torch.cuda.set_device(LOCAL_RANK)`: with more workers than GPUs the

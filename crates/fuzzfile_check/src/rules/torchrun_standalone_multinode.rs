@@ -6,6 +6,18 @@
 //! (`main` in deepspeed/launcher/runner.py,
 //! <https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>).
 //!
+//! ## Launchers
+//! Each launcher by its own flag, as its argument parser reads it (messages and fixes use the
+//! launcher's own spelling):
+//! - torchrun, `python -m torch.distributed.run` and `tune run`: `get_args_parser` in
+//!   torch/distributed/run.py
+//!   (<https://github.com/pytorch/pytorch/blob/010929fd3f401c3868310396e6a91ed95aa0305b/torch/distributed/run.py>):
+//!   `--standalone`.
+//! - `deepspeed`: `parse_args` and `main` in deepspeed/launcher/runner.py
+//!   (<https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>): no
+//!   hostfile: `--hostfile` (default `/job/hostfile`) neither shipped in `files:` nor named by a
+//!   text of the job.
+//!
 //! ## Why is this bad?
 //! `--standalone` makes torchrun start a private rendezvous on `localhost` with a random id:
 //! every node forms a world of its own, and the nodes never train together. A deepspeed
