@@ -4,9 +4,10 @@
 //! launch's environment):
 //! - `implementation: openmpi` (`ompi`) or `mpich`: Fuzzball itself starts `procs-per-node`
 //!   ranks of the command on every node, and `procs-per-node` defaults to the CPU cores of the
-//!   container (the plan shows the line: `mpirun --host job-0:16,job-1:16 -np 32 ...`). More
-//!   ranks per node than GPUs is reported; an nccl-tests program (`all_reduce_perf -g 1`) is
-//!   compared exactly, `procs-per-node × -t × -g` against the GPUs.
+//!   container (the plan shows the line: `mpirun --host job-0:16,job-1:16 -np 32 ...`). An
+//!   nccl-tests program (`all_reduce_perf -g 1`) is compared exactly, `procs-per-node × -t ×
+//!   -g` against the GPUs; another program with more ranks per node than GPUs is a warning
+//!   (ranks may share a GPU on purpose: CUDA MPS, LAMMPS' GPU package).
 //! - `mpirun` in a `generic` job: `-np $MULTINODE_TOTAL_SLOTS` or `-H $MULTINODE_HOSTLIST` places
 //!   ranks by the slots of each node (`procs-per-node`, else the CPU cores), so with slots that
 //!   are not the GPUs it is reported (a count of ranks per node, `-N`, `--npernode`, `-ppn`,
@@ -183,14 +184,18 @@ impl MpiSlotsNotGpus {
             return;
         }
         let name = imp.as_str();
-        let each = match per {
-            Some(q) => format!(", each driving {} ({})", gpus_word(q.value), q.how),
-            None => String::new(),
+        let message = match per {
+            Some(q) => format!(
+                "`implementation: {name}` starts {} of the command on each node ({how}), each driving {} ({}): {need} GPUs per node, but the job has {gpus}",
+                ranks_word(ranks),
+                gpus_word(q.value),
+                q.how
+            ),
+            None => format!(
+                "`implementation: {name}` starts {} of the command on each node ({how}), more than the {gpus} GPUs per node",
+                ranks_word(ranks)
+            ),
         };
-        let message = format!(
-            "`implementation: {name}` starts {} of the command on each node ({how}){each}: {need} GPUs per node, but the job has {gpus}",
-            ranks_word(ranks)
-        );
         let mut d = Diagnostic::new(Rule::MpiSlotsNotGpus, at, message)
             .with_label(gpu_range, format!("{gpus} GPUs per node"));
         if let Some(q) = per {
@@ -199,27 +204,29 @@ impl MpiSlotsNotGpus {
             }
         }
         let per_value = per.map_or(1, |q| q.value);
-        if need < gpus {
-            d = d
-                .with_severity(Severity::Warning)
-                .with_help(format!("{} of the {gpus} GPUs sit idle", gpus - need));
+        let reason = if need < gpus {
+            // Only a program whose GPUs per rank are known gets here.
+            d = d.with_severity(Severity::Warning);
+            format!("{} of the {gpus} GPUs sit idle", gpus - need)
+        } else if per.is_some() {
+            "more GPUs than the node has: the ranks oversubscribe the GPUs or fail".to_owned()
         } else {
-            d = d.with_help(format!(
-                "more GPUs than the node has: {}",
-                if per.is_some() {
-                    "the ranks oversubscribe the GPUs or fail"
-                } else {
-                    "ranks share GPUs or fail"
+            // The program may share a GPU between ranks on purpose (CUDA MPS, LAMMPS' GPU
+            // package); one that drives a GPU per rank oversubscribes them.
+            d = d.with_severity(Severity::Warning);
+            "the ranks share the GPUs: a program that drives one GPU per rank oversubscribes them"
+                .to_owned()
+        };
+        match ranks_for(gpus, per_value) {
+            Some(v) => {
+                d = d.with_help(format!(
+                    "{reason}; set `procs-per-node: {v}` in `multinode` so the ranks use the {gpus} GPUs"
+                ));
+                if let Some(f) = procs_per_node_fix(ctx, t, v) {
+                    d = d.with_fix(f);
                 }
-            ));
-        }
-        if let Some(v) = ranks_for(gpus, per_value) {
-            d = d.with_help(format!(
-                "set `procs-per-node: {v}` in `multinode` so the ranks use the {gpus} GPUs"
-            ));
-            if let Some(f) = procs_per_node_fix(ctx, t, v) {
-                d = d.with_fix(f);
             }
+            None => d = d.with_help(reason),
         }
         out.push(d);
     }
@@ -269,21 +276,22 @@ impl MpiSlotsNotGpus {
         if let Some(r) = per.at.filter(|r| Some(*r) != ranks.at) {
             d = d.with_label(r, format!("{} per rank", gpus_word(per.value)));
         }
-        if need < gpus {
-            d = d
-                .with_severity(Severity::Warning)
-                .with_help(format!("{} of the {gpus} GPUs sit idle", gpus - need));
+        let reason = if need < gpus {
+            d = d.with_severity(Severity::Warning);
+            format!("{} of the {gpus} GPUs sit idle", gpus - need)
         } else {
-            d = d
-                .with_help("more GPUs than the node has: the ranks oversubscribe the GPUs or fail");
-        }
-        if let Some(v) = ranks_for(gpus, per.value).filter(|_| slots_based) {
-            d = d.with_help(format!(
-                "set `procs-per-node: {v}` in `multinode` so each node has {v} slots"
-            ));
-            if let Some(f) = procs_per_node_fix(ctx, t, v) {
-                d = d.with_fix(f);
+            "more GPUs than the node has: the ranks oversubscribe the GPUs or fail".to_owned()
+        };
+        match ranks_for(gpus, per.value).filter(|_| slots_based) {
+            Some(v) => {
+                d = d.with_help(format!(
+                    "{reason}; set `procs-per-node: {v}` in `multinode` so each node has {v} slots"
+                ));
+                if let Some(f) = procs_per_node_fix(ctx, t, v) {
+                    d = d.with_fix(f);
+                }
             }
+            None => d = d.with_help(reason),
         }
         Some(d)
     }
