@@ -313,6 +313,12 @@ fn word_markdown(
             .semantics
             .task(task)
             .distributed()
+            // torchrun's own flags (accelerate, fabric and deepspeed are torchrun-like too,
+            // with flags of their own).
+            .filter(|(l, _)| {
+                use fuzzfile_check::semantics::Launcher;
+                matches!(l.launcher, Launcher::Torchrun | Launcher::DistributedLaunch)
+            })
             .any(|(_, args)| args.flags.iter().any(|f| f.flag_range.touches(offset)));
         if is_flag {
             if let Some(e) = knowledge::torchrun_flag(word) {
