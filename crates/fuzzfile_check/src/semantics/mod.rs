@@ -470,7 +470,13 @@ fn task_facts(
             .implementation
             .as_ref()
             .is_none_or(|i| i.value == Implementation::Generic);
-        generic.then(|| m.procs_per_node.as_ref().map(|p| p.value).or(cores).unwrap_or(1))
+        generic.then(|| {
+            m.procs_per_node
+                .as_ref()
+                .map(|p| p.value)
+                .or(cores)
+                .unwrap_or(1)
+        })
     });
     let (gpus, nodes) = (facts.gpus_per_node.map(|g| g.0), facts.nodes.map(|n| n.0));
     let resources = shape::Resources {
@@ -1188,7 +1194,8 @@ pub(crate) fn strip_prefix(value: &Resolved, n: usize) -> Resolved {
 /// PyTorch read (the part of the environment the semantics layer keeps).
 fn matters_to_launchers(name: &str) -> bool {
     [
-        "PET_", "NCCL_", "TORCH_", "CUDA_", "NVIDIA_", "MASTER_", "OMPI_", "UCX_",
+        "PET_", "NCCL_", "TORCH_", "CUDA_", "NVIDIA_", "MASTER_", "OMPI_", "PRTE_", "HYDRA_",
+        "UCX_",
     ]
     .iter()
     .any(|p| name.starts_with(p))
