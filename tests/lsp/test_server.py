@@ -258,3 +258,79 @@ async def test_yaml_that_is_not_a_fuzzfile_is_left_alone(client: LanguageClient)
     )
     assert hover is None
     assert uri not in client.diagnostics
+
+
+async def test_hover_on_exec_all_and_on_a_job_key(client: LanguageClient):
+    # What the word or key is comes first; the note that cluster checks are off after it.
+    text = (ROOT / "examples" / "nccl-torchrun-generic.fz").read_text()
+    uri = "file:///w/generic.fz"
+    open_doc(client, text, uri)
+    await diagnostics(client, uri)
+    doc = types.TextDocumentIdentifier(uri=uri)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc, position=at(text, "exec_all torchrun", 3, enc=client.enc))
+    )
+    assert hover.contents.value.startswith("**`exec_all`**"), hover.contents.value
+    assert "starts `torchrun` on each of the 2 nodes" in hover.contents.value
+    assert covered(text, hover.range, client.enc) == "exec_all"
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc, position=at(text, "nccl-torchrun:", 3, enc=client.enc))
+    )
+    assert hover.contents.value.startswith("job `nccl-torchrun`: 2 nodes × 4 GPUs"), hover.contents.value
+
+
+async def test_completion_ranks_deprecated_nccl_variables_last(client: LanguageClient):
+    text = "version: v4\njobs:\n  a:\n    image: {uri: docker://alpine:3.20}\n    command: [true]\n    env:\n      - NCCL_\n"
+    uri = "file:///w/env.fz"
+    open_doc(client, text, uri)
+    await diagnostics(client, uri)
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=at(text, "NCCL_\n", 5, enc=client.enc)
+        )
+    )
+    items = result if isinstance(result, list) else result.items
+    # As an editor orders them: by sortText, else by label.
+    shown = sorted(items, key=lambda i: i.sort_text or i.label)
+    deprecated = ["NCCL_ASYNC_ERROR_HANDLING", "NCCL_BLOCKING_WAIT", "NCCL_DESYNC_DEBUG"]
+    assert [i.label for i in shown[-3:]] == deprecated, [i.label for i in shown]
+    for i in shown[-3:]:
+        assert list(i.tags) == [types.CompletionItemTag.Deprecated]
+    assert all(not i.tags for i in shown[:-3])
+
+
+async def test_mnnvl_quick_fix_pins_the_product_as_the_cli_does(client: LanguageClient, tmp_path):
+    # fuzzlint.toml next to the document names a Multi-Node NVLink cluster where IMEX runs.
+    (tmp_path / "nvl72.toml").write_text(
+        'gpus-per-node = 4\ngpu-product = "GB200"\nfabric = "infiniband"\nib-hcas = ["mlx5_0"]\n'
+        'mnnvl = true\nimex = true\n[nccl-defaults]\nNCCL_IB_HCA = "mlx5"\n'
+    )
+    (tmp_path / "fuzzlint.toml").write_text('cluster = "nvl72.toml"\n')
+    text = (
+        "version: v4\njobs:\n  train:\n    image: {uri: docker://nvcr.io/nvidia/pytorch:25.01-py3}\n"
+        "    script: |\n      #!/bin/sh\n      exec_all torchrun --nnodes 2 --nproc-per-node 4 --node-rank '$RANK' "
+        '--master-addr "$MULTINODE_NODE_IP" x.py\n'
+        "    multinode: {nodes: 2, implementation: generic}\n    resource:\n      devices: {nvidia.com/gpu: 4}\n"
+    )
+    path = tmp_path / "train.fz"
+    path.write_text(text)
+    uri = path.as_uri()
+    open_doc(client, text, uri)
+    items = await diagnostics(client, uri)
+    assert "FZ302" in [d.code for d in items], [d.code for d in items]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=at(text, "train:", 0, enc=client.enc), end=at(text, "train:", 1, enc=client.enc)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    fix = next(a for a in actions if a.is_preferred and a.diagnostics and a.diagnostics[0].code == "FZ302")
+    assert fix.title == "Add `NVIDIA_IMEX_CHANNELS=0` to `env` and pin job `train` to `GB200` nodes"
+    fixed = apply(text, fix.edit, client.enc)
+    # What `fuzzlint check --fix` writes, and it is clean of both IMEX findings.
+    subprocess.run([FUZZLINT, "check", "--fix", str(path)], capture_output=True)
+    assert fixed == path.read_text()
+    out = subprocess.run([FUZZLINT, "check", "--format", "json", str(path)], capture_output=True)
+    codes = [d["code"] for d in json.loads(out.stdout)["diagnostics"]]
+    assert "FZ302" not in codes and "FZ303" not in codes, codes

@@ -368,14 +368,16 @@ fn env_items(v: &View<'_>, replace: TextRange, word: &str, out: &mut Vec<Complet
                     "torchrun reads it when `--{}` is not given. {}",
                     f.name, f.doc
                 );
-                out.push(item(
+                let mut it = item(
                     v,
                     &name,
                     CompletionItemKind::VARIABLE,
                     Some(doc),
                     replace,
                     Some(format!("{name}=")),
-                ));
+                );
+                rank_variable(&mut it);
+                out.push(it);
             }
         }
     }
@@ -393,7 +395,28 @@ fn variable_item(v: &View<'_>, e: &knowledge::Entry, replace: TextRange) -> Comp
         Some(format!("{}=", e.name)),
     );
     it.detail = Some("environment variable".into());
+    rank_variable(&mut it);
     it
+}
+
+/// Every variable item is ranked by its name, and a deprecated name (one `nccl-invalid-value`
+/// reports, such as `NCCL_ASYNC_ERROR_HANDLING`) after every current one, tagged deprecated
+/// and saying its replacement: a client sorts by `sortText`, and without one by the label,
+/// which put `NCCL_ASYNC_ERROR_HANDLING` first among `NCCL_`.
+fn rank_variable(it: &mut CompletionItem) {
+    rank_variable_in(it, '1');
+}
+
+/// As [`rank_variable`], in the group `group` (`0` before `1`) for current names.
+fn rank_variable_in(it: &mut CompletionItem, group: char) {
+    match knowledge::replacement(&it.label) {
+        Some(new) => {
+            it.tags = Some(vec![CompletionItemTag::DEPRECATED]);
+            it.sort_text = Some(format!("9{}", it.label));
+            it.detail = Some(format!("deprecated: use `{new}`"));
+        }
+        None => it.sort_text = Some(format!("{group}{}", it.label)),
+    }
 }
 
 fn settable(name: &str) -> bool {
@@ -458,20 +481,21 @@ fn in_shell(v: &View<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
         return Some(items);
     }
     let task = a.model.tasks().find(|t| t.range.touches(offset));
-    let mut names: Vec<(String, String)> = Vec::new();
+    // The job's own variables first (group `0`), then the documented ones.
+    let mut names: Vec<(String, String, char)> = Vec::new();
     if let Some(t) = task {
         for e in &a.semantics.task(t).env {
-            names.push((e.name.clone(), format!("from `env`: `{}`", e.value)));
+            names.push((e.name.clone(), format!("from `env`: `{}`", e.value), '0'));
         }
     }
     for e in knowledge::VARIABLES {
-        names.push((e.name.to_owned(), e.doc.to_owned()));
+        names.push((e.name.to_owned(), e.doc.to_owned(), '1'));
     }
     let mut seen = std::collections::HashSet::new();
     let items = names
         .into_iter()
-        .filter(|(n, _)| n.starts_with(typed) && seen.insert(n.clone()))
-        .map(|(n, doc)| {
+        .filter(|(n, _, _)| n.starts_with(typed) && seen.insert(n.clone()))
+        .map(|(n, doc, group)| {
             let mut it = item(
                 v,
                 &n,
@@ -481,6 +505,7 @@ fn in_shell(v: &View<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
                 None,
             );
             it.detail = Some("environment variable".into());
+            rank_variable_in(&mut it, group);
             it
         })
         .collect();

@@ -1,6 +1,8 @@
-//! Hover: the rule behind a diagnostic, the documentation of a key (from the schema table),
-//! of an environment variable or torchrun flag, and a one-line summary of a job, service,
-//! volume or file where it is defined or referenced.
+//! Hover: what the thing under the cursor is, then the rules of the findings there. What it
+//! is: a one-line summary of a job, service, volume or file where it is defined or
+//! referenced, the documentation of a key (from the schema table), of an environment
+//! variable, a torchrun flag or `exec_all` (with what it starts here), and a launch as it
+//! runs on its launcher word.
 
 use crate::diagnostics::rule_doc_url;
 use crate::knowledge;
@@ -15,16 +17,19 @@ use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 
 pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
     let a = v.analysis;
+    // What the thing under the cursor is, first; the rules of the findings there after it
+    // (a finding on a job's name, such as the note that cluster checks are off, does not
+    // hide what the job is).
     let mut sections: Vec<String> = Vec::new();
     let mut range: Option<TextRange> = None;
-
-    // Rules of the findings under the cursor.
+    let mut rules: Vec<String> = Vec::new();
+    let mut rule_range: Option<TextRange> = None;
     let mut seen = Vec::new();
     for d in a.diagnostics.iter().filter(|d| d.range.touches(offset)) {
         if !seen.contains(&d.rule) {
             seen.push(d.rule);
-            sections.push(rule_markdown(d.rule));
-            range.get_or_insert(d.range);
+            rules.push(rule_markdown(d.rule));
+            rule_range.get_or_insert(d.range);
         }
     }
 
@@ -68,8 +73,12 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
             }
         }
     }
-    // A launcher word: the launch as it runs.
+    // A launcher word: the launch as it runs; `exec_all`: what it is and what it starts.
     if let Some(task) = a.model.tasks().find(|t| t.range.touches(offset)) {
+        if let Some((r, md)) = exec_all_markdown(a, task, offset) {
+            sections.push(md);
+            range.get_or_insert(r);
+        }
         let launches = &a.semantics.task(task).launches;
         if let Some(l) = launches.iter().find(|l| {
             l.launcher != fuzzfile_check::semantics::Launcher::ExecAll
@@ -88,6 +97,10 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
             range = Some(word_range);
         }
     }
+    if range.is_none() {
+        range = rule_range;
+    }
+    sections.extend(rules);
     if sections.is_empty() {
         return None;
     }
@@ -100,21 +113,68 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
     })
 }
 
+/// `exec_all` under the cursor (the helper word of a launch): what it is, and what it starts
+/// on how many nodes here.
+fn exec_all_markdown(
+    a: &fuzzfile_check::Analysis,
+    task: &Task,
+    offset: u32,
+) -> Option<(TextRange, String)> {
+    use fuzzfile_check::semantics::Launcher;
+    let facts = a.semantics.task(task);
+    // A launch behind `exec_all` records the helper's word; its own words are what it starts.
+    let (word, l) = facts.launches.iter().find_map(|l| {
+        let r = l.exec_all?;
+        (r.touches(offset) && !r.is_empty()).then_some((r, l))
+    })?;
+    let mut s = format!("**`exec_all`**\n\n{}", knowledge::EXEC_ALL);
+    let started = if l.launcher == Launcher::ExecAll {
+        let words: Vec<&str> = l.words.iter().take(6).map(|w| w.text.as_str()).collect();
+        let more = if l.words.len() > 6 { " …" } else { "" };
+        if words.is_empty() {
+            None
+        } else {
+            Some(format!("`{}{more}`", words.join(" ").replace('`', "'")))
+        }
+    } else {
+        Some(format!("`{}`", l.launcher.name()))
+    };
+    let nodes = facts.nodes.map(|(n, _)| n);
+    match (facts.wrapped_by_fuzzball(), nodes, started) {
+        (Some(imp), _, _) => s.push_str(&format!(
+            "\n\nHere the job's implementation is `{}`: Fuzzball already starts the command on every node, and `exec_all` is not the helper of that implementation (see `launcher-double-wrap`).",
+            imp.as_str()
+        )),
+        (None, Some(n), Some(what)) if n > 1 => s.push_str(&format!(
+            "\n\nHere: starts {what} on each of the {n} nodes (`multinode.nodes`), `RANK` 0 to {}.",
+            n - 1
+        )),
+        (None, Some(_), Some(what)) => {
+            s.push_str(&format!("\n\nHere: starts {what} on the job's one node."))
+        }
+        (None, None, Some(what)) => s.push_str(&format!(
+            "\n\nHere: starts {what}, but this job has no `multinode` section, and `exec_all` is provided in `generic` multinode jobs."
+        )),
+        (None, _, None) => {}
+    }
+    Some((word, s))
+}
+
 /// The rule's code, name, summary, the first two sections of its documentation and a link.
 pub fn rule_markdown(rule: Rule) -> String {
     let doc = fuzzfile_check::rules::documentation(rule);
-    // "What it does" and "Why is this bad?": the examples are behind the link.
+    // "What it does" and "Why is this bad?", by name (a rule may have other sections, such as
+    // the launchers it reads, between them): the rest is behind the link.
     let mut body = String::new();
-    let mut headings = 0;
+    let mut shown = true;
     for line in doc.lines() {
-        if line.starts_with("## ") {
-            headings += 1;
-            if headings > 2 {
-                break;
-            }
+        if let Some(heading) = line.strip_prefix("## ") {
+            shown = matches!(heading.trim(), "What it does" | "Why is this bad?");
         }
-        body.push_str(line);
-        body.push('\n');
+        if shown {
+            body.push_str(line);
+            body.push('\n');
+        }
     }
     format!(
         "**{} `{}`** ({}): {}\n\n{}\n[Documentation of `{}`]({})",

@@ -14,6 +14,21 @@ const fn e(name: &'static str, doc: &'static str) -> Entry {
     Entry { name, doc }
 }
 
+/// Fuzzball's `exec_all` helper (`generic` multinode jobs). The seed of the research notes
+/// says it "runs torchrun on every node" with `RANK` set to each node's rank; how it runs the
+/// command there (through the SSH wrapper, with a shell) is what the runner implements and
+/// the shell evaluator models (words are expanded again on each node).
+pub const EXEC_ALL: &str = "Fuzzball's helper of `implementation: generic`: runs the rest of the command line on every node of the job, head node first, with `RANK` set to the node's rank (0 on the head), and waits for all of them. The command is expanded again on each node, so write `'$RANK'` in single quotes to get each node's own rank; an unquoted `$RANK` is the head's.";
+
+/// The name that replaces a deprecated variable (`NCCL_ASYNC_ERROR_HANDLING` →
+/// `TORCH_NCCL_ASYNC_ERROR_HANDLING`), from the table `nccl-invalid-value` reports them by.
+pub fn replacement(name: &str) -> Option<&'static str> {
+    fuzzfile_check::rules::nccl_invalid_value::RENAMED
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map(|(_, new)| *new)
+}
+
 /// Environment variables, by exact name.
 pub const VARIABLES: &[Entry] = &[
     // Fuzzball.

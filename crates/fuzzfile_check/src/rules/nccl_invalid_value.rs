@@ -107,8 +107,9 @@ const PROTOCOLS: &[&str] = &["LL", "LL128", "Simple"];
 const PATH_LEVELS: &[&str] = &[
     "LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS",
 ];
-/// Old PyTorch names and their replacements.
-const RENAMED: &[(&str, &str)] = &[
+/// Old PyTorch names and their replacements (the language server's completion ranks them
+/// last and marks them deprecated from this table).
+pub const RENAMED: &[(&str, &str)] = &[
     (
         "NCCL_ASYNC_ERROR_HANDLING",
         "TORCH_NCCL_ASYNC_ERROR_HANDLING",

@@ -58,6 +58,67 @@ fn hover_documents_keys_rules_variables_flags_and_jobs() {
     c.shutdown();
 }
 
+/// Regression: hover on `exec_all` showed nothing, and on a job's key the note that the
+/// cluster checks are off came before (or instead of) what the job is.
+#[test]
+fn hover_on_exec_all_and_a_job_key_says_what_they_are() {
+    let (mut c, uri) = open(GENERIC);
+    let h = hover_at(&mut c, uri, GENERIC, "exec_all torchrun", 3);
+    assert!(
+        h.starts_with("range: 29:7-29:15 \"exec_all\"\n**`exec_all`**"),
+        "{h}"
+    );
+    assert!(h.contains("`RANK` set to the node's rank"), "{h}");
+    assert!(
+        h.contains(
+            "Here: starts `torchrun` on each of the 2 nodes (`multinode.nodes`), `RANK` 0 to 1."
+        ),
+        "{h}"
+    );
+    let h = hover_at(&mut c, uri, GENERIC, "nccl-torchrun:", 3);
+    assert!(
+        h.starts_with("range: 17:3-17:16 \"nccl-torchrun\"\njob `nccl-torchrun`: 2 nodes × 4 GPUs"),
+        "{h}"
+    );
+    let (summary, rest) = h.split_once("\n\n---\n\n").unwrap();
+    assert!(
+        summary.contains("`torchrun` on every node (`exec_all`)"),
+        "{h}"
+    );
+    assert!(
+        rest.starts_with("**FZ309 `cluster-profile-missing`**"),
+        "{h}"
+    );
+    c.shutdown();
+
+    // A command behind `exec_all` that is no launcher, and `exec_all` under a wrapping
+    // implementation.
+    let text = "version: v4\njobs:\n  probe:\n    image: {uri: docker://alpine:3.20}\n    script: |\n      #!/bin/sh\n      exec_all hostname -f\n    multinode: {nodes: 3, implementation: generic}\n  wrapped:\n    image: {uri: docker://alpine:3.20}\n    script: |\n      #!/bin/sh\n      exec_all uname -a\n    multinode: {nodes: 2, implementation: openmpi}\n";
+    let (mut c, uri) = open(text);
+    let h = hover_at(&mut c, uri, text, "exec_all hostname", 0);
+    assert!(
+        h.contains(
+            "Here: starts `hostname -f` on each of the 3 nodes (`multinode.nodes`), `RANK` 0 to 2."
+        ),
+        "{h}"
+    );
+    let h = hover_at(&mut c, uri, text, "exec_all uname", 8);
+    assert!(h.contains("**`exec_all`**"), "{h}");
+    assert!(
+        h.contains("Here the job's implementation is `openmpi`: Fuzzball already starts the command on every node"),
+        "{h}"
+    );
+    // The finding there comes after what `exec_all` is.
+    assert!(
+        h.find("**`exec_all`**") < h.find("**FZ210 `launcher-double-wrap`**"),
+        "{h}"
+    );
+    // Off the word: no `exec_all` section.
+    let h = hover_at(&mut c, uri, text, "hostname -f", 2);
+    assert!(!h.contains("**`exec_all`**"), "{h}");
+    c.shutdown();
+}
+
 #[test]
 fn hover_on_a_finding_explains_its_rule() {
     let (mut c, uri) = open(TRAIN);
@@ -120,6 +181,66 @@ fn complete_src(src: &str) -> (Vec<String>, Value, String) {
     let items = complete(&mut c, uri, &text, at);
     c.shutdown();
     (labels(&items), items, text)
+}
+
+/// The labels in the order a client shows them: by `sortText`, else by label (LSP).
+fn client_order(items: &Value) -> Vec<String> {
+    let mut v: Vec<(String, String)> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let label = i["label"].as_str().unwrap().to_owned();
+            let key = i["sortText"].as_str().unwrap_or(&label).to_owned();
+            (key, label)
+        })
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, l)| l).collect()
+}
+
+/// Regression: completion offered `NCCL_ASYNC_ERROR_HANDLING` first among `NCCL_` names (no
+/// `sortText`, so clients sorted by label), a name PyTorch replaced and `nccl-invalid-value`
+/// reports. Deprecated names now come after every current one, tagged deprecated, naming
+/// their replacement; in a script the job's own variables come first.
+#[test]
+fn completion_puts_deprecated_nccl_variables_last() {
+    let deprecated = [
+        "NCCL_ASYNC_ERROR_HANDLING",
+        "NCCL_BLOCKING_WAIT",
+        "NCCL_DESYNC_DEBUG",
+    ];
+    for src in [
+        "version: v4\njobs:\n  a:\n    env:\n      - NCCL_|\n",
+        "version: v4\njobs:\n  a:\n    script: |\n      #!/bin/sh\n      echo $NCCL_|\n",
+        "version: v4\njobs:\n  a:\n    script: |\n      #!/bin/sh\n      export NCCL_|\n",
+    ] {
+        let (labels, items, _) = complete_src(src);
+        for d in deprecated {
+            assert!(labels.contains(&d.to_owned()), "{src}: {labels:?}");
+        }
+        // Without a rank, a client shows them by label: among the first.
+        let mut by_label = labels.clone();
+        by_label.sort();
+        assert!(by_label[..3].contains(&"NCCL_ASYNC_ERROR_HANDLING".to_owned()));
+        let shown = client_order(&items);
+        let n = shown.len();
+        assert!(n > deprecated.len() + 5, "{shown:?}");
+        assert_eq!(shown[n - 3..], deprecated, "{src}: {shown:?}");
+        for i in items.as_array().unwrap() {
+            let old = deprecated.contains(&i["label"].as_str().unwrap());
+            assert_eq!(i["tags"] == json!([1]), old, "{i}");
+            if old {
+                let new = format!("TORCH_{}", i["label"].as_str().unwrap());
+                assert!(i["detail"].as_str().unwrap().contains(&new), "{i}");
+            }
+        }
+    }
+    let (_, items, _) = complete_src(
+        "version: v4\njobs:\n  a:\n    env: [TRAIN_STEPS=10]\n    script: |\n      #!/bin/sh\n      echo $|\n",
+    );
+    let shown = client_order(&items);
+    assert_eq!(shown[0], "TRAIN_STEPS", "{shown:?}");
 }
 
 #[test]
