@@ -479,6 +479,18 @@ fn srun_counts_follow_its_options() {
             &["srun", "-n", "4", "-l", "python", "t.py"],
             (Some(4), None),
         ),
+        // `--tasks-per-node` is `--ntasks-per-node`; `-E` takes no value.
+        (
+            &[
+                "srun",
+                "-E",
+                "--tasks-per-node=2",
+                "--gpus-per-task=2",
+                "python",
+                "t.py",
+            ],
+            (Some(2), Some(2)),
+        ),
         // The program's own -n is not srun's.
         (
             &["srun", "--kill-on-bad-exit=1", "python", "t.py", "-n", "9"],

@@ -1,9 +1,9 @@
 //! srun's command line (Slurm: srun(1), https://slurm.schedmd.com/srun.html; the option table
-//! its `getopt_long` reads is src/common/slurm_opt.c, with srun's short options
-//! `+A:b:B:c:C:d:D:e:E:G:hHi:IJ:kK::lL:m:M:n:N:o:Op:q:QsS:t:T:uvVw:W:x:XZ`: `+` stops at the
-//! first word that is not an option, which is the program). A long option takes its value
-//! after `=` or as the next word; one with an optional value (`--exclusive`, `--no-kill`)
-//! takes it only after `=`.
+//! its `getopt_long` reads is SchedMD/slurm src/common/slurm_opt.c (`gpus-per-task`,
+//! `ntasks-per-node`, `gres`: `required_argument`), earlier src/srun/libsrun/opt.c
+//! `long_options`; srun stops at the first word that is not an option, which is the
+//! program). A long option takes its value after `=` or as the next word; one with an optional
+//! value (`--exclusive`, `--kill-on-bad-exit`, `--immediate`) takes it only after `=`.
 //!
 //! The counts read here: `-n`/`--ntasks`, `-N`/`--nodes` (`min[-max]`: the most),
 //! `--ntasks-per-node`, `--gpus-per-task` (`[type:]N`), `--gpus-per-node` (`[type:]N`),
@@ -13,8 +13,9 @@ use super::args::*;
 use super::shape::{Quantity, Resources, Shape};
 use super::{Launch, Setting};
 
-/// Short options that take a value (`K` takes one only when attached).
-const SHORT_VALUE: &str = "AbBcCdDeEGiJLmMnNopqStTwWx";
+/// Short options that take a value (`K` and `I` take one only when attached; `-E`,
+/// `--preserve-env`, takes none).
+const SHORT_VALUE: &str = "AbBcCdDegGiJLmMnNopqrStTwWx";
 
 /// Long options that take no value, or one only after `=`.
 const LONG_SWITCHES: &[&str] = &[
@@ -101,8 +102,14 @@ pub(super) fn srun_args(l: &Launch) -> LauncherArgs {
                     args.get(i).map(word_value)
                 }
             };
+            // `--tasks-per-node` is another name of `--ntasks-per-node`.
+            let canonical = if name == "tasks-per-node" {
+                "ntasks-per-node"
+            } else {
+                name
+            };
             out.flags.push(Flag {
-                name: name.to_owned(),
+                name: canonical.to_owned(),
                 spelling: format!("--{name}"),
                 flag_range: w.range,
                 value,
