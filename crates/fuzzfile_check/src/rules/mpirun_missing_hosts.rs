@@ -14,7 +14,8 @@
 //!   `HYDRA_BOOTSTRAP_EXEC`). An agent that is plain `ssh` or `rsh` counts as none.
 //!
 //! A launch whose arguments are not all known before the run (`mpirun $MPI_ARGS ...`) is not
-//! reported, nor one that `exec_all` starts on every node (each node runs its own).
+//! reported, nor one that `exec_all` starts on every node (each node runs its own), nor a
+//! single process without a host list (`mpirun -np 1 ...`, meant for the head node).
 //!
 //! ## Why is this bad?
 //! Without a host list, mpirun knows only the node it runs on: every rank starts on the head
@@ -178,6 +179,10 @@ impl Check for MpirunMissingHosts {
             let hosts = has_hosts(t, l, m);
             let agent = agent(t, l, m);
             if hosts && agent == Some(true) {
+                continue;
+            }
+            // One process (`mpirun -np 1 prepare.py`) is meant for the node it runs on.
+            if !hosts && l.shape.world_size == Some(1) {
                 continue;
             }
             let hydra = hydra(l, m);
