@@ -752,6 +752,103 @@ fn torchrun_options(args: &[String]) -> BTreeMap<String, String> {
     o
 }
 
+/// `accelerate launch`'s options as its argparse parser reads them (`launch_command_parser`,
+/// `allow_abbrev=False`): up to the first positional, `--opt=v` or `--opt v`, `_` and `-` alike,
+/// no prefixes; the switches are listed, every other option takes a value.
+fn accelerate_options(args: &[String]) -> BTreeMap<String, String> {
+    const SWITCHES: &[&str] = &[
+        "--cpu",
+        "--multi-gpu",
+        "--tpu",
+        "--use-deepspeed",
+        "--use-fsdp",
+        "--use-megatron-lm",
+        "--same-network",
+        "-m",
+        "--module",
+        "--no-python",
+        "--debug",
+        "-q",
+        "--quiet",
+    ];
+    let mut o = BTreeMap::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if !a.starts_with('-') {
+            break;
+        }
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) => (n.replace('_', "-"), Some(v.to_owned())),
+            None => (a.replace('_', "-"), None),
+        };
+        let value = match inline {
+            Some(v) => v,
+            None if SWITCHES.contains(&name.as_str()) => String::new(),
+            None => {
+                i += 1;
+                args.get(i).cloned().unwrap_or_default()
+            }
+        };
+        o.insert(name, value);
+        i += 1;
+    }
+    o
+}
+
+/// The problems of `accelerate launch` calls (no config file in the corpus jobs): it starts
+/// torchrun with `--nproc_per_node = num_processes // num_machines` (num_processes defaults to
+/// the GPUs of the node), `--nnodes = num_machines` (default 1) and, on several machines,
+/// `--node_rank = int(machine_rank)`, which stops at start-up when `--machine_rank` is not given
+/// (accelerate/utils/launch.py `prepare_multi_gpu_env`).
+fn accelerate_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
+    let calls: Vec<(&Call, BTreeMap<String, String>)> = job
+        .calls
+        .iter()
+        .filter(|c| c.prog == "accelerate" && c.args.first().is_some_and(|a| a == "launch"))
+        .map(|c| (c, accelerate_options(&c.args[1..])))
+        .collect();
+    for (_, o) in &calls {
+        if o.contains_key("--config-file") {
+            continue; // its values are not in the arguments
+        }
+        let cpu = o.contains_key("--cpu");
+        if job.gpus == 0 && !cpu {
+            found.insert("gpu-request-missing");
+        }
+        let machines: u64 = o
+            .get("--num-machines")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        let processes: u64 = o
+            .get("--num-processes")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(job.gpus);
+        if !cpu && job.gpus > 0 && machines > 0 && processes / machines != job.gpus {
+            found.insert("torchrun-nproc-mismatch");
+        }
+        if machines != job.nodes {
+            found.insert("torchrun-nnodes-mismatch");
+        }
+        if machines > 1 && !o.contains_key("--machine-rank") {
+            found.insert("torchrun-missing-node-rank");
+        }
+        if machines > 1 && !o.contains_key("--main-process-ip") {
+            found.insert("torchrun-missing-master-addr");
+        }
+    }
+    if job.nodes > 1 {
+        let ranks: Vec<&String> = calls
+            .iter()
+            .filter_map(|(_, o)| o.get("--machine-rank"))
+            .collect();
+        let distinct: BTreeSet<&&String> = ranks.iter().collect();
+        if distinct.len() < ranks.len() {
+            found.insert("torchrun-missing-node-rank");
+        }
+    }
+}
+
 /// The launch problems that follow from what the launchers received, in the rules' terms.
 fn problems(job: &Job) -> BTreeSet<&'static str> {
     let mut found = BTreeSet::new();
@@ -791,6 +888,7 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
             _ => {}
         }
     }
+    accelerate_problems(job, &mut found);
     if torchruns.iter().any(|(c, _)| !c.env.is_empty()) {
         found.insert("nccl-invalid-value");
     }

@@ -114,7 +114,9 @@ impl Check for TorchrunMissingNodeRank {
                 Reach::FromHead => {
                     // deepspeed with a hostfile starts every host itself: started on each node
                     // by `exec_all`, each node starts the whole job again.
-                    if let Some(at) = inv.exec_all {
+                    let hostfile = inv.launcher == Launcher::Deepspeed
+                        && inv.setting("hostfile").is_some();
+                    if let (Some(at), true) = (inv.exec_all, hostfile) {
                         out.push(
                             Diagnostic::new(Rule::TorchrunMissingNodeRank, inv.range(), format!("`exec_all` starts {name} on each of the {n} nodes, and each one starts the hosts of its hostfile itself: the job is started {n} times over"))
                                 .with_label(at, "started on every node here")

@@ -157,7 +157,8 @@ pub enum Reach {
     /// --no_ssh`).
     EachNode,
     /// Started once, on the head node, it starts the other nodes itself (deepspeed with a
-    /// hostfile, over pdsh or the launcher it names).
+    /// hostfile, over pdsh or the launcher it names; accelerate's DeepSpeed on several
+    /// machines); also a deepspeed whose hostfile an argument of unknown value may name.
     FromHead,
     /// Runs on its own node only, whatever the job's nodes (deepspeed without a hostfile).
     OneNode,
@@ -271,7 +272,13 @@ impl Launch {
     /// How the launch reaches the nodes of a multinode job.
     pub fn reach(&self) -> Reach {
         match self.launcher {
-            Launcher::Deepspeed if !deepspeed::has_hostfile(self) => Reach::OneNode,
+            // Without a hostfile (and no argument of unknown value that may name one).
+            Launcher::Deepspeed
+                if !deepspeed::has_hostfile(self)
+                    && !self.parsed.as_ref().is_some_and(|a| a.incomplete) =>
+            {
+                Reach::OneNode
+            }
             Launcher::Deepspeed if deepspeed::no_ssh(self) => Reach::EachNode,
             Launcher::Deepspeed => Reach::FromHead,
             Launcher::Accelerate if accelerate::starts_other_nodes(self) => Reach::FromHead,
