@@ -25,7 +25,9 @@
 //! NVIDIA/nccl tag `v2.20.3-1`, whose notes say "Add support for inter-node NVLink
 //! communication"; `v2.19.4-1` has no MNNVL code). On a cluster profile with `mnnvl = true`, a
 //! multinode GPU job whose image has an older NCCL is reported as a `warning`: it runs, but its
-//! nodes talk over the network, and an IMEX channel changes nothing. (`nccl-mnnvl-no-imex` is
+//! nodes talk over the network, and an IMEX channel changes nothing. A job that sets
+//! `NCCL_MNNVL_ENABLE=0` (or whose profile's `[nccl-defaults]` does) chose the network and is not
+//! reported. (`nccl-mnnvl-no-imex` is
 //! silent for such an image.) This is a finding of this rule, not a rule of its own, because
 //! the cause and the fix are the same: an image too old for the hardware it runs on.
 //!
@@ -63,7 +65,7 @@
 use super::{Check, Context, TaskContext};
 use crate::gpu::ngc::{self, cuda_str, nccl_str, Bound, Cuda, Evidence, TagDate, NCCL_FIRST_MNNVL};
 use crate::gpu::{
-    candidates, gpu_products, multinode_gpu_job, parse_cuda, product_pin, GpuProduct,
+    candidates, env_get, gpu_products, multinode_gpu_job, parse_cuda, product_pin, GpuProduct,
 };
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity, TextRange};
 use fuzzfile_model::values::ImageScheme;
@@ -168,6 +170,24 @@ fn bound_phrase<V: Copy>(
     format!("{base}; NGC tags never move to an older {kind}")
 }
 
+/// `probably ` for what rests on sibling rows.
+fn probably(admit: Evidence) -> &'static str {
+    match admit {
+        Evidence::Confirmed => "",
+        Evidence::Sibling => "probably ",
+    }
+}
+
+/// For a version read on a row of the tag itself: where a sibling row comes from.
+fn sibling_note(admit: Evidence) -> &'static str {
+    match admit {
+        Evidence::Confirmed => "",
+        Evidence::Sibling => {
+            " (read on NVIDIA's release notes of another container of the same month, not confirmed for PyTorch)"
+        }
+    }
+}
+
 /// The earliest confirmed NGC PyTorch tag whose CUDA is at least `need` and below `dropped`.
 fn earliest_tag_with(need: Cuda, dropped: Option<u32>) -> Option<(TagDate, Cuda)> {
     ngc::rows()
@@ -263,10 +283,6 @@ fn cuda_fit(ctx: &Context<'_>, facts: &TaskContext<'_>, img: &Image, out: &mut V
             None => d.with_help(format!("{help}; the GPU comes from {where_from}")),
         }
     };
-    let probably = |admit: Evidence| match admit {
-        Evidence::Confirmed => "",
-        Evidence::Sibling => "probably ",
-    };
     for admit in [Evidence::Confirmed, Evidence::Sibling] {
         let Some((b, exact)) = cuda_known(img, admit) else {
             return;
@@ -277,7 +293,12 @@ fn cuda_fit(ctx: &Context<'_>, facts: &TaskContext<'_>, img: &Image, out: &mut V
         };
         if let Some(upper) = b.upper.filter(|u| u.value < need) {
             let built = if exact {
-                format!("built on CUDA {}", cuda_str(upper.value))
+                format!(
+                    "{}built on CUDA {}{}",
+                    probably(admit),
+                    cuda_str(upper.value),
+                    sibling_note(admit)
+                )
             } else {
                 format!(
                     "{}built on CUDA {} at most ({})",
@@ -316,7 +337,12 @@ fn cuda_fit(ctx: &Context<'_>, facts: &TaskContext<'_>, img: &Image, out: &mut V
         if let (Some(dropped), Some(lower)) = (dropped, b.lower) {
             if lower.value.0 >= dropped {
                 let built = if exact {
-                    format!("built on CUDA {}", cuda_str(lower.value))
+                    format!(
+                        "{}built on CUDA {}{}",
+                        probably(admit),
+                        cuda_str(lower.value),
+                        sibling_note(admit)
+                    )
                 } else {
                     format!(
                         "{}built on CUDA {} or later ({})",
@@ -354,7 +380,16 @@ fn mnnvl_support(
     let ImageKind::Ngc(tag) = img.kind else {
         return;
     };
-    if !ctx.profile.is_some_and(|p| p.mnnvl) {
+    let Some(profile) = ctx.profile.filter(|p| p.mnnvl) else {
+        return;
+    };
+    // A job that turns MNNVL off asked for the network: nothing to say.
+    if env_get(&facts.env, "NCCL_MNNVL_ENABLE").is_some_and(|e| e.value.trim() == "0")
+        || profile
+            .nccl_defaults
+            .get("NCCL_MNNVL_ENABLE")
+            .is_some_and(|v| v.trim() == "0")
+    {
         return;
     }
     let Some((n, nodes_range)) = multinode_gpu_job(ctx, facts.task) else {
@@ -369,15 +404,16 @@ fn mnnvl_support(
             continue;
         };
         let ships = if b.exact(tag).is_some() {
-            format!("ships NCCL {}", nccl_str(upper.value))
+            format!(
+                "{}ships NCCL {}{}",
+                probably(admit),
+                nccl_str(upper.value),
+                sibling_note(admit)
+            )
         } else {
             format!(
                 "{}ships NCCL {} at most ({})",
-                if admit == Evidence::Sibling {
-                    "probably "
-                } else {
-                    ""
-                },
+                probably(admit),
                 nccl_str(upper.value),
                 bound_phrase(&b, "NCCL", nccl_str, admit)
             )
