@@ -13,6 +13,7 @@ use crate::server::View;
 use fuzzfile_check::{Rule, TextRange};
 use fuzzfile_model::schema::{self, KeySpec, Status, Versions};
 use fuzzfile_model::{Fuzzfile, Task};
+use fuzzfile_syntax::NodeId;
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 
 pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
@@ -41,6 +42,14 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
             sections.push(md);
             range = Some(sym.range);
             on_name = true;
+        }
+    }
+    if let Some((entry, true)) = hit.entry {
+        if a.tree.is_merge_key(entry.key) {
+            if let Some(md) = merge_key_markdown(a, entry) {
+                sections.push(md);
+                range.get_or_insert(a.tree.node(entry.key).range);
+            }
         }
     }
     if let Some((entry, on_key)) = hit.entry {
@@ -113,6 +122,48 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
     })
 }
 
+/// A YAML merge key `<<`: what it brings into its mapping (the keys the mapping does not write
+/// itself, and where each comes from), as Fuzzball's decoder merges them.
+fn merge_key_markdown(
+    a: &fuzzfile_check::Analysis,
+    entry: fuzzfile_syntax::Entry,
+) -> Option<String> {
+    let tree = &a.tree;
+    // The mapping holding this entry.
+    let map = tree.nodes().find_map(|(id, n)| match &n.kind {
+        fuzzfile_syntax::NodeKind::Mapping { entries, .. }
+            if entries.iter().any(|e| e.key == entry.key) =>
+        {
+            Some(id)
+        }
+        _ => None,
+    })?;
+    let own: Vec<NodeId> = tree.entries(map)?.iter().map(|e| e.key).collect();
+    let merged = tree.merged_entries(map)?;
+    let brought: Vec<String> = merged
+        .iter()
+        .filter(|e| !own.contains(&e.key))
+        .take(20)
+        .map(|e| {
+            let line = a
+                .line_index
+                .line_col(&a.text, tree.node(e.key).range.start)
+                .line;
+            format!("`{}` (line {line})", tree.text(e.key).unwrap_or("?"))
+        })
+        .collect();
+    let mut s = String::from("**`<<`** YAML merge key: the entries of the mapping it names (or of each mapping of a list, the first one winning) belong to this mapping too, as Fuzzball's decoder (Go `yaml.v3`) reads them; a key written here wins, and a merged value is replaced whole, not merged.");
+    if brought.is_empty() {
+        s.push_str("\n\nHere it brings nothing this mapping does not write itself.");
+    } else {
+        s.push_str(&format!("\n\nHere it brings {}.", brought.join(", ")));
+    }
+    if let Some((_, message)) = tree.merge_problem(entry.value) {
+        s.push_str(&format!("\n\nFuzzball refuses this value: {message}."));
+    }
+    Some(s)
+}
+
 /// `exec_all` under the cursor (the helper word of a launch): what it is, and what it starts
 /// on how many nodes here.
 fn exec_all_markdown(
@@ -176,8 +227,12 @@ pub fn rule_markdown(rule: Rule) -> String {
             body.push('\n');
         }
     }
+    // A renamed rule says its former names (still accepted in configs and suppressions).
+    let former = fuzzfile_check::rules::former_names_sentence(fuzzfile_check::rules::meta(rule))
+        .map(|s| format!("{s}\n\n"))
+        .unwrap_or_default();
     format!(
-        "**{} `{}`** ({}): {}\n\n{}\n[Documentation of `{}`]({})",
+        "**{} `{}`** ({}): {}\n\n{former}{}\n[Documentation of `{}`]({})",
         rule.code(),
         rule.name(),
         rule.default_severity(),

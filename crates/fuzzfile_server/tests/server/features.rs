@@ -119,6 +119,24 @@ fn hover_on_exec_all_and_a_job_key_says_what_they_are() {
     c.shutdown();
 }
 
+/// A merge key says what it brings into its mapping, and from where.
+#[test]
+fn hover_on_a_merge_key_lists_what_it_brings() {
+    let text = "version: v4\njobs:\n  train:\n    image: {uri: docker://alpine:3.20}\n    command: [nvidia-smi]\n    resource: &gpu\n      cpu: {cores: 32}\n      memory: {size: 64GiB}\n      devices: {nvidia.com/gpu: 4}\n  eval:\n    image: {uri: docker://alpine:3.20}\n    command: [nvidia-smi]\n    resource:\n      <<: *gpu\n      cpu: {cores: 8}\n";
+    let (mut c, uri) = open(text);
+    let h = hover_at(&mut c, uri, text, "<<", 1);
+    assert!(
+        h.starts_with("range: 14:7-14:9 \"<<\"\n**`<<`** YAML merge key"),
+        "{h}"
+    );
+    // `cpu` is written beside it: not brought.
+    assert!(
+        h.contains("Here it brings `memory` (line 8), `devices` (line 9)."),
+        "{h}"
+    );
+    c.shutdown();
+}
+
 #[test]
 fn hover_on_a_finding_explains_its_rule() {
     let (mut c, uri) = open(TRAIN);
