@@ -21,7 +21,9 @@
 //!   the network without a word;
 //! - at least 2.27.3: the error names the image's NCCL;
 //! - otherwise (another image, or a tag whose NCCL no confirmed row bounds): the error says
-//!   that NCCL 2.27.3 and later stop.
+//!   that NCCL 2.27.3 and later stop. When rows of other containers of the same month (not
+//!   confirmed for PyTorch) put the tag's NCCL below 2.27.3, the help says that the job
+//!   probably falls back instead; the finding stays an error, since that is not confirmed.
 //!
 //! ## Why is this bad?
 //! NCCL detects MNNVL when more than one node takes part (`NCCL_MNNVL_ENABLE` defaults to 2,
@@ -130,6 +132,17 @@ fn image_outcome(b: &Bound<Nccl>, tag: TagDate, text: &str) -> Outcome {
     Outcome::Unknown
 }
 
+/// What rows of other containers of the same months say, when no confirmed row decides: an
+/// NCCL below 2.27.3 is likely, not confirmed, so it only goes into the help.
+fn sibling_note(b: &Bound<Nccl>, text: &str) -> Option<String> {
+    let u = b.upper.filter(|u| u.value < NCCL_MNNVL_NEEDS_IMEX)?;
+    Some(format!(
+        "NVIDIA's release notes of another container of {} list NCCL {} and NGC tags never move to an older NCCL, so NGC PyTorch {text} probably has an NCCL that does not stop but uses the network (not confirmed for PyTorch)",
+        u.tag,
+        nccl_str(u.value)
+    ))
+}
+
 impl Check for NcclMnnvlNoImex {
     fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
         let task = facts.task;
@@ -172,13 +185,17 @@ impl Check for NcclMnnvlNoImex {
             .as_ref()
             .and_then(|i| i.uri.as_ref())
             .and_then(|u| ngc::pytorch_tag(&u.value));
+        let mut note = None;
         let (outcome, severity) = match image_tag {
             Some((tag, text)) => {
                 match image_outcome(&ngc::nccl_bound(tag, Evidence::Confirmed), tag, text) {
                     Outcome::NoMnnvl => return,
                     Outcome::FallsBack(m) => (m, Some(Severity::Warning)),
                     Outcome::Stops(m) => (m, None),
-                    Outcome::Unknown => (UNKNOWN.to_owned(), None),
+                    Outcome::Unknown => {
+                        note = sibling_note(&ngc::nccl_bound(tag, Evidence::Sibling), text);
+                        (UNKNOWN.to_owned(), None)
+                    }
                 }
             }
             None => (UNKNOWN.to_owned(), None),
@@ -203,7 +220,10 @@ impl Check for NcclMnnvlNoImex {
             ),
         )
         .with_label(nodes_range, format!("runs on {n} nodes"))
-        .with_help(help);
+        .with_help(match note {
+            Some(note) => format!("{help}; {note}"),
+            None => help.to_owned(),
+        });
         if let Some(s) = severity {
             d = d.with_severity(s);
         }
