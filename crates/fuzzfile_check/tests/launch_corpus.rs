@@ -380,6 +380,7 @@ const STUBS: &[&str] = &[
     "mpirun",
     "deepspeed",
     "accelerate",
+    "fabric",
     "tune",
     "llamafactory-cli",
     "fairseq-train",
@@ -849,6 +850,125 @@ fn accelerate_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
     }
 }
 
+/// `fabric run`'s options as its click command `_run` reads them (lightning/fabric/cli.py):
+/// anywhere among the arguments, `--opt=v` or `--opt v`, the spellings it lists, no prefixes,
+/// `--` ends them.
+fn fabric_options(args: &[String]) -> BTreeMap<String, String> {
+    const OPTIONS: &[(&str, &str)] = &[
+        ("--accelerator", "accelerator"),
+        ("--strategy", "strategy"),
+        ("--devices", "devices"),
+        ("--num-nodes", "num-nodes"),
+        ("--num_nodes", "num-nodes"),
+        ("--node-rank", "node-rank"),
+        ("--node_rank", "node-rank"),
+        ("--main-address", "main-address"),
+        ("--main_address", "main-address"),
+        ("--main-port", "main-port"),
+        ("--main_port", "main-port"),
+        ("--precision", "precision"),
+    ];
+    let mut o = BTreeMap::new();
+    let mut i = 0;
+    while i < args.len() && args[i] != "--" {
+        let (name, inline) = match args[i].split_once('=') {
+            Some((n, v)) => (n, Some(v.to_owned())),
+            None => (args[i].as_str(), None),
+        };
+        if let Some((_, key)) = OPTIONS.iter().find(|(s, _)| *s == name) {
+            let v = match inline {
+                Some(v) => v,
+                None => {
+                    i += 1;
+                    args.get(i).cloned().unwrap_or_default()
+                }
+            };
+            o.insert((*key).to_owned(), v);
+        }
+        i += 1;
+    }
+    o
+}
+
+/// The problems of `fabric run` calls: it starts torchrun with `--nproc_per_node` the
+/// processes for `--devices` (a number, or the length of a list; default 1), `--nnodes` from
+/// `--num-nodes` (default 1), `--node_rank` from `--node-rank` (default 0) and `--master_addr`
+/// from `--main-address` (default 127.0.0.1).
+fn fabric_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
+    let calls: Vec<(&Call, BTreeMap<String, String>)> = job
+        .calls
+        .iter()
+        .filter(|c| c.prog == "fabric" && c.args.first().is_some_and(|a| a == "run"))
+        .map(|c| (c, fabric_options(&c.args[1..])))
+        .collect();
+    let get = |o: &BTreeMap<String, String>, k: &str, d: &str| {
+        o.get(k).cloned().unwrap_or_else(|| d.to_owned())
+    };
+    let head: [&str; 2] = ["10.0.0.1", job.hosts.first().map_or("", String::as_str)];
+    for (_, o) in &calls {
+        let cpu = get(o, "accelerator", "") == "cpu";
+        if job.gpus == 0 && !cpu {
+            found.insert("gpu-request-missing");
+        }
+        let devices = get(o, "devices", "1");
+        let per_node = if devices.contains(',') {
+            Some(devices.split(',').filter(|d| !d.is_empty()).count() as u64)
+        } else {
+            devices.parse::<u64>().ok()
+        };
+        if !cpu && job.gpus > 0 && per_node.is_some_and(|n| n != job.gpus) {
+            found.insert("torchrun-nproc-mismatch");
+        }
+        if get(o, "num-nodes", "1").parse::<u64>().ok() != Some(job.nodes) {
+            found.insert("torchrun-nnodes-mismatch");
+        }
+        if job.nodes > 1 && !head.contains(&get(o, "main-address", "127.0.0.1").as_str()) {
+            found.insert("torchrun-missing-master-addr");
+        }
+    }
+    if job.nodes > 1 && !calls.is_empty() {
+        let on: BTreeSet<&str> = calls.iter().map(|(c, _)| c.node.as_str()).collect();
+        let ranks: Vec<String> = calls
+            .iter()
+            .map(|(_, o)| get(o, "node-rank", "0"))
+            .collect();
+        let distinct: BTreeSet<&String> = ranks.iter().collect();
+        if (on.len() as u64) < job.nodes || distinct.len() < ranks.len() {
+            found.insert("torchrun-missing-node-rank");
+        }
+    }
+}
+
+/// The problems of `deepspeed` calls with a hostfile and without `--no_ssh` (runner.py `main`):
+/// such a runner starts every host of the hostfile itself, so more than one of them starts the
+/// job more than once. `--num_gpus` is the processes per node.
+fn deepspeed_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
+    let calls: Vec<&Call> = job.calls.iter().filter(|c| c.prog == "deepspeed").collect();
+    let value = |c: &Call, flag: &str| {
+        let i = c.args.iter().position(|a| a == flag)?;
+        c.args.get(i + 1).cloned()
+    };
+    let from_head: Vec<&&Call> = calls
+        .iter()
+        .filter(|c| {
+            c.args.iter().any(|a| a == "--hostfile") && !c.args.iter().any(|a| a == "--no_ssh")
+        })
+        .collect();
+    if from_head.len() > 1 {
+        found.insert("torchrun-missing-node-rank");
+    }
+    for c in &calls {
+        if let Some(n) = value(c, "--num_gpus").and_then(|v| v.parse::<u64>().ok()) {
+            if job.gpus > 0 && n != job.gpus {
+                found.insert("torchrun-nproc-mismatch");
+            }
+        }
+        if job.gpus == 0 {
+            found.insert("gpu-request-missing");
+        }
+    }
+}
+
 /// The launch problems that follow from what the launchers received, in the rules' terms.
 fn problems(job: &Job) -> BTreeSet<&'static str> {
     let mut found = BTreeSet::new();
@@ -889,6 +1009,8 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
         }
     }
     accelerate_problems(job, &mut found);
+    fabric_problems(job, &mut found);
+    deepspeed_problems(job, &mut found);
     if torchruns.iter().any(|(c, _)| !c.env.is_empty()) {
         found.insert("nccl-invalid-value");
     }
