@@ -13,6 +13,12 @@
 //!   environment (`OMPI_MCA_plm_rsh_agent`, `PRTE_MCA_plm_ssh_agent`, `HYDRA_LAUNCHER_EXEC`,
 //!   `HYDRA_BOOTSTRAP_EXEC`). An agent that is plain `ssh` or `rsh` counts as none.
 //!
+//! `horovodrun` in such a job is reported too: without `-H`, `--hostfile` or
+//! `--host-discovery-script` it starts every process on `localhost` (horovod/runner/launch.py
+//! `_run`); with other hosts it reaches them with ssh (it first runs `ssh HOST true` to each,
+//! `_check_all_hosts_ssh_successful`), which the SSH wrapper cannot stand in for: a warning,
+//! with `mpirun` as Horovod's own "Run Horovod with Open MPI" starts it as the way instead.
+//!
 //! A launch whose arguments are not all known before the run (`mpirun $MPI_ARGS ...`) is not
 //! reported, nor one that `exec_all` starts on every node (each node runs its own), nor a
 //! single process without a host list (`mpirun -np 1 ...`, meant for the head node).
@@ -169,11 +175,18 @@ impl Check for MpirunMissingHosts {
             return;
         };
         for l in t.launches() {
-            if l.launcher != Launcher::Mpirun || l.exec_all.is_some() || l.site != Site::Head {
+            if l.exec_all.is_some() || l.site != Site::Head {
                 continue;
             }
             let Some(m) = &l.parsed else { continue };
             if m.incomplete {
+                continue;
+            }
+            if l.launcher == Launcher::Horovodrun {
+                out.extend(horovodrun(l, nodes, nodes_range));
+                continue;
+            }
+            if l.launcher != Launcher::Mpirun {
                 continue;
             }
             let hosts = has_hosts(t, l, m);
@@ -226,4 +239,58 @@ impl Check for MpirunMissingHosts {
             );
         }
     }
+}
+
+/// horovodrun in a generic job: without `-H`, `--hostfile` or a discovery script it runs every
+/// process on `localhost` (launch.py `_run`); with other hosts it first checks that it can
+/// `ssh HOST true` to each (`_check_all_hosts_ssh_successful`) and starts them over ssh, which
+/// neither `--mpi-args` nor the SSH wrapper changes.
+fn horovodrun(
+    l: &Launch,
+    nodes: u64,
+    nodes_range: fuzzfile_diagnostics::TextRange,
+) -> Option<Diagnostic> {
+    let word = l.words.first().map_or(l.range(), |w| w.range);
+    // `-H localhost:4` names the head node only.
+    let local_only = l
+        .setting("hosts")
+        .and_then(|s| s.value.literal())
+        .is_some_and(|v| {
+            v.split(',').all(|h| {
+                let host = h.rsplit_once(':').map_or(h, |(h, _)| h).trim();
+                matches!(host, "localhost" | "127.0.0.1")
+            })
+        });
+    let hosts = ["hosts", "hostfile", "host-discovery-script"]
+        .iter()
+        .any(|n| l.setting(n).is_some())
+        && !local_only;
+    if !hosts {
+        if l.shape.world_size == Some(1) {
+            return None;
+        }
+        return Some(
+            Diagnostic::new(
+                Rule::MpirunMissingHosts,
+                word,
+                if local_only {
+                    format!("`horovodrun` on `localhost` only in a job of {nodes} nodes: every process starts on the head node")
+                } else {
+                    format!("`horovodrun` without `-H` or `--hostfile` in a job of {nodes} nodes: every process starts on the head node (`localhost:<np>`)")
+                },
+            )
+            .with_label(nodes_range, format!("{nodes} nodes"))
+            .with_help("start the processes with mpirun over the job's hosts, as Horovod's \"Run Horovod with Open MPI\" does: `mpirun -H $MULTINODE_HOSTLIST --mca plm_rsh_agent $MULTINODE_SSH_WRAPPER -np $MULTINODE_TOTAL_SLOTS python train.py`"),
+        );
+    }
+    Some(
+        Diagnostic::new(
+            Rule::MpirunMissingHosts,
+            word,
+            "`horovodrun` reaches the other hosts with ssh (it runs `ssh HOST true` to each before it starts), not through Fuzzball's SSH wrapper",
+        )
+        .with_severity(fuzzfile_diagnostics::Severity::Warning)
+        .with_label(nodes_range, format!("{nodes} nodes"))
+        .with_help("start the processes with mpirun, as Horovod's \"Run Horovod with Open MPI\" does: `mpirun -H $MULTINODE_HOSTLIST --mca plm_rsh_agent $MULTINODE_SSH_WRAPPER -np $MULTINODE_TOTAL_SLOTS python train.py`"),
+    )
 }
