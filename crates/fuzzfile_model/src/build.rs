@@ -239,6 +239,10 @@ impl<'a> Builder<'a> {
     /// `fuzzfile_syntax`'s `merge.rs`). A merge value the decoder refuses is an
     /// `invalid-value` error.
     fn map_entries(&mut self, id: NodeId, what: &str) -> Vec<(Key<'a>, NodeId)> {
+        // Once the walk budget is spent, nothing is read (merging costs what it brings).
+        if self.exhausted {
+            return Vec::new();
+        }
         let rid = self.tree.resolve(id);
         let tree: &'a Tree = self.tree;
         let Some(entries) = tree.merged_entries(rid) else {

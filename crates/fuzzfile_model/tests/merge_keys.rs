@@ -142,3 +142,33 @@ jobs:
         "{found:?}"
     );
 }
+
+/// Merge keys cannot make the walk run away: 5,000 jobs each merging an anchor of 2,000
+/// annotations ask for ten million entries; the walk stops at its budget with the
+/// "aliases expand this document" error, in time proportional to the text.
+#[test]
+fn many_merges_of_a_large_anchor_stop_at_the_walk_budget() {
+    let mut text = String::from("version: v4\njobs:\n  base:\n    image: {uri: docker://alpine:3.20}\n    command: [true]\n    resource:\n      annotations: &big\n");
+    for i in 0..2_000 {
+        text.push_str(&format!("        k{i}: v\n"));
+    }
+    for j in 0..5_000 {
+        text.push_str(&format!(
+            "  j{j}:\n    image: {{uri: docker://alpine:3.20}}\n    command: [true]\n    resource:\n      annotations: {{<<: *big}}\n"
+        ));
+    }
+    let start = std::time::Instant::now();
+    let (m, diags) = model(&text);
+    let took = start.elapsed();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.rule == Rule::YamlSyntax && d.message.contains("aliases expand")),
+        "{:?}",
+        diags.iter().take(3).collect::<Vec<_>>()
+    );
+    // The jobs read before the budget ran out have every merged annotation.
+    let first = m.task("j0").unwrap();
+    assert_eq!(first.resource.as_ref().unwrap().annotations.len(), 2_000);
+    assert!(took.as_secs() < 20, "{took:?}");
+}
