@@ -11,6 +11,7 @@
 //! never re-parse text; pure functions, no I/O.
 
 pub mod config;
+pub mod devices;
 pub mod edits;
 pub mod fixes;
 pub mod gpu;

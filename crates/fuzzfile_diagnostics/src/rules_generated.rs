@@ -40,4 +40,9 @@ rules! {
     ClusterProfileMissing => ("FZ309", "cluster-profile-missing", Info, Gpu, "GPU jobs checked without a cluster profile: rules that need cluster facts are off"),
     GpuRequestExceedsNode => ("FZ310", "gpu-request-exceeds-node", Error, Gpu, "A job that requests more GPUs per node than the cluster's nodes have"),
     NcclIbHcaUnknown => ("FZ311", "nccl-ib-hca-unknown", Warning, Gpu, "`NCCL_IB_HCA` naming adapters the cluster's nodes do not have"),
+    ImexChannelUnavailable => ("FZ312", "imex-channel-unavailable", Error, Gpu, "An IMEX channel requested on a cluster whose profile has no IMEX, or no Multi-Node NVLink to use it"),
+    GpuProductNotInCluster => ("FZ313", "gpu-product-not-in-cluster", Error, Gpu, "A GPU product annotation that matches none of the cluster's GPU products, so the job is never scheduled"),
+    ImexChannelsAll => ("FZ314", "imex-channels-all", Warning, Gpu, "`NVIDIA_IMEX_CHANNELS=all`: no channel under the NVIDIA Container Toolkit, or every channel of the NVLink domain where honoured"),
+    InfinibandOnEthernet => ("FZ315", "infiniband-on-ethernet", Warning, Gpu, "`/dev/infiniband` planned for a multinode task on a cluster whose profile says Ethernet"),
+    NvlinkDomainSpanned => ("FZ316", "nvlink-domain-spanned", Info, Gpu, "A multinode job of more nodes than one NVLink domain holds: NCCL uses the network between domains"),
 }

@@ -495,31 +495,18 @@ impl Lowering<'_> {
             })
             .collect();
 
-        let mut devices = Vec::new();
-        if t.multinode.is_some() {
-            devices.push(Device {
-                path: "/dev/infiniband".into(),
-                reason: "Fuzzball exposes the InfiniBand devices to multinode containers".into(),
-            });
-        }
-        if let Some(e) = env.iter().find(|e| e.name == "NVIDIA_IMEX_CHANNELS") {
-            let channels: Vec<&str> = e.value.split(',').map(str::trim).collect();
-            if channels.iter().all(|c| c.parse::<u32>().is_ok()) {
-                for c in channels {
-                    devices.push(Device {
-                        path: format!("/dev/nvidia-caps-imex-channels/channel{c}"),
-                        reason: "NVIDIA_IMEX_CHANNELS requests this IMEX channel".into(),
-                    });
-                }
-            } else {
-                notes.push(format!(
-                    "NVIDIA_IMEX_CHANNELS={} names no channel numbers; no IMEX channel device is added",
-                    e.value
-                ));
-            }
-        }
-        devices.sort_by(|x, y| x.path.cmp(&y.path));
-        devices.dedup_by(|x, y| x.path == y.path);
+        // `/dev/infiniband` and the IMEX channels: decided once in `fuzzfile_check::devices`,
+        // which the cluster rules read too.
+        let planned = fuzzfile_check::devices::planned_devices(t, self.a.semantics.task(t));
+        notes.extend(planned.notes);
+        let devices: Vec<Device> = planned
+            .devices
+            .into_iter()
+            .map(|d| Device {
+                path: d.path,
+                reason: d.reason,
+            })
+            .collect();
 
         let network = t.network.as_ref().map(|n| {
             let mut ports: Vec<Port> = n

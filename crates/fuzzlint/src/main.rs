@@ -5,6 +5,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod cluster_note;
 mod detect;
 mod discover;
 mod output;
@@ -363,6 +364,9 @@ fn check(args: CheckArgs) -> ExitCode {
         }
     }
 
+    // GPU jobs checked without a cluster profile: one note for the run, not a finding per file.
+    let cluster_note = cluster_note::take(&mut checked);
+
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -373,6 +377,14 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if let Some(note) = &cluster_note {
+        // Standard output of the machine formats is what their readers parse.
+        if args.format == Format::Human {
+            let _ = writeln!(out, "{note}\n");
+        } else {
+            eprintln!("{note}");
+        }
+    }
     let written = match args.format {
         Format::Human => output::human::write(
             &mut out,

@@ -1,13 +1,25 @@
 //! ## What it does
-//! Notes, once per file, that the file has a multinode GPU job (`multinode.nodes` > 1, with
-//! GPUs requested, a GPU launcher or `NCCL_*` settings) but the analysis has no cluster
-//! profile, so the rules that need cluster facts are off: `nccl-ib-hca-missing` (FZ301),
-//! `nccl-mnnvl-no-imex` (FZ302) and `nccl-net-unavailable` (FZ306).
+//! Notes, once per file, that the file has a GPU job or service (GPUs requested, a GPU
+//! launcher or `NCCL_*` settings) but the analysis has no cluster profile, so the rules that
+//! need cluster facts are off: `nccl-ib-hca-missing`, `nccl-mnnvl-no-imex`,
+//! `nccl-net-unavailable`, `gpu-request-exceeds-node`, `nccl-ib-hca-unknown`,
+//! `imex-channel-unavailable`, `gpu-product-not-in-cluster`, `infiniband-on-ethernet` and
+//! `nvlink-domain-spanned` (FZ301, FZ302, FZ306, FZ310 to FZ313, FZ315, FZ316).
+//!
+//! `fuzzlint check` says it once for the whole run instead of once per file: it takes these
+//! findings out of every file's list and prints one note at the top of its human output (on
+//! standard error for `--format json`, `sarif` and `github`, whose standard output stays
+//! machine-readable), saying how many files it concerns and how to give a profile. The
+//! findings then count for no file's `--fail-on`. The rule keeps its code and name, so
+//! `ignore`, `[severity]` entries and `# fuzzlint: ignore[cluster-profile-missing]` comments
+//! that name it keep working, and turning it off turns the note off. The language server,
+//! which shows one file at a time, shows the finding on the file's first GPU job.
 //!
 //! ## Why is this bad?
-//! Whether a multinode NCCL job needs `NCCL_IB_HCA`, an IMEX channel, or must not force a
-//! transport depends on the cluster (its fabric, Multi-Node NVLink, what `/etc/nccl.conf`
-//! sets), which the Fuzzfile does not say. Without a profile those mistakes go unreported.
+//! Whether a GPU job can run as written often depends on the cluster (its fabric, Multi-Node
+//! NVLink and IMEX, its GPU products and NVLink domain size, what `/etc/nccl.conf` sets),
+//! which the Fuzzfile does not say. Without a profile those mistakes go unreported, and a
+//! clean result says less than it seems to.
 //!
 //! ## Example
 //! ```yaml
@@ -19,8 +31,9 @@
 //! ```
 //!
 //! ## Use instead
-//! Describe the cluster in a TOML profile and give it with `--cluster PATH`, or with
-//! `cluster = "clusters/h100-ib.toml"` in `fuzzlint.toml`:
+//! Describe the cluster in a TOML profile (`fuzzlint profile detect` on a node writes one) and
+//! give it with `--cluster PATH`, or with `cluster = "clusters/h100-ib.toml"` in
+//! `fuzzlint.toml`:
 //! ```yaml
 //! # fuzzlint check --cluster examples/clusters/h100-ib.toml
 //! jobs:
@@ -30,8 +43,9 @@
 //! ```
 
 use super::{Check, Context};
-use crate::gpu::multinode_gpu_job;
+use crate::gpu::uses_gpus;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
+use fuzzfile_model::EnvVar;
 
 declare_rule! {
     pub struct ClusterProfileMissing {
@@ -44,30 +58,58 @@ declare_rule! {
     }
 }
 
+/// The rules that report nothing without a cluster profile (`tests/cluster_rules.rs` keeps
+/// the list true: each is silent on its own documentation example without the profile, every
+/// other rule whose example takes a profile still reports without one, and this rule's
+/// documentation names each).
+pub const NEEDS_PROFILE: &[Rule] = &[
+    Rule::NcclIbHcaMissing,
+    Rule::NcclMnnvlNoImex,
+    Rule::NcclNetUnavailable,
+    Rule::GpuRequestExceedsNode,
+    Rule::NcclIbHcaUnknown,
+    Rule::ImexChannelUnavailable,
+    Rule::GpuProductNotInCluster,
+    Rule::InfinibandOnEthernet,
+    Rule::NvlinkDomainSpanned,
+];
+
+/// `FZ301, FZ302, ...`: the codes of [`NEEDS_PROFILE`].
+pub fn needs_profile_codes() -> String {
+    NEEDS_PROFILE
+        .iter()
+        .map(|r| r.code())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Check for ClusterProfileMissing {
     fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if ctx.profile.is_some() {
             return;
         }
-        let Some(task) = ctx
-            .model
-            .jobs
-            .iter()
-            .find(|t| multinode_gpu_job(ctx, t).is_some())
-        else {
+        let Some(task) = ctx.model.tasks().find(|t| {
+            let env: Vec<&EnvVar> = ctx.semantics.task(t).env.iter().collect();
+            uses_gpus(ctx, t, &env)
+        }) else {
             return;
+        };
+        let kind = match task.kind {
+            fuzzfile_model::TaskKind::Job => "job",
+            fuzzfile_model::TaskKind::Service => "service",
         };
         out.push(
             Diagnostic::new(
                 Rule::ClusterProfileMissing,
                 task.name.range,
                 format!(
-                    "multinode GPU job `{}` checked without a cluster profile: the fabric, MNNVL and NCCL transport checks (FZ301, FZ302, FZ306) are off",
-                    task.name.value
+                    "GPU {kind} `{}` checked without a cluster profile: the cluster checks ({}) are off",
+                    task.name.value,
+                    needs_profile_codes()
                 ),
             )
             .with_help(
-                "describe the cluster in a TOML profile (fabric, mnnvl, imex, gpu-product, [nccl-defaults]) and give it with `--cluster PATH` or `cluster = \"PATH\"` in fuzzlint.toml",
+                "describe the cluster in a TOML profile (`fuzzlint profile detect` on a node writes one) and give it with `--cluster PATH` or `cluster = \"PATH\"` in fuzzlint.toml",
             ),
         );
     }

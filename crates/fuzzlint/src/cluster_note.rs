@@ -1,0 +1,49 @@
+//! The run's one note that the cluster checks are off.
+//!
+//! The analysis reports `cluster-profile-missing` (FZ309) in each file that has a GPU job and
+//! no cluster profile (the language server shows it so). `fuzzlint check` takes those findings
+//! out of every file and says it once: at the top of the human output, or on standard error
+//! for the machine formats, whose standard output stays what their readers parse. A file
+//! whose settings turn the rule off, or that suppresses it, has no finding and is not counted.
+
+use crate::Checked;
+use fuzzfile_check::rules::cluster_profile_missing::needs_profile_codes;
+use fuzzfile_check::Rule;
+use std::fmt;
+
+/// The files (of this run) checked without a cluster profile while they have GPU jobs.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ClusterNote {
+    pub files: usize,
+}
+
+impl fmt::Display for ClusterNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let files = if self.files == 1 {
+            "1 file has GPU jobs".to_owned()
+        } else {
+            format!("{} files have GPU jobs", self.files)
+        };
+        write!(
+            f,
+            "note: the cluster checks are off: {files} and no cluster profile, so {} did not run\n  help: give the cluster's profile with `--cluster PATH` or `cluster = \"PATH\"` in fuzzlint.toml; `fuzzlint profile detect` on a node writes one",
+            needs_profile_codes()
+        )
+    }
+}
+
+/// Take the `cluster-profile-missing` findings out of every file: the note that replaces them,
+/// if any file had one.
+pub fn take(checked: &mut [Checked]) -> Option<ClusterNote> {
+    let mut files = 0;
+    for c in checked.iter_mut() {
+        let before = c.analysis.diagnostics.len();
+        c.analysis
+            .diagnostics
+            .retain(|d| d.rule != Rule::ClusterProfileMissing);
+        if c.analysis.diagnostics.len() != before {
+            files += 1;
+        }
+    }
+    (files > 0).then_some(ClusterNote { files })
+}
