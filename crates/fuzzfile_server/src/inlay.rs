@@ -30,15 +30,22 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
             }
             if let Some(w) = l.shape.world_size {
                 let how = match (l.launcher, &l.shape.nnodes, &l.shape.nproc_per_node) {
-                    (Launcher::Torchrun | Launcher::DistributedLaunch, Some(n), Some(p)) => {
+                    // torchrun and the launchers that start it (accelerate, fabric) or work
+                    // like it (deepspeed), by their own flags.
+                    (launcher, Some(n), Some(p)) if launcher.rendezvous() => {
+                        let default = match launcher {
+                            Launcher::Torchrun | Launcher::DistributedLaunch => "torchrun default",
+                            _ => "default",
+                        };
                         format!(
                             "{} × {}",
-                            describe(n, "node", "nodes", "--nnodes"),
+                            describe(n, "node", "nodes", &l.flag_name("nnodes"), default),
                             describe(
                                 p,
                                 "process per node",
                                 "processes per node",
-                                "--nproc-per-node"
+                                &l.flag_name("nproc-per-node"),
+                                default
                             )
                         )
                     }
@@ -89,11 +96,11 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
 }
 
 /// `2 nodes (--nnodes)`, `1 node (torchrun default)`, `1 node (--standalone)`.
-fn describe(c: &Count, one: &str, many: &str, flag: &str) -> String {
+fn describe(c: &Count, one: &str, many: &str, flag: &str, default: &str) -> String {
     let value = c.value.unwrap_or(0);
     let unit = if value == 1 { one } else { many };
     let from = match c.from {
-        CountFrom::Default => "torchrun default",
+        CountFrom::Default => default,
         CountFrom::Standalone => "--standalone",
         _ => flag,
     };

@@ -421,6 +421,33 @@ fn inlay_hints_show_world_size_and_resolved_arguments() {
     c.shutdown();
 }
 
+/// accelerate, fabric and deepspeed launches get their world size in their own flags' terms.
+#[test]
+fn inlay_hints_of_torchrun_like_launchers() {
+    let text = "version: v4\njobs:\n  acc:\n    image: {uri: docker://x:1}\n    command: [accelerate, launch, --multi_gpu, --num_processes, '16', --num_machines, '2', x.py]\n    resource: {devices: {nvidia.com/gpu: 8}}\n  fab:\n    image: {uri: docker://x:1}\n    command: [fabric, run, --devices=4, x.py]\n    resource: {devices: {nvidia.com/gpu: 4}}\n  ds:\n    image: {uri: docker://x:1}\n    command: [deepspeed, x.py]\n    resource: {devices: {nvidia.com/gpu: 4}}\n";
+    let (mut c, uri) = open(text);
+    let hints = c
+        .request("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}))
+        .unwrap();
+    let shown: Vec<String> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["label"].as_str().is_some_and(|l| l.starts_with("world size")))
+        .map(|h| format!("{} ({})", h["label"].as_str().unwrap(), h["tooltip"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "world size 16 (16 processes: 2 nodes (--num_machines) × 8 processes per node (--num_processes))",
+            "world size 4 (4 processes: 1 node (default) × 4 processes per node (--devices))",
+            "world size 4 (4 processes: 1 node (default) × 4 processes per node (default))",
+        ],
+        "{hints}"
+    );
+    c.shutdown();
+}
+
 #[test]
 fn outline_folding_and_selection() {
     let (mut c, uri) = open(PIPELINE);
