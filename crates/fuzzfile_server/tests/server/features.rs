@@ -433,8 +433,18 @@ fn inlay_hints_of_torchrun_like_launchers() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|h| h["label"].as_str().is_some_and(|l| l.starts_with("world size")))
-        .map(|h| format!("{} ({})", h["label"].as_str().unwrap(), h["tooltip"].as_str().unwrap_or("")))
+        .filter(|h| {
+            h["label"]
+                .as_str()
+                .is_some_and(|l| l.starts_with("world size"))
+        })
+        .map(|h| {
+            format!(
+                "{} ({})",
+                h["label"].as_str().unwrap(),
+                h["tooltip"].as_str().unwrap_or("")
+            )
+        })
         .collect();
     assert_eq!(
         shown,
