@@ -5,6 +5,8 @@
 //! - every node, comment and error range lies inside the text and on character boundaries;
 //! - child ids are valid and each child lies inside its parent's range;
 //! - alias targets are valid ids of earlier nodes;
+//! - a mapping read with its merge keys keeps its written entries and adds each merged key
+//!   once, never one it writes;
 //! - every scalar's offset map sends each decoded character to a range inside the text, in
 //!   order, on character boundaries when the map is exact;
 //! - with an exact map, a decoded character that is not whitespace maps into the scalar's node
@@ -98,6 +100,26 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
                 for e in entries {
                     child(e.key)?;
                     child(e.value)?;
+                }
+                // With its merge keys applied: every written entry but `<<` stays, and each
+                // merged key is a valid node that appears once.
+                let merged = tree
+                    .merged_entries(id)
+                    .ok_or_else(|| format!("{what}: a mapping without merged entries"))?;
+                let written = entries.iter().filter(|e| !tree.is_merge_key(e.key)).count();
+                if merged.len() < written {
+                    return Err(format!("{what}: merging lost written entries"));
+                }
+                let mut keys = std::collections::HashSet::new();
+                for e in merged.iter().skip(written) {
+                    if e.key.0 as usize >= len || e.value.0 as usize >= len {
+                        return Err(format!("{what}: merged entry out of {len} nodes"));
+                    }
+                    if let Some(k) = tree.text(e.key) {
+                        if !keys.insert(k) || entries.iter().any(|w| tree.text(w.key) == Some(k)) {
+                            return Err(format!("{what}: merged key `{k}` twice"));
+                        }
+                    }
                 }
             }
             NodeKind::Alias { target, .. } => {

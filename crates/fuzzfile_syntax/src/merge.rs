@@ -292,6 +292,19 @@ mod tests {
     }
 
     #[test]
+    fn a_mapping_that_merges_itself_or_an_unknown_anchor_is_read_as_written() {
+        for text in [
+            "a: &a {k: 1, <<: *a}\n",
+            "a: &a {k: 1, <<: [*a, *a]}\n",
+            "a: {k: 1, <<: *nowhere}\n",
+        ] {
+            let tree = parse(text);
+            crate::invariants::check_invariants(text, &tree).unwrap();
+            assert_eq!(merged(text, &tree, &["a"]), pairs(&[("k", "1")]), "{text}");
+        }
+    }
+
+    #[test]
     fn a_long_chain_of_merges_is_linear_and_keeps_the_stack() {
         let n = 20_000;
         let mut text = String::from("m0: &m0 {k0: 0}\n");
