@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long `nvidia-smi` may take (a node whose driver hangs must not hang the command).
+/// How long `nvidia-smi` may take by default (a node whose driver hangs must not hang the
+/// command).
 pub const NVIDIA_SMI_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Files of the node: sysfs and procfs files, configuration files.

@@ -123,7 +123,8 @@ fn h100_node_with_infiniband_hcas() {
     assert!(!p.mnnvl);
     assert!(d.text.contains("\nmnnvl = false\n"), "{}", d.text);
     assert!(
-        d.text.contains("Fabric State Completed on every GPU with an all-zero ClusterUUID"),
+        d.text
+            .contains("Fabric State Completed on every GPU with an all-zero ClusterUUID"),
         "{}",
         d.text
     );
@@ -274,6 +275,38 @@ fn gpus_from_proc_when_nvidia_smi_is_missing() {
             .contains("- mnnvl: known from the Fabric section of `nvidia-smi -q`"),
         "{}",
         d.text
+    );
+}
+
+#[test]
+fn a_hanging_nvidia_smi_is_stopped() {
+    let bin = BinDir::new(None);
+    let path = bin.0.join("nvidia-smi");
+    // `exec`: the stopped process is the one that hangs, nothing is left behind.
+    std::fs::write(&path, "#!/bin/sh\nexec sleep 60\n").expect("write fake nvidia-smi");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let start = std::time::Instant::now();
+    let out = Command::new(BIN)
+        .args(["profile", "detect", "--tool-timeout", "1", "--root"])
+        .arg(data().join("roots/proc-only"))
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.0.display()))
+        .output()
+        .expect("run fuzzlint");
+    let elapsed = start.elapsed();
+    assert!(
+        elapsed < std::time::Duration::from_secs(20),
+        "took {elapsed:?}"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let p = parse_profile(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    // The GPUs come from /proc; the timeout is said.
+    assert_eq!(p.gpus_per_node, Some(2));
+    assert!(
+        text.contains("did not finish within 1 s and was stopped"),
+        "{text}"
     );
 }
 
