@@ -57,7 +57,7 @@ impl Launcher {
             Launcher::Srun => "srun",
             Launcher::Deepspeed => "deepspeed",
             Launcher::Accelerate => "accelerate launch",
-            Launcher::Lightning => "lightning run model",
+            Launcher::Lightning => "fabric run",
             Launcher::Horovodrun => "horovodrun",
         }
     }
