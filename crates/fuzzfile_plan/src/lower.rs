@@ -499,6 +499,19 @@ impl Lowering<'_> {
         // which the cluster rules read too.
         let planned = fuzzfile_check::devices::planned_devices(t, self.a.semantics.task(t));
         notes.extend(planned.notes);
+        let ethernet = self.options.profile.as_ref().and_then(|p| p.fabric)
+            == Some(fuzzfile_check::profile::Fabric::Ethernet);
+        if ethernet
+            && planned
+                .devices
+                .iter()
+                .any(|d| d.path == fuzzfile_check::devices::INFINIBAND_DIR)
+        {
+            notes.push(format!(
+                "the cluster profile says Ethernet, so the nodes may have no {}: podman and docker refuse a --device the node lacks (infiniband-on-ethernet)",
+                fuzzfile_check::devices::INFINIBAND_DIR
+            ));
+        }
         let devices: Vec<Device> = planned
             .devices
             .into_iter()

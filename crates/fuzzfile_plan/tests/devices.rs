@@ -96,3 +96,38 @@ fn numbered_channels_and_infiniband() {
         plan.jobs[0].notes
     );
 }
+
+#[test]
+fn the_plan_notes_infiniband_on_an_ethernet_cluster() {
+    let src = "version: v4\njobs:\n  mesh:\n    image: {uri: docker://docker.io/library/openmpi:4}\n    command: [/opt/mesh]\n    multinode: {nodes: 2, implementation: openmpi}\n";
+    let plan_with = |profile: &str| {
+        let profile = fuzzfile_check::profile::parse_profile(profile).expect("a profile");
+        let a = fuzzfile_check::analyze_with(
+            src,
+            &fuzzfile_check::Options {
+                profile: Some(profile.clone()),
+                ..Default::default()
+            },
+        );
+        lower(
+            &a,
+            &PlanOptions {
+                source: "test.fz".into(),
+                hosts: None,
+                profile: Some(profile),
+            },
+        )
+        .expect("a plan")
+    };
+    let noted = |plan: &fuzzfile_plan::Plan| {
+        plan.jobs[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("Ethernet") && n.contains("/dev/infiniband"))
+    };
+    let eth = plan_with("fabric = \"ethernet\"\n");
+    assert_eq!(paths(&eth), ["/dev/infiniband"]);
+    assert!(noted(&eth), "{:?}", eth.jobs[0].notes);
+    let ib = plan_with("fabric = \"infiniband\"\n");
+    assert!(!noted(&ib), "{:?}", ib.jobs[0].notes);
+}

@@ -1,8 +1,9 @@
 //! ## What it does
-//! With a cluster profile that says `fabric = "ethernet"`, reports a job or service whose
-//! launch plan gives its containers `/dev/infiniband`: every multinode task, since Fuzzball
-//! exposes the InfiniBand devices to multinode containers. The devices come from the same
-//! function the launch plan (`fuzz plan`) writes them with.
+//! With a cluster profile that says `fabric = "ethernet"`, reports, once per file, the jobs and
+//! services whose launch plan gives their containers `/dev/infiniband`: every multinode task,
+//! since Fuzzball exposes the InfiniBand devices to multinode containers. The finding is at the
+//! first of them and names each. The devices come from the same function the launch plan
+//! (`fuzz plan`) writes them with, and the plan notes the same.
 //!
 //! ## Why is this bad?
 //! An Ethernet cluster's nodes have no `/dev/infiniband`. Either the profile is wrong (the
@@ -40,10 +41,10 @@
 //! Reads `fabric` (and `name`) from the cluster profile; silent without one, and for
 //! `infiniband` and `roce`.
 
-use super::{Check, Context, TaskContext};
+use super::{Check, Context};
 use crate::devices::{planned_devices, DeviceCause, INFINIBAND_DIR};
 use crate::profile::Fabric;
-use fuzzfile_diagnostics::{Diagnostic, Rule};
+use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
 
 declare_rule! {
     pub struct InfinibandOnEthernet {
@@ -57,41 +58,65 @@ declare_rule! {
 }
 
 impl Check for InfinibandOnEthernet {
-    fn task(&self, ctx: &Context<'_>, facts: &TaskContext<'_>, out: &mut Vec<Diagnostic>) {
+    fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some(profile) = ctx.profile.filter(|p| p.fabric == Some(Fabric::Ethernet)) else {
             return;
         };
-        let task = facts.task;
-        let planned = planned_devices(task, facts.facts);
-        let Some(device) = planned.devices.iter().find(|d| d.path == INFINIBAND_DIR) else {
+        // The tasks that get the device, in file order, with where they ask for it.
+        let mut tasks: Vec<(&fuzzfile_model::Task, TextRange, String)> = Vec::new();
+        for task in ctx.model.tasks() {
+            let planned = planned_devices(task, ctx.semantics.task(task));
+            if let Some(d) = planned
+                .devices
+                .into_iter()
+                .find(|d| d.path == INFINIBAND_DIR)
+            {
+                let range = match d.cause {
+                    DeviceCause::Multinode(r) | DeviceCause::ImexChannels(r) => r,
+                };
+                tasks.push((task, range, d.reason));
+            }
+        }
+        tasks.sort_by_key(|(t, _, _)| t.name.range.start);
+        let Some((first, range, reason)) = tasks.first() else {
             return;
-        };
-        let range = match device.cause {
-            DeviceCause::Multinode(r) | DeviceCause::ImexChannels(r) => r,
         };
         let cluster = profile
             .name
             .as_deref()
             .map(|n| format!("cluster `{n}`"))
             .unwrap_or_else(|| "the cluster".into());
-        let kind = match task.kind {
-            fuzzfile_model::TaskKind::Job => "job",
-            fuzzfile_model::TaskKind::Service => "service",
+        let named = |t: &fuzzfile_model::Task| {
+            let kind = match t.kind {
+                fuzzfile_model::TaskKind::Job => "job",
+                fuzzfile_model::TaskKind::Service => "service",
+            };
+            format!("{kind} `{}`", t.name.value)
         };
-        out.push(
-            Diagnostic::new(
-                Rule::InfinibandOnEthernet,
-                range,
-                format!(
-                    "multinode {kind} `{}` gets `{INFINIBAND_DIR}` in its containers ({}), but {cluster} is Ethernet (`fabric = \"ethernet\"` in its profile): its nodes have no InfiniBand devices",
-                    task.name.value,
-                    device.reason
-                ),
-            )
-            .with_label(task.name.range, format!("{kind} `{}`", task.name.value))
-            .with_help(
-                "if the nodes have RDMA adapters (`ls /sys/class/infiniband`, or `fuzzlint profile detect` on a node), set `fabric = \"infiniband\"` or `\"roce\"` in the profile; if not, a runtime handed the missing device refuses to create the container, and NCCL can only use TCP sockets between the nodes",
+        let who = match tasks.len() {
+            1 => format!("multinode {}", named(first)),
+            n => format!(
+                "{} and {} other multinode task{}",
+                named(first),
+                n - 1,
+                if n == 2 { "" } else { "s" }
             ),
+        };
+        let mut d = Diagnostic::new(
+            Rule::InfinibandOnEthernet,
+            *range,
+            format!(
+                "{who} get{} `{INFINIBAND_DIR}` in {} containers ({reason}), but {cluster} is Ethernet (`fabric = \"ethernet\"` in its profile): its nodes have no InfiniBand devices",
+                if tasks.len() == 1 { "s" } else { "" },
+                if tasks.len() == 1 { "its" } else { "their" },
+            ),
+        )
+        .with_help(
+            "if the nodes have RDMA adapters (`ls /sys/class/infiniband`, or `fuzzlint profile detect` on a node), set `fabric = \"infiniband\"` or `\"roce\"` in the profile; if not, a runtime handed the missing device refuses to create the container, and NCCL can only use TCP sockets between the nodes",
         );
+        for (t, _, _) in &tasks {
+            d = d.with_label(t.name.range, named(t));
+        }
+        out.push(d);
     }
 }
