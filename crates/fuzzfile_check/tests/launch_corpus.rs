@@ -996,13 +996,26 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
                 found.insert("gpu-request-missing");
             }
             "mpirun" => {
-                if let Some(np) = a.iter().position(|x| x == "-np").and_then(|i| a.get(i + 1)) {
-                    if np
-                        .parse::<u64>()
-                        .is_ok_and(|n| job.gpus > 0 && n > job.gpus * job.nodes)
-                    {
-                        found.insert("mpi-slots-not-gpus");
-                    }
+                // mpirun's own options: the words before the program it starts.
+                let end = a
+                    .iter()
+                    .position(|x| x.ends_with("_perf") || x.starts_with("python"))
+                    .unwrap_or(a.len());
+                let own = &a[..end];
+                let number = |names: &[&str]| {
+                    own.iter()
+                        .position(|x| names.contains(&x.as_str()))
+                        .and_then(|i| own.get(i + 1))
+                        .and_then(|v| v.parse::<u64>().ok())
+                };
+                let np = number(&["-np", "-n", "-c"]);
+                let per_node = number(&["-N", "-npernode", "--npernode"]);
+                // One GPU per rank: more ranks than the job's GPUs, or more on a node than it has.
+                if job.gpus > 0
+                    && (np.is_some_and(|n| n > job.gpus * job.nodes)
+                        || per_node.is_some_and(|n| n > job.gpus))
+                {
+                    found.insert("mpi-slots-not-gpus");
                 }
             }
             _ => {}

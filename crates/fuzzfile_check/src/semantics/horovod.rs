@@ -231,7 +231,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
                         "the {slots} slots of each node in {} $MULTINODE_HOSTLIST",
                         h.given_as
                     ),
-                    at: Some(h.range),
+                    at: Some(h.at()),
                 })
             }
             Resolved::Literal(list) if np.value.is_some() => {
@@ -243,7 +243,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
                     Some(first) if slots.all(|s| s == Some(first)) => Some(Quantity {
                         value: cap(first),
                         how: format!("{} {list}", h.given_as),
-                        at: Some(h.range),
+                        at: Some(h.at()),
                     }),
                     _ => None,
                 }

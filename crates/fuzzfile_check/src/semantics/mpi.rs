@@ -121,7 +121,7 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
         Some(Quantity {
             value: n,
             how: format!("{} {n}", f.spelling),
-            at: Some(v.range),
+            at: Some(use_site(v)),
         })
     };
     if let Some(q) = flag_number(&["N", "npernode", "ppn"]) {
@@ -146,7 +146,7 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                 return Some(Quantity {
                     value: n,
                     how: format!("{} {text}", f.spelling),
-                    at: Some(v.range),
+                    at: Some(use_site(v)),
                 });
             }
             (Some("ppr"), _, _) => return None,
@@ -158,7 +158,7 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                         "-np {n} round robin over {nodes} nodes ({} {text})",
                         f.spelling
                     ),
-                    at: Some(v.range),
+                    at: Some(use_site(v)),
                 });
             }
             _ => {}
@@ -183,7 +183,7 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                             "the {slots} slots of each node in {} $MULTINODE_HOSTLIST",
                             f.spelling
                         ),
-                        at: Some(v.range),
+                        at: Some(use_site(v)),
                     })
                 }
                 Resolved::Literal(list) => {
@@ -199,7 +199,7 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                     Some(Quantity {
                         value: cap(first),
                         how: format!("{} {list}", f.spelling),
-                        at: Some(v.range),
+                        at: Some(use_site(v)),
                     })
                 }
                 _ => None,
@@ -282,4 +282,15 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
     }
     s.np = Some(np);
     s
+}
+
+/// Where a finding about a flag's value points: the word that gives it to mpirun (the value
+/// itself when it is written there), as [`Setting::at`](super::Setting::at) does.
+fn use_site(v: &FlagValue) -> fuzzfile_diagnostics::TextRange {
+    let inside = v.written.start <= v.range.start && v.range.end <= v.written.end;
+    if inside || v.written.is_empty() {
+        v.range
+    } else {
+        v.written
+    }
 }

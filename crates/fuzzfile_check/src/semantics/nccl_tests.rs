@@ -167,7 +167,7 @@ pub(super) fn gpus_per_process(args: &LauncherArgs) -> Option<Quantity> {
                 value = value.checked_mul(n)?;
                 how.push(format!("{} {n}", s.given_as));
                 // Where `-g` is, else `-t`.
-                at = Some(s.range);
+                at = Some(s.at());
             }
             None if args.incomplete => return None,
             None => how.push(format!("default -{letter} 1")),

@@ -205,20 +205,20 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
         Some(Quantity {
             value: n,
             how: format!("{} {n}", s.given_as),
-            at: Some(s.range),
+            at: Some(s.at()),
         })
     } else {
         match (ntasks, nodes) {
             (Some((n, s)), Some((m, ns))) if m > 0 => Some(Quantity {
                 value: n.div_ceil(m),
                 how: format!("{} {n} over {} {m}", s.given_as, ns.given_as),
-                at: Some(s.range),
+                at: Some(s.at()),
             }),
             (Some((n, s)), None) if !args.incomplete && r.nodes.is_none_or(|m| m <= 1) => {
                 Some(Quantity {
                     value: n,
                     how: format!("{} {n} on one node", s.given_as),
-                    at: Some(s.range),
+                    at: Some(s.at()),
                 })
             }
             _ => None,
@@ -229,7 +229,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
         Some(Quantity {
             value: n,
             how: format!("{} {n}", s.given_as),
-            at: Some(s.range),
+            at: Some(s.at()),
         })
     });
     Shape {
