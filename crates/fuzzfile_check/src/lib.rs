@@ -25,7 +25,7 @@ pub mod settings;
 pub mod suppress;
 
 pub use fuzzfile_diagnostics::{
-    Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, Severity, TextRange,
+    Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, RuleName, Severity, TextRange,
 };
 pub use fuzzfile_model::Fuzzfile;
 pub use fuzzfile_syntax::Tree;
