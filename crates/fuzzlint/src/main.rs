@@ -58,6 +58,9 @@ enum ProfileCommand {
         /// Read /sys, /proc, /etc and /dev below this directory instead of `/` (for tests).
         #[arg(long, hide = true, value_name = "DIR")]
         root: Option<PathBuf>,
+        /// Stop `nvidia-smi` after this many seconds.
+        #[arg(long, hide = true, value_name = "SECONDS", default_value_t = 30)]
+        tool_timeout: u64,
     },
 }
 
@@ -174,7 +177,9 @@ fn main() -> ExitCode {
         Command::Server { .. } => {
             ExitCode::from(u8::try_from(fuzzfile_server::run_stdio()).unwrap_or(1))
         }
-        Command::Profile(ProfileCommand::Detect { root }) => profile_detect(root),
+        Command::Profile(ProfileCommand::Detect { root, tool_timeout }) => {
+            profile_detect(root, tool_timeout)
+        }
         Command::Rules => {
             for r in Rule::ALL {
                 println!(
@@ -192,9 +197,12 @@ fn main() -> ExitCode {
 
 /// `fuzzlint profile detect`: exit 0 with the profile, also a partial one; 2 when `--root`
 /// is not a directory.
-fn profile_detect(root: Option<PathBuf>) -> ExitCode {
+fn profile_detect(root: Option<PathBuf>, tool_timeout: u64) -> ExitCode {
     let probe = match detect::Probe::new(root) {
-        Ok(p) => p,
+        Ok(p) => detect::Probe {
+            timeout: std::time::Duration::from_secs(tool_timeout),
+            ..p
+        },
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
