@@ -75,7 +75,7 @@ impl Check for TorchrunStandaloneMultinode {
                     None => Diagnostic::new(Rule::TorchrunStandaloneMultinode, inv.range(), format!("{name} without a hostfile runs on the head node only, but the job has {n} nodes")),
                 };
                 d = d.with_label(r, format!("{n} nodes")).with_help(format!(
-                    "write the job's hosts to a hostfile (`host slots=<GPUs>` lines, from `$MULTINODE_HOSTLIST`) and pass it with `--hostfile`: {name} then starts every host from the head node; or add `--no_ssh --node_rank '$RANK' --master_addr \"$MULTINODE_NODE_IP\"` and start it on each node with `exec_all`"
+                    "write the job's hosts to a hostfile (`host slots=<GPUs>` lines, from `$MULTINODE_HOSTLIST`) and pass it with `--hostfile`: started once on the head node, {name} then starts every host itself; or, with that hostfile, add `--no_ssh --node_rank '$RANK' --master_addr \"$MULTINODE_NODE_IP\"` and start it on each node with `exec_all`"
                 ));
                 if let Some(f) = args.get("num_nodes") {
                     d = d.with_label(
