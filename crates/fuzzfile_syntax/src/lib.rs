@@ -31,8 +31,8 @@ mod recovery;
 
 pub use debug::debug_tree;
 pub use decode::OffsetMap;
-pub use merge::MERGE_VALUE_MESSAGE;
 pub use fuzzfile_diagnostics::TextRange;
+pub use merge::MERGE_VALUE_MESSAGE;
 #[doc(hidden)]
 pub use parse::{
     fast_path_bail_line, parse_fast, parse_fast_with_limits, parse_reference,
