@@ -98,7 +98,11 @@ fn deepspeed_reach_follows_its_hostfile_and_no_ssh() {
             Reach::EachNode,
         ),
         // Given but not shipped: written at run time, as far as can be told.
-        ("deepspeed --hostfile /tmp/hosts train.py", "", Reach::FromHead),
+        (
+            "deepspeed --hostfile /tmp/hosts train.py",
+            "",
+            Reach::FromHead,
+        ),
         // An argument of unknown value may name one: not known to run on one node.
         ("deepspeed --hostfile=$HOSTS train.py", "", Reach::FromHead),
         // The default path, written by the script.
