@@ -37,7 +37,8 @@ pub fn is_nccl_test(program: &str) -> bool {
 
 /// Whether `task` does GPU work: it requests GPUs, or (unless it explicitly requests 0) it
 /// starts a GPU launcher (torchrun, `torch.distributed.*`, deepspeed, an nccl-tests program
-/// under mpirun) or sets `NCCL_*` variables.
+/// alone or under mpirun, srun asking GPUs with `--gpus-per-task`, `--gpus-per-node`,
+/// `--gpus` or `--gres=gpu:N`) or sets `NCCL_*` variables.
 pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
     let facts = ctx.semantics.task(task);
     match facts.gpus_per_node {
@@ -55,6 +56,15 @@ pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
             .as_ref()
             .and_then(|m| m.script())
             .is_some_and(|p| is_nccl_test(&p.text)),
+        // srun asking GPUs for its tasks or nodes.
+        Launcher::Srun => {
+            ["gpus-per-task", "gpus-per-node", "gpus"]
+                .iter()
+                .any(|n| l.setting(n).is_some())
+                || l.setting("gres")
+                    .and_then(|s| s.value.literal())
+                    .is_some_and(|v| crate::semantics::srun_gres_gpus(v).is_some())
+        }
         _ => false,
     });
     launcher || env.iter().any(|e| e.name.starts_with("NCCL_"))

@@ -559,3 +559,43 @@ fn horovodrun_places_processes_by_slots() {
         );
     }
 }
+
+/// srun asking GPUs is GPU work for the rules that look at GPU jobs (here the NVLink domain
+/// rule, on a profile whose domain holds 18 nodes): without a GPU request in `resource`, the job
+/// of 20 nodes is reported when srun asks GPUs, and not when it does not.
+#[test]
+fn srun_asking_gpus_is_gpu_work() {
+    let profile_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/clusters/gb200-nvl72.toml");
+    let profile_text = std::fs::read_to_string(&profile_path).expect("the shipped profile");
+    let profile = fuzzfile_check::profile::parse_profile(&profile_text).expect("a profile");
+    let options = fuzzfile_check::Options {
+        profile: Some(profile),
+        ..Default::default()
+    };
+    let multinode = "    multinode: {nodes: 20, implementation: generic}\n";
+    for (argv, gpu_work) in [
+        (
+            &[
+                "srun",
+                "--ntasks-per-node=4",
+                "--gpus-per-task=1",
+                "python",
+                "t.py",
+            ][..],
+            true,
+        ),
+        (&["srun", "--gres=gpu:4", "python", "t.py"][..], true),
+        (
+            &["srun", "--ntasks-per-node=4", "python", "t.py"][..],
+            false,
+        ),
+    ] {
+        let a = fuzzfile_check::analyze_with(&fuzzfile(argv, multinode), &options);
+        let spanned = a
+            .diagnostics
+            .iter()
+            .any(|d| d.rule.name() == "nvlink-domain-spanned");
+        assert_eq!(spanned, gpu_work, "{argv:?}");
+    }
+}
