@@ -291,6 +291,29 @@ mod tests {
         assert_eq!(merged(text, &tree, &["f"]), pairs(&[("k", "1")]));
     }
 
+    /// The idiom of Kubernetes GPU pod specs (an nccl-tests MPIJob worker, as published in
+    /// NVIDIA and cloud guides): `requests: &resources {...}` then `limits: {<<: *resources}`.
+    #[test]
+    fn kubernetes_limits_merged_from_requests() {
+        let text = "resources:\n  requests: &resources\n    nvidia.com/rail-1: \"1\"\n    nvidia.com/gpu: 8\n  limits:\n    <<: *resources\n";
+        let tree = parse(text);
+        assert!(tree.errors.is_empty(), "{:?}", tree.errors);
+        assert_eq!(
+            merged(text, &tree, &["resources", "limits"]),
+            pairs(&[("nvidia.com/rail-1", "\"1\""), ("nvidia.com/gpu", "8")])
+        );
+        let root = tree.root().unwrap();
+        let limits = tree.get_merged(tree.get(root, "resources").unwrap().value, "limits");
+        let gpu = tree
+            .get_merged(limits.unwrap().value, "nvidia.com/gpu")
+            .unwrap();
+        // The value is the one written under `requests`.
+        assert_eq!(
+            tree.node(gpu.value).range.start as usize,
+            text.find("gpu: 8").unwrap() + "gpu: ".len()
+        );
+    }
+
     #[test]
     fn a_mapping_that_merges_itself_or_an_unknown_anchor_is_read_as_written() {
         for text in [
