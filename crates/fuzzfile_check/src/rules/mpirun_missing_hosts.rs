@@ -11,7 +11,9 @@
 //!   `--mca plm_rsh_agent $MULTINODE_SSH_WRAPPER` (also `orte_rsh_agent`, Open MPI 5's
 //!   `--prtemca plm_ssh_agent`), Hydra's `-launcher-exec`/`-bootstrap-exec`, or the same in the
 //!   environment (`OMPI_MCA_plm_rsh_agent`, `PRTE_MCA_plm_ssh_agent`, `HYDRA_LAUNCHER_EXEC`,
-//!   `HYDRA_BOOTSTRAP_EXEC`). An agent that is plain `ssh` or `rsh` counts as none.
+//!   `HYDRA_BOOTSTRAP_EXEC`). An agent that is plain `ssh` or `rsh` counts as none. (Open MPI 5
+//!   still reads `plm_rsh_agent`, as PRRTE's `plm_ssh_agent`; `orte_rsh_agent` is Open MPI 4's
+//!   older name, gone in 5: open-mpi/ompi#12873.)
 //!
 //! `horovodrun` in such a job is reported too: without `-H`, `--hostfile` or
 //! `--host-discovery-script` it starts every process on `localhost` (horovod/runner/launch.py
