@@ -36,7 +36,8 @@ pub fn is_nccl_test(program: &str) -> bool {
 }
 
 /// Whether `task` does GPU work: it requests GPUs, or (unless it explicitly requests 0) it
-/// starts a GPU launcher (torchrun, `torch.distributed.*`, deepspeed, an nccl-tests program
+/// starts a GPU launcher (torchrun, `torch.distributed.*`, `accelerate launch` or `fabric run`
+/// not told to run on CPUs, deepspeed, an nccl-tests program
 /// alone or under mpirun, srun asking GPUs with `--gpus-per-task`, `--gpus-per-node`,
 /// `--gpus` or `--gres=gpu:N`) or sets `NCCL_*` variables.
 pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
@@ -51,6 +52,8 @@ pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
         | Launcher::DistributedLaunch
         | Launcher::Deepspeed
         | Launcher::NcclTest => true,
+        // torchrun's front ends, unless told to run on CPUs.
+        Launcher::Accelerate | Launcher::Lightning => !l.on_cpus(),
         Launcher::Mpirun => l
             .parsed
             .as_ref()
