@@ -51,6 +51,19 @@ fn accelerate_settings_come_from_the_shipped_config_file_and_point_at_it() {
     );
 }
 
+/// A relative `--config_file` is the file of that name in the job's `cwd`.
+#[test]
+fn a_relative_accelerate_config_file_is_in_the_working_directory() {
+    let a = analysis(
+        "  t:\n    image: {uri: docker://x:1}\n    cwd: /opt/job\n    command: [accelerate, launch, --config_file, ./configs/a.yaml, train.py]\n    files:\n      /opt/job/configs/a.yaml: |\n        distributed_type: MULTI_GPU\n        num_processes: 4\n    resource: {devices: {nvidia.com/gpu: 4}}\n",
+    );
+    let l = first(&a);
+    assert_eq!(
+        l.setting("nproc-per-node").map(|s| s.range.slice(&a.text)),
+        Some("4")
+    );
+}
+
 /// A config file given but not shipped hides whatever it may hold; the default path counts
 /// only when the job ships a file there.
 #[test]

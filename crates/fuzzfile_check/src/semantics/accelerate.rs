@@ -255,12 +255,32 @@ enum ConfigPath {
 
 /// Read the config file the launch uses when the job ships it: its values stand in for the
 /// options not given on the command line, each pointing at its bytes in the Fuzzfile.
-pub(super) fn read_config(l: &mut Launch, files: &[ShippedFile<'_>], text: &str, tree: &Tree) {
+pub(super) fn read_config(
+    l: &mut Launch,
+    files: &[ShippedFile<'_>],
+    cwd: Option<&str>,
+    text: &str,
+    tree: &Tree,
+) {
     let Some(path) = config_path(l) else {
         return;
     };
+    // A relative path names a file in the job's working directory (`cwd:`).
+    let in_cwd = |p: &str| match cwd {
+        Some(dir) if !p.starts_with('/') => {
+            format!(
+                "{}/{}",
+                dir.trim_end_matches('/'),
+                p.trim_start_matches("./")
+            )
+        }
+        _ => p.to_owned(),
+    };
     let file = match &path {
-        ConfigPath::Exactly(p) | ConfigPath::Default(p) => files.iter().find(|f| f.path == p),
+        ConfigPath::Exactly(p) | ConfigPath::Default(p) => {
+            let p = in_cwd(p);
+            files.iter().find(|f| f.path == p)
+        }
         ConfigPath::Home => files.iter().find(|f| {
             f.path
                 .ends_with("/.cache/huggingface/accelerate/default_config.yaml")

@@ -300,17 +300,18 @@ impl Launch {
 }
 
 /// Read what a launch finds in the files the job ships: accelerate's config file,
-/// deepspeed's hostfile. `mentioned`: whether a text of the job names a path (a script that
-/// writes the file).
+/// deepspeed's hostfile. `cwd`: the job's working directory, for a relative path;
+/// `mentioned`: whether a text of the job names a path (a script that writes the file).
 pub(super) fn read_shipped(
     l: &mut Launch,
     files: &[accelerate::ShippedFile<'_>],
+    cwd: Option<&str>,
     text: &str,
     tree: &fuzzfile_syntax::Tree,
     mentioned: &dyn Fn(&str) -> bool,
 ) {
     match l.launcher {
-        Launcher::Accelerate => accelerate::read_config(l, files, text, tree),
+        Launcher::Accelerate => accelerate::read_config(l, files, cwd, text, tree),
         Launcher::Deepspeed => {
             deepspeed::read_hostfile(l, &|p| files.iter().any(|f| f.path == p), mentioned)
         }

@@ -498,7 +498,8 @@ fn task_facts(
             || shipped.iter().any(|f| f.content.contains(path))
     };
     for l in &mut facts.launches {
-        launchers::read_shipped(l, &shipped, text, tree, &mentioned);
+        let cwd = task.cwd.as_ref().map(|c| c.value.as_str());
+        launchers::read_shipped(l, &shipped, cwd, text, tree, &mentioned);
         l.shape = launchers::shape(l, resources);
         l.visible_gpus = launchers::visible_gpus(l, &facts.env);
     }
