@@ -5,8 +5,12 @@
 //!   by Python's own argparse, for real launch lines and argparse's abbreviations: `-np`, the
 //!   host list, the hostfile, the ssh port and the command must be what the semantics layer
 //!   reads from the same words.
-//! - the other tests: nccl-tests' `-t`/`-g` as its `getopt_long` reads them, srun's counts,
-//!   mpirun's ranks per node, read from Fuzzfiles by the semantics layer.
+//! - `nccl_tests_parse_matches_getopt_long`: nccl-tests' `-t`/`-g` (src/common.cu's options)
+//!   read by GNU getopt (Python's `getopt.gnu_getopt`), bare and under mpirun.
+//! - `mpirun_ranks_per_node_match_open_mpi_map`: the ranks mpirun puts on a node, against Open
+//!   MPI's own mapper (`mpirun --display-map --do-not-launch`, nothing started).
+//! - the other tests: srun's and horovodrun's counts, mpirun's placement rules, srun asking GPUs
+//!   as GPU work, read from Fuzzfiles by the semantics layer.
 
 use fuzzfile_check::semantics::{Launch, Launcher, Resolved};
 use std::path::Path;
@@ -597,5 +601,97 @@ fn srun_asking_gpus_is_gpu_work() {
             .iter()
             .any(|d| d.rule.name() == "nvlink-domain-spanned");
         assert_eq!(spanned, gpu_work, "{argv:?}");
+    }
+}
+
+/// mpirun's placement checked against Open MPI's own mapper: `mpirun --display-map
+/// --do-not-launch` prints the ranks it would put on each host of `-H nodea:S,nodeb:S` without
+/// starting anything; the most on one host must be the ranks per node the semantics layer reads
+/// from the same line with `$MULTINODE_HOSTLIST` (a generic job of 2 nodes, `procs-per-node: S`).
+#[test]
+fn mpirun_ranks_per_node_match_open_mpi_map() {
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        eprintln!("no mpirun (scripts/ci-packages.txt installs openmpi-bin): skipping");
+        return;
+    }
+    let cases: &[(u64, &[&str])] = &[
+        (
+            16,
+            &["-H", "$MULTINODE_HOSTLIST", "-np", "$MULTINODE_TOTAL_SLOTS"],
+        ),
+        (16, &["-H", "$MULTINODE_HOSTLIST", "-np", "8"]),
+        (16, &["-H", "$MULTINODE_HOSTLIST", "-np", "8", "-N", "4"]),
+        (
+            16,
+            &["-H", "$MULTINODE_HOSTLIST", "-np", "16", "-npernode", "8"],
+        ),
+        (
+            16,
+            &["-H", "$MULTINODE_HOSTLIST", "-np", "8", "--map-by", "node"],
+        ),
+        (
+            16,
+            &["-H", "$MULTINODE_HOSTLIST", "-np", "5", "--map-by", "node"],
+        ),
+        (
+            16,
+            &[
+                "-H",
+                "$MULTINODE_HOSTLIST",
+                "-np",
+                "4",
+                "--map-by",
+                "ppr:2:node",
+            ],
+        ),
+        (
+            4,
+            &["-H", "$MULTINODE_HOSTLIST", "-np", "8", "-map-by", "slot"],
+        ),
+        (2, &["--host", "$MULTINODE_HOSTLIST", "-np", "4"]),
+        (4, &["-np", "4", "-H", "nodea:2,nodeb:2"]),
+    ];
+    for (slots, args) in cases {
+        let hosts = format!("nodea:{slots},nodeb:{slots}");
+        let total = (slots * 2).to_string();
+        let real: Vec<String> = args
+            .iter()
+            .map(|a| {
+                a.replace("$MULTINODE_HOSTLIST", &hosts)
+                    .replace("$MULTINODE_TOTAL_SLOTS", &total)
+            })
+            .collect();
+        let out = Command::new("mpirun")
+            .args([
+                "--allow-run-as-root",
+                "--bind-to",
+                "none",
+                "--display-map",
+                "--do-not-launch",
+            ])
+            .args(&real)
+            .arg("hostname")
+            .output()
+            .expect("mpirun ran");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        let most = text
+            .lines()
+            .filter_map(|l| l.split("Num procs:").nth(1))
+            .filter_map(|n| n.trim().parse::<u64>().ok())
+            .max()
+            .unwrap_or_else(|| panic!("no map from mpirun {real:?}:\n{text}"));
+        let mut line = vec!["mpirun"];
+        line.extend_from_slice(args);
+        line.extend_from_slice(&["all_reduce_perf", "-g", "1"]);
+        let extra = format!(
+            "    resource:\n      cpu: {{cores: 64}}\n      devices: {{nvidia.com/gpu: 4}}\n    multinode: {{nodes: 2, implementation: generic, procs-per-node: {slots}}}\n"
+        );
+        let (ours, _) = per_node(&fuzzfile(&line, &extra));
+        assert_eq!(
+            ours,
+            Some(most),
+            "mpirun {real:?}: Open MPI puts {most} on a node"
+        );
     }
 }
