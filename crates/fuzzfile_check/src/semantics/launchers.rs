@@ -51,6 +51,8 @@ pub(super) fn recognise(rest: &[LaunchWord]) -> Option<(Launcher, usize)> {
         "accelerate" if rest.get(1).is_some_and(|w| w.text == "launch") => {
             (Launcher::Accelerate, 2)
         }
+        // accelerate's console script for `launch` alone (setup.py `accelerate-launch`).
+        "accelerate-launch" => (Launcher::Accelerate, 1),
         "fabric" if rest.get(1).is_some_and(|w| w.text == "run") => (Launcher::Lightning, 2),
         "lightning"
             if rest.get(1).is_some_and(|w| w.text == "run")
