@@ -309,7 +309,6 @@ impl Check for MpiSlotsNotGpus {
         };
         let mn = task.multinode.as_ref();
         let ppn = mn.and_then(|m| m.procs_per_node.as_ref());
-        let _ = task;
         let mut slots_reported = false;
         for inv in t.launches() {
             let exact = match (&inv.shape.ranks_per_node, &inv.shape.gpus_per_process) {
@@ -319,7 +318,10 @@ impl Check for MpiSlotsNotGpus {
             match inv.launcher {
                 Launcher::NcclTest | Launcher::Horovodrun => {
                     if let Some((r, p)) = exact {
-                        let slots_based = r.how.contains("$MULTINODE_HOSTLIST");
+                        // horovodrun's ranks follow the slots of `-H $MULTINODE_HOSTLIST`.
+                        let slots_based = inv.setting("hosts").is_some_and(|h| {
+                            matches!(&h.value, Resolved::Runtime { name, .. } if name == "MULTINODE_HOSTLIST")
+                        });
                         out.extend(self.exact(ctx, t, inv, r, p, slots_based));
                     }
                     continue;
