@@ -519,6 +519,7 @@ fn accelerate_launch_lines_match_its_argparse_parser() {
         "accelerate_launch.json",
         &[
             &["accelerate", "launch"],
+            &["accelerate-launch"],
             &["python", "-m", "accelerate.commands.launch"],
         ],
         ACCELERATE,
