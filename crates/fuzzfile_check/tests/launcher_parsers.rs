@@ -695,3 +695,56 @@ fn mpirun_ranks_per_node_match_open_mpi_map() {
         );
     }
 }
+
+/// The same against MPICH's Hydra: `mpiexec.hydra -launcher fork` starts the "remote" hosts'
+/// processes on this machine, each told how many ranks share its host (`MPI_LOCALNRANKS`);
+/// Hydra fills the hosts `slots` at a time and starts again at the first past the last.
+#[test]
+fn mpiexec_hydra_ranks_per_node_match_hydra() {
+    if Command::new("mpiexec.hydra")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no mpiexec.hydra (scripts/ci-packages.txt installs mpich): skipping");
+        return;
+    }
+    for (slots, n) in [(2u64, 4u64), (2, 8), (4, 6), (16, 8), (3, 7)] {
+        let hosts = format!("nodea:{slots},nodeb:{slots}");
+        let out = Command::new("mpiexec.hydra")
+            .args(["-launcher", "fork", "-hosts", &hosts, "-n", &n.to_string()])
+            .args(["sh", "-c", "echo \"local $MPI_LOCALNRANKS\""])
+            .output()
+            .expect("mpiexec.hydra ran");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let most = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("local "))
+            .filter_map(|v| v.trim().parse::<u64>().ok())
+            .max()
+            .unwrap_or_else(|| {
+                panic!(
+                    "no ranks from mpiexec.hydra -hosts {hosts} -n {n}:\n{text}{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+        let n = n.to_string();
+        let line = [
+            "mpiexec.hydra",
+            "-hosts",
+            "$MULTINODE_HOSTLIST",
+            "-n",
+            &n,
+            "all_reduce_perf",
+        ];
+        let extra = format!(
+            "    resource:\n      cpu: {{cores: 64}}\n      devices: {{nvidia.com/gpu: 4}}\n    multinode: {{nodes: 2, implementation: generic, procs-per-node: {slots}}}\n"
+        );
+        let (ours, _) = per_node(&fuzzfile(&line, &extra));
+        assert_eq!(
+            ours,
+            Some(most),
+            "mpiexec.hydra -hosts {hosts} -n {n}: Hydra puts {most} on a host"
+        );
+    }
+}

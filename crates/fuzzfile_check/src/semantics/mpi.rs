@@ -109,6 +109,19 @@ pub(super) fn mpirun_args(l: &Launch) -> LauncherArgs {
     out
 }
 
+/// The ranks on the first of `hosts` hosts of `slots` slots each, for `np` ranks (all the
+/// slots when not given): the hosts are filled in turn, `slots` at a time, and past the last
+/// host MPICH's Hydra starts again at the first (Open MPI refuses more ranks than slots unless
+/// told to oversubscribe).
+fn on_first_host(np: Option<u64>, slots: u64, hosts: u64) -> u64 {
+    let Some(np) = np else { return slots };
+    let cycle = slots.saturating_mul(hosts.max(1));
+    if cycle == 0 {
+        return np;
+    }
+    slots.saturating_mul(np / cycle) + slots.min(np % cycle)
+}
+
 /// How many ranks mpirun places on each node: a per-node count (`-N`, `-npernode`, `-ppn`,
 /// `--map-by ppr:N:node`, `-pernode`), else the slots of each host in its host list (Open MPI
 /// fills a host's slots before the next host: the head node gets `min(-np, slots)`), else, with
@@ -167,7 +180,6 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
     if args.incomplete {
         return None;
     }
-    let cap = |slots: u64| np.value.map_or(slots, |n| slots.min(n));
     match args.get_any(&["H", "host", "hosts"]) {
         Some(f) => {
             let v = f.value.as_ref()?;
@@ -178,7 +190,7 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                         return None;
                     }
                     Some(Quantity {
-                        value: cap(slots),
+                        value: on_first_host(np.value, slots, r.nodes.unwrap_or(1)),
                         how: format!(
                             "the {slots} slots of each node in {} $MULTINODE_HOSTLIST",
                             f.spelling
@@ -193,11 +205,16 @@ fn ranks_per_node(args: &LauncherArgs, np: &Count, r: Resources) -> Option<Quant
                             .and_then(|(_, n)| n.trim().parse::<u64>().ok())
                     });
                     let first = slots.next()??;
-                    if !slots.all(|s| s == Some(first)) || np.value.is_none() {
-                        return None;
+                    let mut hosts = 1;
+                    for s in slots {
+                        if s != Some(first) {
+                            return None;
+                        }
+                        hosts += 1;
                     }
+                    np.value?;
                     Some(Quantity {
-                        value: cap(first),
+                        value: on_first_host(np.value, first, hosts),
                         how: format!("{} {list}", f.spelling),
                         at: Some(use_site(v)),
                     })
