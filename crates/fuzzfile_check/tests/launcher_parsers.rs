@@ -610,10 +610,16 @@ fn srun_asking_gpus_is_gpu_work() {
 /// from the same line with `$MULTINODE_HOSTLIST` (a generic job of 2 nodes, `procs-per-node: S`).
 #[test]
 fn mpirun_ranks_per_node_match_open_mpi_map() {
-    if Command::new("mpirun").arg("--version").output().is_err() {
-        eprintln!("no mpirun (scripts/ci-packages.txt installs openmpi-bin): skipping");
+    // Debian names Open MPI's `mpirun.openmpi` (`mpirun` may be MPICH's).
+    let Some(mpirun) = ["mpirun.openmpi", "mpirun"].into_iter().find(|p| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("Open MPI"))
+    }) else {
+        eprintln!("no Open MPI mpirun (scripts/ci-packages.txt installs openmpi-bin): skipping");
         return;
-    }
+    };
     let cases: &[(u64, &[&str])] = &[
         (
             16,
@@ -661,7 +667,7 @@ fn mpirun_ranks_per_node_match_open_mpi_map() {
                     .replace("$MULTINODE_TOTAL_SLOTS", &total)
             })
             .collect();
-        let out = Command::new("mpirun")
+        let out = Command::new(mpirun)
             .args([
                 "--allow-run-as-root",
                 "--bind-to",
