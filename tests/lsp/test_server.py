@@ -163,7 +163,7 @@ async def test_hover_completion_and_navigation(client: LanguageClient):
     assert "world size 8 (1 × 8)" in hover.contents.value
     # Hover on a finding: its rule.
     hover = await client.text_document_hover_async(types.HoverParams(text_document=doc, position=at(TRAIN, "=8", 1, enc=client.enc)))
-    assert "torchrun-nproc-mismatch" in hover.contents.value
+    assert "launcher-nproc-mismatch" in hover.contents.value
     # Completion of a depends-on name: the other job.
     result = await client.text_document_completion_async(
         types.CompletionParams(text_document=doc, position=at(TRAIN, "name: prep", len("name: pr"), enc=client.enc))
@@ -203,11 +203,11 @@ async def test_rename_and_code_actions_apply_cleanly(client: LanguageClient, tmp
         )
     )
     titles = [a.title for a in actions]
-    assert titles == ["Set `--nproc-per-node` to 4", "Suppress `torchrun-nproc-mismatch` on this line"], titles
+    assert titles == ["Set `--nproc-per-node` to 4", "Suppress `launcher-nproc-mismatch` on this line"], titles
     fixed = apply(TRAIN, actions[0].edit, client.enc)
     assert "--nproc-per-node=4" in fixed
     suppressed = apply(TRAIN, actions[1].edit, client.enc)
-    assert "# fuzzlint: ignore[torchrun-nproc-mismatch]" in suppressed
+    assert "# fuzzlint: ignore[launcher-nproc-mismatch]" in suppressed
     # Each result, analysed by the CLI, no longer has the finding.
     assert "FZ201" in cli_findings(TRAIN, tmp_path)
     assert "FZ201" not in cli_findings(fixed, tmp_path)

@@ -124,9 +124,9 @@ impl Id {
             Id::NoNetPlugin => Some("nccl-net-unavailable"),
             Id::MnnvlNoImexChannel | Id::CudaNotPermitted => Some("nccl-mnnvl-no-imex"),
             Id::CudaInvalidArgument | Id::NoKernelImage => Some("image-too-old-for-gpu"),
-            Id::InvalidDeviceOrdinal | Id::DuplicateGpu => Some("torchrun-nproc-mismatch"),
-            Id::RendezvousTimeout => Some("torchrun-nnodes-mismatch"),
-            Id::RendezvousConnection => Some("torchrun-missing-master-addr"),
+            Id::InvalidDeviceOrdinal | Id::DuplicateGpu => Some("launcher-nproc-mismatch"),
+            Id::RendezvousTimeout => Some("launcher-nnodes-mismatch"),
+            Id::RendezvousConnection => Some("launcher-missing-master-addr"),
             Id::RendezvousClosed => Some("torchrun-rdzv-incomplete"),
             Id::NcclEnvDeprecated => Some("nccl-invalid-value"),
             Id::TorchDistributedLaunchDeprecated => Some("torch-distributed-launch-deprecated"),
@@ -817,7 +817,7 @@ mod tests {
         let rule = |l| one(l).and_then(|x| x.rule);
         assert_eq!(
             rule("RuntimeError: CUDA error: invalid device ordinal"),
-            Some("torchrun-nproc-mismatch")
+            Some("launcher-nproc-mismatch")
         );
         assert_eq!(
             rule("NCCL WARN Failed to initialize any NET plugin"),

@@ -95,18 +95,22 @@ impl fmt::Display for Selector {
 
 /// ` (did you mean `name`?)` for the rule name closest to `word`, or nothing.
 pub(crate) fn suggestion(word: &str) -> String {
-    let names = Rule::ALL.iter().map(|r| r.name());
-    let lower = word.to_ascii_lowercase();
-    // A name cut short (`torchrun-nproc`) first, then a typo.
-    (lower.len() >= 4)
-        .then(|| {
-            Rule::ALL
-                .iter()
-                .map(|r| r.name())
-                .find(|n| n.starts_with(&lower))
+    // Every name a rule answers to, former names too, with the rule's current name: a former
+    // name cut short or mistyped suggests the name to write now.
+    let names = || {
+        Rule::ALL.iter().flat_map(|r| {
+            std::iter::once((r.name(), r.name())).chain(r.aliases().iter().map(|a| (*a, r.name())))
         })
+    };
+    let lower = word.to_ascii_lowercase();
+    // A name cut short (`launcher-nproc`) first, then a typo.
+    (lower.len() >= 4)
+        .then(|| names().find(|(n, _)| n.starts_with(&lower)).map(|(_, r)| r))
         .flatten()
-        .or_else(|| fuzzfile_model::schema::did_you_mean(word, names))
+        .or_else(|| {
+            let close = fuzzfile_model::schema::did_you_mean(word, names().map(|(n, _)| n))?;
+            names().find(|(n, _)| *n == close).map(|(_, r)| r)
+        })
         .map(|n| format!(" (did you mean `{n}`?)"))
         .unwrap_or_default()
 }
@@ -681,11 +685,18 @@ mod tests {
         let e = err("select = [\"FZ299\"]\n");
         assert!(e.message.contains("no rule has the code `FZ299`"), "{e}");
 
-        let e = err("\n[severity]\ntorchrun-nproc = \"off\"\n");
+        let e = err("\n[severity]\nlauncher-nproc = \"off\"\n");
         assert_eq!((e.line, e.column), (3, 1), "{e}");
         assert!(
             e.message
-                .contains("did you mean `torchrun-nproc-mismatch`?"),
+                .contains("did you mean `launcher-nproc-mismatch`?"),
+            "{e}"
+        );
+        // A former name cut short suggests the current name.
+        let e = err("\n[severity]\ntorchrun-nproc = \"off\"\n");
+        assert!(
+            e.message
+                .contains("did you mean `launcher-nproc-mismatch`?"),
             "{e}"
         );
 
@@ -728,7 +739,7 @@ mod tests {
     fn selectors() {
         assert_eq!(
             Selector::parse("fz201"),
-            Ok(Selector::Rule(Rule::TorchrunNprocMismatch))
+            Ok(Selector::Rule(Rule::LauncherNprocMismatch))
         );
         assert_eq!(Selector::parse("fz2"), Ok(Selector::Prefix("FZ2".into())));
         assert!(Selector::parse("FZ").is_ok());
@@ -741,7 +752,7 @@ mod tests {
             ]
         );
         let p = Selector::Prefix("FZ2".into());
-        assert!(p.matches(Rule::TorchrunNprocMismatch));
+        assert!(p.matches(Rule::LauncherNprocMismatch));
         assert!(!p.matches(Rule::UnknownReference));
     }
 
@@ -755,7 +766,7 @@ mod tests {
         assert!(s.is_enabled(Rule::UnknownKey));
         assert!(s.is_enabled(Rule::DependencyCycle));
         assert!(!s.is_enabled(Rule::LegacyVersion));
-        assert!(!s.is_enabled(Rule::TorchrunNprocMismatch));
+        assert!(!s.is_enabled(Rule::LauncherNprocMismatch));
 
         // A later `ignore` removes more; a later `select` starts over.
         let cli_ignore = RuleSelection {

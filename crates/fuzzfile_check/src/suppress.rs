@@ -871,7 +871,7 @@ mod tests {
             &src[entries[1].range.start as usize - 10..entries[1].range.end as usize - 10],
             "FZ201"
         );
-        assert_eq!(entries[1].rule, Some(Rule::TorchrunNprocMismatch));
+        assert_eq!(entries[1].rule, Some(Rule::LauncherNprocMismatch));
         assert_eq!(parse_comment("# just a comment", 0), None);
     }
 }

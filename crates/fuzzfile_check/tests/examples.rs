@@ -67,19 +67,19 @@ fn the_examples_break_when_their_settings_are_removed() {
             "nccl-torchrun-1n.fz",
             "--nproc-per-node 4",
             "--nproc-per-node 8",
-            "torchrun-nproc-mismatch",
+            "launcher-nproc-mismatch",
         ),
         (
             "nccl-torchrun-generic.fz",
             "--node-rank '$RANK' \\\n",
             "",
-            "torchrun-missing-node-rank",
+            "launcher-missing-node-rank",
         ),
         (
             "nccl-torchrun-generic.fz",
             "--nnodes 2",
             "--nnodes 3",
-            "torchrun-nnodes-mismatch",
+            "launcher-nnodes-mismatch",
         ),
         (
             "nccl-tests-mpirun.fz",

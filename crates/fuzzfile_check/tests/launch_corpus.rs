@@ -25,11 +25,11 @@ use std::path::{Path, PathBuf};
 /// The rules this corpus is about: launches, GPUs and NCCL. Findings of other rules (unknown
 /// keys, cluster-profile hints) are in the snapshot but not compared.
 const LAUNCH_RULES: &[&str] = &[
-    "torchrun-nproc-mismatch",
-    "torchrun-nnodes-mismatch",
+    "launcher-nproc-mismatch",
+    "launcher-nnodes-mismatch",
     "torchrun-standalone-multinode",
-    "torchrun-missing-node-rank",
-    "torchrun-missing-master-addr",
+    "launcher-missing-node-rank",
+    "launcher-missing-master-addr",
     "torchrun-rdzv-incomplete",
     "torch-distributed-launch-deprecated",
     "launcher-double-wrap",
@@ -826,16 +826,16 @@ fn accelerate_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
             .and_then(|v| v.parse().ok())
             .unwrap_or(job.gpus);
         if !cpu && job.gpus > 0 && machines > 0 && processes / machines != job.gpus {
-            found.insert("torchrun-nproc-mismatch");
+            found.insert("launcher-nproc-mismatch");
         }
         if machines != job.nodes {
-            found.insert("torchrun-nnodes-mismatch");
+            found.insert("launcher-nnodes-mismatch");
         }
         if machines > 1 && !o.contains_key("--machine-rank") {
-            found.insert("torchrun-missing-node-rank");
+            found.insert("launcher-missing-node-rank");
         }
         if machines > 1 && !o.contains_key("--main-process-ip") {
-            found.insert("torchrun-missing-master-addr");
+            found.insert("launcher-missing-master-addr");
         }
     }
     if job.nodes > 1 {
@@ -845,7 +845,7 @@ fn accelerate_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
             .collect();
         let distinct: BTreeSet<&&String> = ranks.iter().collect();
         if distinct.len() < ranks.len() {
-            found.insert("torchrun-missing-node-rank");
+            found.insert("launcher-missing-node-rank");
         }
     }
 }
@@ -917,13 +917,13 @@ fn fabric_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
             devices.parse::<u64>().ok()
         };
         if !cpu && job.gpus > 0 && per_node.is_some_and(|n| n != job.gpus) {
-            found.insert("torchrun-nproc-mismatch");
+            found.insert("launcher-nproc-mismatch");
         }
         if get(o, "num-nodes", "1").parse::<u64>().ok() != Some(job.nodes) {
-            found.insert("torchrun-nnodes-mismatch");
+            found.insert("launcher-nnodes-mismatch");
         }
         if job.nodes > 1 && !head.contains(&get(o, "main-address", "127.0.0.1").as_str()) {
-            found.insert("torchrun-missing-master-addr");
+            found.insert("launcher-missing-master-addr");
         }
     }
     if job.nodes > 1 && !calls.is_empty() {
@@ -934,7 +934,7 @@ fn fabric_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
             .collect();
         let distinct: BTreeSet<&String> = ranks.iter().collect();
         if (on.len() as u64) < job.nodes || distinct.len() < ranks.len() {
-            found.insert("torchrun-missing-node-rank");
+            found.insert("launcher-missing-node-rank");
         }
     }
 }
@@ -955,12 +955,12 @@ fn deepspeed_problems(job: &Job, found: &mut BTreeSet<&'static str>) {
         })
         .collect();
     if from_head.len() > 1 {
-        found.insert("torchrun-missing-node-rank");
+        found.insert("launcher-missing-node-rank");
     }
     for c in &calls {
         if let Some(n) = value(c, "--num_gpus").and_then(|v| v.parse::<u64>().ok()) {
             if job.gpus > 0 && n != job.gpus {
-                found.insert("torchrun-nproc-mismatch");
+                found.insert("launcher-nproc-mismatch");
             }
         }
         if job.gpus == 0 {
@@ -1043,7 +1043,7 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
                 found.insert("gpu-request-missing");
             }
         } else if nproc.parse::<u64>().is_ok_and(|n| n != job.gpus) {
-            found.insert("torchrun-nproc-mismatch");
+            found.insert("launcher-nproc-mismatch");
         }
         let nnodes = get(o, "--nnodes", "1:1");
         let (lo, hi) = nnodes.split_once(':').unwrap_or((&nnodes, &nnodes));
@@ -1053,7 +1053,7 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
         if !(lo.parse().unwrap_or(0)..=hi.parse().unwrap_or(0)).contains(&job.nodes)
             && !default_with_standalone
         {
-            found.insert("torchrun-nnodes-mismatch");
+            found.insert("launcher-nnodes-mismatch");
         }
         if standalone && job.nodes > 1 {
             found.insert("torchrun-standalone-multinode");
@@ -1078,7 +1078,7 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
                 "localhost".to_owned()
             };
             if !head.contains(&host.as_str()) {
-                found.insert("torchrun-missing-master-addr");
+                found.insert("launcher-missing-master-addr");
             }
         }
     }
@@ -1096,7 +1096,7 @@ fn problems(job: &Job) -> BTreeSet<&'static str> {
             .collect();
         let distinct: BTreeSet<&String> = static_ranks.iter().collect();
         if (on.len() as u64) < job.nodes || distinct.len() < static_ranks.len() {
-            found.insert("torchrun-missing-node-rank");
+            found.insert("launcher-missing-node-rank");
         }
     }
     found

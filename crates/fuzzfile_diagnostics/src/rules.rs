@@ -165,7 +165,7 @@ mod tests {
             }
         }
         assert_eq!(Rule::from_name("no-such-rule"), None);
-        assert_eq!(Rule::from_name("fz201"), Some(Rule::TorchrunNprocMismatch));
+        assert_eq!(Rule::from_name("fz201"), Some(Rule::LauncherNprocMismatch));
     }
 
     /// A table in the generated form, with a renamed rule: what `rules_generated.rs` holds

@@ -561,3 +561,95 @@ fn fix_uses_each_files_settings() {
     assert_eq!(t.read("keep/train.fz"), RETRY);
     assert!(!t.read("fix/train.fz").contains("retry"));
 }
+
+/// A torchrun job asking 8 processes per node on 4 GPUs (`launcher-nproc-mismatch`, formerly
+/// `torchrun-nproc-mismatch`), with the former name in a suppression when `suppressed`.
+fn nproc_mismatch(suppression: &str) -> String {
+    format!(
+        "version: v4
+jobs:
+  train:
+    image:
+      uri: docker://nvcr.io/nvidia/pytorch:24.05-py3
+    resource:
+      devices:
+        nvidia.com/gpu: 4
+    command: [torchrun, --nproc-per-node=8, train.py]{suppression}
+"
+    )
+}
+
+#[test]
+fn a_former_rule_name_still_works_in_the_config_the_flags_and_suppressions() {
+    let t = TempDir::new("former-name");
+    t.write("train.fz", &nproc_mismatch(""));
+    let rules = |r: &Run| {
+        r.findings()
+            .into_iter()
+            .map(|(_, rule, _)| rule)
+            .collect::<Vec<_>>()
+    };
+    let check = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json", "--fail-on", "never"];
+        all.extend_from_slice(args);
+        all.push("train.fz");
+        t.run(&all)
+    };
+    // The finding carries the current name.
+    let r = check(&[]);
+    assert!(
+        rules(&r).contains(&"launcher-nproc-mismatch".to_owned()),
+        "{}",
+        r.stdout
+    );
+
+    // fuzzlint.toml: the former name turns the rule off, with a note naming the current one.
+    t.write("fuzzlint.toml", "ignore = [\"torchrun-nproc-mismatch\"]\n");
+    let r = check(&[]);
+    assert!(
+        !rules(&r).contains(&"launcher-nproc-mismatch".to_owned()),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains("torchrun-nproc-mismatch")
+            && r.stderr.contains("launcher-nproc-mismatch"),
+        "no note naming the current name: {}",
+        r.stderr
+    );
+    t.write(
+        "fuzzlint.toml",
+        "[severity]\ntorchrun-nproc-mismatch = \"warning\"\n",
+    );
+    let r = check(&[]);
+    assert!(
+        r.findings()
+            .contains(&f("train.fz", "launcher-nproc-mismatch", "warning")),
+        "{}",
+        r.stdout
+    );
+    std::fs::remove_file(t.path().join("fuzzlint.toml")).expect("remove config");
+
+    // The flags take it too.
+    let r = check(&["--ignore", "torchrun-nproc-mismatch"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        !rules(&r).contains(&"launcher-nproc-mismatch".to_owned()),
+        "{}",
+        r.stdout
+    );
+
+    // A suppression naming the former name suppresses, and is not reported unused.
+    t.write(
+        "train.fz",
+        &nproc_mismatch("  # fuzzlint: ignore[torchrun-nproc-mismatch]"),
+    );
+    let r = check(&[]);
+    let found = rules(&r);
+    assert!(
+        !found.contains(&"launcher-nproc-mismatch".to_owned())
+            && !found.contains(&"unused-suppression".to_owned()),
+        "{}",
+        r.stdout
+    );
+}

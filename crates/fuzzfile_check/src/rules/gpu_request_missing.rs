@@ -7,7 +7,7 @@
 //! an argument naming `cpu` or `gloo`, since the script then decides), an nccl-tests program
 //! (`all_reduce_perf`, ..., bare or under mpirun), or `NCCL_*` / `NVIDIA_IMEX_CHANNELS`
 //! settings in its environment. Launches are found wherever the job runs them (see
-//! `torchrun-nproc-mismatch`).
+//! `launcher-nproc-mismatch`).
 //!
 //! ## Launchers
 //! Each launcher by its own flag, as its argument parser reads it (messages and fixes use the
@@ -56,7 +56,7 @@
 //!       devices: {nvidia.com/gpu: 4}
 //! ```
 
-use super::torchrun_nnodes_mismatch::launcher_name;
+use super::launcher_nnodes_mismatch::launcher_name;
 use super::{Check, Context, TaskContext};
 use crate::edits::add_mapping_entry;
 use crate::gpu::is_nccl_test;

@@ -14,8 +14,8 @@
 //! each node). No fix when a launch cannot be completed that way (another launcher, a
 //! rendezvous backend other than `static`, a rank or address already set, arguments not all
 //! known, a launch line not written out in the command list or the script), so the fix never
-//! leaves a finding of `torchrun-standalone-multinode`, `torchrun-missing-node-rank` or
-//! `torchrun-missing-master-addr` behind.
+//! leaves a finding of `torchrun-standalone-multinode`, `launcher-missing-node-rank` or
+//! `launcher-missing-master-addr` behind.
 //!
 //! ## Why is this bad?
 //! The command runs as many times as the outer launcher starts it, and each copy starts its own
@@ -41,8 +41,8 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::torchrun_missing_node_rank::is_static;
-use super::torchrun_nnodes_mismatch::parse_nnodes;
+use super::launcher_missing_node_rank::is_static;
+use super::launcher_nnodes_mismatch::parse_nnodes;
 use super::{Check, Context, TaskContext};
 use crate::launch::{insert_flag, Launcher, Origin};
 use crate::semantics::Launch;

@@ -24,7 +24,7 @@
 //! it in `registry!`, add its row to `rules_generated.rs` in the same form as the others (the
 //! crate must compile before the test can regenerate the file), then run the command above.
 //!
-//! Renaming a rule (`torchrun-nproc-mismatch` to `launcher-nproc-mismatch` when it covers
+//! Renaming a rule (`torchrun-nproc-mismatch` became `launcher-nproc-mismatch` when it covered
 //! more launchers): change `name:`, keep the code, and list the former name in
 //! `aliases: ["torchrun-nproc-mismatch"]` of its `declare_rule!`; regenerate as above (the
 //! row of `rules_generated.rs` carries the aliases). `Rule::lookup` and `Rule::from_name`
@@ -280,10 +280,10 @@ registry! {
     nvlink_domain_spanned::NvlinkDomainSpanned,
     policy_retry_ignored::PolicyRetryIgnored,
     torch_distributed_launch_deprecated::TorchDistributedLaunchDeprecated,
-    torchrun_missing_master_addr::TorchrunMissingMasterAddr,
-    torchrun_missing_node_rank::TorchrunMissingNodeRank,
-    torchrun_nnodes_mismatch::TorchrunNnodesMismatch,
-    torchrun_nproc_mismatch::TorchrunNprocMismatch,
+    launcher_missing_master_addr::LauncherMissingMasterAddr,
+    launcher_missing_node_rank::LauncherMissingNodeRank,
+    launcher_nnodes_mismatch::LauncherNnodesMismatch,
+    launcher_nproc_mismatch::LauncherNprocMismatch,
     torchrun_rdzv_incomplete::TorchrunRdzvIncomplete,
     torchrun_standalone_multinode::TorchrunStandaloneMultinode,
     unknown_key::UnknownKey,

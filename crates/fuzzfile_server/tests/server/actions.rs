@@ -45,7 +45,7 @@ fn quick_fixes_and_suppressions_remove_their_finding() {
         let _ = c.diagnostics(URI, Some(1));
         let mut shown = String::new();
         for (needle, rule) in [
-            ("nproc-per-node=8", "torchrun-nproc-mismatch"),
+            ("nproc-per-node=8", "launcher-nproc-mismatch"),
             ("polcy", "unknown-key"),
             ("requires", "deprecated-key"),
         ] {

@@ -141,13 +141,13 @@ fn hover_on_a_merge_key_lists_what_it_brings() {
 fn hover_on_a_finding_explains_its_rule() {
     let (mut c, uri) = open(TRAIN);
     let h = hover_at(&mut c, uri, TRAIN, "nproc-per-node=8", 15);
-    assert!(h.contains("FZ201 `torchrun-nproc-mismatch`"), "{h}");
+    assert!(h.contains("FZ201 `launcher-nproc-mismatch`"), "{h}");
     assert!(h.contains("## Why is this bad?"), "{h}");
     assert!(
         !h.contains("## Example"),
         "the examples are behind the link: {h}"
     );
-    assert!(h.contains("/docs/rules/torchrun-nproc-mismatch.md"), "{h}");
+    assert!(h.contains("/docs/rules/launcher-nproc-mismatch.md"), "{h}");
     // The deprecated key: both its rule and its documentation.
     let h = hover_at(&mut c, uri, TRAIN, "requires", 2);
     assert!(h.contains("FZ014") && h.contains("**Deprecated**"), "{h}");

@@ -96,7 +96,7 @@ fn rule_links_name_existing_docs() {
     // Every example with a problem: check the links of whatever is found.
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/specs/torchrun-nproc-mismatch/bad.fz"),
+            .join("../../tests/specs/launcher-nproc-mismatch/bad.fz"),
     )
     .unwrap();
     c.open("file:///w/bad.fz", "fuzzfile", 1, &text);
