@@ -18,7 +18,8 @@
 //! - an nccl-tests program started alone (one process, `-t × -g` GPUs), `horovodrun` (one
 //!   GPU per process: `-np` on `localhost` without `-H`/`--hostfile`, else the slots of each
 //!   host up to `-np`), and `srun` (`--ntasks-per-node`, or `--ntasks` over `--nodes`, times
-//!   `--gpus-per-task`; `--gpus-per-node` and `--gres=gpu:N` against the GPUs per node).
+//!   `--gpus-per-task`; `--gpus-per-node` and `--gres=gpu:N` against the GPUs per node,
+//!   `-G`/`--gpus` against the GPUs of srun's `-N` nodes).
 //!
 //! More GPUs than the node has is an error; fewer (for the launches whose GPUs per process are
 //! known) is a warning: GPUs idle. The fix sets `procs-per-node` where the ranks follow it.
@@ -330,7 +331,7 @@ impl Check for MpiSlotsNotGpus {
                     if let Some((r, p)) = exact {
                         out.extend(self.exact(ctx, t, inv, r, p, false));
                     }
-                    out.extend(srun_per_node(inv, gpus, gpu_range));
+                    out.extend(srun_per_node(inv, gpus, gpu_range, t.nodes.map(|n| n.0)));
                     continue;
                 }
                 Launcher::Mpirun => {}
@@ -414,9 +415,16 @@ impl Check for MpiSlotsNotGpus {
     }
 }
 
-/// srun's `--gpus-per-node` or `--gres=gpu:N` asking more GPUs of a node than the job has.
-fn srun_per_node(l: &Launch, gpus: u64, gpu_range: TextRange) -> Option<Diagnostic> {
-    let (s, n) = ["gpus-per-node", "gres"].iter().find_map(|name| {
+/// srun's `--gpus-per-node` or `--gres=gpu:N` asking more GPUs of a node than the job has, or
+/// `-G`/`--gpus` (in all) more than its nodes (`-N`, else the job's one node) have together.
+fn srun_per_node(
+    l: &Launch,
+    gpus: u64,
+    gpu_range: TextRange,
+    job_nodes: Option<u64>,
+) -> Option<Diagnostic> {
+    let gpus = usable_gpus(l, gpus);
+    let per_node = ["gpus-per-node", "gres"].iter().find_map(|name| {
         let s = l.setting(name)?;
         let v = s.value.literal()?;
         let n = if *name == "gres" {
@@ -425,20 +433,49 @@ fn srun_per_node(l: &Launch, gpus: u64, gpu_range: TextRange) -> Option<Diagnost
             crate::semantics::srun_typed_count(v)?
         };
         Some((s, n))
-    })?;
-    let gpus = usable_gpus(l, gpus);
-    (n > gpus).then(|| {
-        Diagnostic::new(
-            Rule::MpiSlotsNotGpus,
-            s.at(),
+    });
+    let (s, n, message) = match per_node {
+        Some((s, n)) => (
+            s,
+            n,
             format!(
                 "`srun {}` asks {n} GPUs of each node, but the job has {gpus} GPUs per node",
                 s.given_as
             ),
-        )
-        .with_label(gpu_range, format!("{gpus} GPUs per node"))
-        .with_help(
-            "srun cannot place the step on the job's nodes: ask at most the GPUs the job requests",
-        )
+        ),
+        None => {
+            // `-G N` over srun's nodes: the first nodes take the extra GPUs.
+            let s = l.setting("gpus")?;
+            let total = crate::semantics::srun_typed_count(s.value.literal()?)?;
+            let nodes = match l.setting("nodes") {
+                Some(ns) => ns
+                    .value
+                    .literal()?
+                    .rsplit('-')
+                    .next()?
+                    .trim()
+                    .parse()
+                    .ok()?,
+                None if job_nodes.is_none_or(|n| n <= 1) => 1u64,
+                None => return None,
+            };
+            let n = total.div_ceil(nodes.max(1));
+            (
+                s,
+                n,
+                format!(
+                    "`srun {}` asks {total} GPUs on {nodes} {}: {n} of a node, but the job has {gpus} GPUs per node",
+                    s.given_as,
+                    if nodes == 1 { "node" } else { "nodes" }
+                ),
+            )
+        }
+    };
+    (n > gpus).then(|| {
+        Diagnostic::new(Rule::MpiSlotsNotGpus, s.at(), message)
+            .with_label(gpu_range, format!("{gpus} GPUs per node"))
+            .with_help(
+                "srun cannot place the step on the job's nodes: ask at most the GPUs the job requests",
+            )
     })
 }
