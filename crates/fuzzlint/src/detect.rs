@@ -424,6 +424,17 @@ fn detect_mnnvl(probe: &Probe, d: &mut Detected) {
             return;
         }
     };
+    let header = |key: &str| {
+        q.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (!l.starts_with(' ') && k.trim() == key).then(|| v.trim().to_owned())
+        })
+    };
+    if let (Some(driver), Some(cuda)) = (header("Driver Version"), header("CUDA Version")) {
+        d.gpu_comments.push(format!(
+            "driver {driver}, CUDA {cuda}: the newest CUDA a container runs on it without NVIDIA's forward-compatibility package"
+        ));
+    }
     let sections = parse_fabric_sections(&q);
     if sections.is_empty() {
         d.unseen.push(format!(

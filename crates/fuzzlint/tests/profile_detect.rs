@@ -112,6 +112,7 @@ fn h100_node_with_infiniband_hcas() {
     assert_eq!(p.gpus_per_node, Some(8));
     assert_eq!(p.gpu_product.as_deref(), Some("NVIDIA H100 80GB HBM3"));
     assert!(p.gpu_products.is_empty());
+    assert!(d.text.contains("# driver 565.57.01, CUDA 12.7: "), "{}", d.text);
     assert_eq!(p.fabric, Some(Fabric::Infiniband));
     // The Ethernet-link-layer bond (storage) is not an HCA of the InfiniBand fabric.
     assert_eq!(
