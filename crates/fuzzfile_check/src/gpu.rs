@@ -60,14 +60,7 @@ pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
             .and_then(|m| m.script())
             .is_some_and(|p| is_nccl_test(&p.text)),
         // srun asking GPUs for its tasks or nodes.
-        Launcher::Srun => {
-            ["gpus-per-task", "gpus-per-node", "gpus"]
-                .iter()
-                .any(|n| l.setting(n).is_some())
-                || l.setting("gres")
-                    .and_then(|s| s.value.literal())
-                    .is_some_and(|v| crate::semantics::srun_gres_gpus(v).is_some())
-        }
+        Launcher::Srun => l.srun_requests_gpus(),
         _ => false,
     });
     launcher || env.iter().any(|e| e.name.starts_with("NCCL_"))

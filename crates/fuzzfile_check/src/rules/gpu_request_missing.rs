@@ -5,7 +5,8 @@
 //! runs on CPUs: torchrun `--nproc-per-node cpu`, accelerate `--cpu` or a config file with
 //! `use_cpu: true`, Lightning `--accelerator cpu`; or its command line says the run is on CPUs:
 //! an argument naming `cpu` or `gloo`, since the script then decides), an nccl-tests program
-//! (`all_reduce_perf`, ..., bare or under mpirun), or `NCCL_*` / `NVIDIA_IMEX_CHANNELS`
+//! (`all_reduce_perf`, ..., bare or under mpirun), an `srun` asking GPUs for its tasks
+//! (`--gpus-per-task`, `--gpus-per-node`, `--gpus`, `--gres=gpu:N`), or `NCCL_*` / `NVIDIA_IMEX_CHANNELS`
 //! settings in its environment. Launches are found wherever the job runs them (see
 //! `launcher-nproc-mismatch`).
 //!
@@ -120,6 +121,10 @@ impl Check for GpuRequestMissing {
                 Launcher::NcclTest => {
                     let p = &inv.words[0];
                     evidence = Some((p.range, format!("`{}` is an NCCL test", p.text), None));
+                    break;
+                }
+                Launcher::Srun if inv.srun_requests_gpus() => {
+                    evidence = Some((inv.range(), "`srun` asks GPUs for its tasks".into(), None));
                     break;
                 }
                 Launcher::Mpirun => {

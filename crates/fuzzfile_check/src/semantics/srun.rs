@@ -69,6 +69,21 @@ const SETTINGS: &[&str] = &[
 ];
 
 /// Parse srun's arguments: its options, then the program.
+impl Launch {
+    /// An `srun` that asks GPUs for its tasks or nodes (`--gpus-per-task`, `--gpus-per-node`,
+    /// `--gpus`/`-G`, `--gres=gpu:N`); false for any other launch.
+    pub fn srun_requests_gpus(&self) -> bool {
+        self.launcher == super::Launcher::Srun
+            && (["gpus-per-task", "gpus-per-node", "gpus"]
+                .iter()
+                .any(|n| self.setting(n).is_some())
+                || self
+                    .setting("gres")
+                    .and_then(|s| s.value.literal())
+                    .is_some_and(|v| gres_gpus(v).is_some()))
+    }
+}
+
 pub(super) fn srun_args(l: &Launch) -> LauncherArgs {
     let mut out = LauncherArgs::default();
     let args = l.args();
