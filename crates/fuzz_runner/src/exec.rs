@@ -57,6 +57,17 @@ pub struct JobReport {
     pub duration: Duration,
     /// In words: `exit 1`, `killed by signal 9`, `task 3: exit 2`, `dependency build failed`.
     pub detail: String,
+    /// Where each instance that started was placed (empty when the run does not place).
+    pub placed: Vec<Placed>,
+}
+
+/// The GPUs an instance got and how long it waited for the node's resources.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    /// `job` or `job:task`.
+    pub instance: String,
+    pub gpus: Vec<u32>,
+    pub waited: Duration,
 }
 
 #[derive(Clone, Debug)]
@@ -107,6 +118,24 @@ impl Outcome {
                 j.status.as_str().replace('_', " "),
                 j.detail
             ));
+        }
+        for p in self.jobs.iter().flat_map(|j| &j.placed) {
+            if p.gpus.is_empty() && p.waited < Duration::from_millis(10) {
+                continue;
+            }
+            let gpus = match p.gpus.as_slice() {
+                [] => "no GPU".to_owned(),
+                g => format!("GPU(s) {}", crate::placement::gpu_list(g)),
+            };
+            let waited = if p.waited < Duration::from_millis(10) {
+                "started at once".to_owned()
+            } else {
+                format!(
+                    "waited {:.1} s for the node's resources",
+                    p.waited.as_secs_f64()
+                )
+            };
+            s.push_str(&format!("  {}: {gpus}, {waited}\n", p.instance));
         }
         let finished = self
             .jobs
@@ -198,6 +227,9 @@ pub(crate) struct Ctx {
     log_failures: Arc<Mutex<Vec<String>>>,
     /// Every process an instance starts, and what they start, ends with the instance.
     tracker: Tracker,
+    /// The node's free resources (`None`: instances are not placed).
+    placer: Option<Arc<crate::placement::Placer>>,
+    node_has_gpus: bool,
 }
 
 impl Ctx {
@@ -278,6 +310,8 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         status: StatusLine::new(p.status_line, p.jobs.len()),
         log_failures: log_failures.clone(),
         tracker: Tracker::start(&p.run_id).map_err(RunError::Io)?,
+        placer: p.node.as_ref().map(crate::placement::Placer::new),
+        node_has_gpus: p.node.as_ref().is_some_and(|n| !n.gpus.is_empty()),
     });
     if let Some(c) = ctx.tracker.run_cgroup() {
         ctx.guard.cgroup(c);
@@ -393,6 +427,7 @@ fn skipped(name: &str, detail: String, status: Status) -> JobReport {
         exit_code: None,
         duration: Duration::ZERO,
         detail,
+        placed: Vec::new(),
     }
 }
 
@@ -407,6 +442,14 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
             "run_id": p.run_id,
             "runtime": p.runtime.as_str(),
             "process_tracking": ctx.tracker.how(),
+            "node": p.node.as_ref().map(|n| json!({
+                "cores": n.cores,
+                "memory_bytes": n.memory_bytes,
+                "gpus": n.gpus.iter().map(|g| json!({"index": g.index, "name": g.name, "memory_bytes": g.memory_bytes})).collect::<Vec<_>>(),
+                "cores_source": n.cores_source,
+                "memory_source": n.memory_source,
+                "gpus_source": n.gpus_source,
+            })),
             "jobs": p.jobs.iter().filter(|j| j.kind == TaskKind::Job).map(|j| j.name.clone()).collect::<Vec<_>>(),
             "services": p.jobs.iter().filter(|j| j.kind == TaskKind::Service).map(|j| j.name.clone()).collect::<Vec<_>>(),
         }),
@@ -633,6 +676,69 @@ struct InstanceEnd {
     status: Status,
     exit_code: Option<i32>,
     detail: String,
+    placed: Option<Placed>,
+}
+
+/// Waits for the instance's share of the node ([`crate::placement`]) and gives it its GPUs;
+/// says and emits that it waits (`instance_waiting`) and where it was placed
+/// (`instance_placed`). Without placement the instance is returned as it is.
+async fn place(
+    mut inst: Instance,
+    job: &str,
+    ctx: &Arc<Ctx>,
+    stop: &watch::Receiver<Stop>,
+) -> Result<(Instance, Option<crate::placement::Grant>, Option<Placed>), InstanceEnd> {
+    let Some(placer) = &ctx.placer else {
+        return Ok((inst, None, None));
+    };
+    let demand = inst.demand;
+    let (label, task_id) = (inst.label.clone(), inst.task_id);
+    let asks =
+        json!({"cores": demand.cores, "memory_bytes": demand.memory_bytes, "gpus": demand.gpus});
+    let acquire = placer.acquire(demand, |why| {
+        ctx.say(
+            &label,
+            &format!("waiting for {} ({why})", demand.describe()),
+        );
+        ctx.events.emit(
+            "instance_waiting",
+            json!({"job": job, "instance": label, "task_id": task_id, "asks": asks, "reason": why}),
+        );
+    });
+    let grant = tokio::select! {
+        g = acquire => g,
+        s = stopped(stop.clone()) => {
+            let (status, detail) = match s {
+                Stop::Unneeded => (Status::Finished, "no job needed it before it started"),
+                _ => (Status::Cancelled, "the run was stopped before the node had room for it"),
+            };
+            return Err(ended(status, None, detail.into()));
+        }
+    };
+    ctx.events.emit(
+        "instance_placed",
+        json!({
+            "job": job,
+            "instance": label,
+            "task_id": task_id,
+            "asks": asks,
+            "gpus": grant.gpus,
+            "waited_s": grant.waited.as_secs_f64(),
+        }),
+    );
+    crate::placement::assign(
+        &mut inst.argv,
+        &mut inst.env,
+        inst.gpu_passing,
+        &grant.gpus,
+        ctx.node_has_gpus,
+    );
+    let placed = Placed {
+        instance: label,
+        gpus: grant.gpus.clone(),
+        waited: grant.waited,
+    };
+    Ok((inst, Some(grant), Some(placed)))
 }
 
 async fn run_job(
@@ -679,6 +785,7 @@ async fn run_job(
             exit_code,
             duration,
             detail,
+            placed: Vec::new(),
         }
     };
     if let Err(e) = write_files(&job) {
@@ -745,6 +852,11 @@ async fn run_job(
             let Ok(_permit) = sem.acquire_owned().await else {
                 return (k, ended(Status::Cancelled, None, "not started".into()));
             };
+            // Held until the instance ends: its cores, memory and GPUs.
+            let (inst, _grant, placed) = match place(inst, &name, &ctx, &stop).await {
+                Ok(p) => p,
+                Err(end) => return (k, end),
+            };
             if array {
                 ctx.events.emit(
                     "task_started",
@@ -752,7 +864,8 @@ async fn run_job(
                 );
             }
             let t0 = Instant::now();
-            let end = run_instance(&inst, timeout, &ctx, stop, started).await;
+            let mut end = run_instance(&inst, timeout, &ctx, stop, started).await;
+            end.placed = placed;
             if array {
                 ctx.events.emit(
                     "task_finished",
@@ -787,20 +900,25 @@ async fn run_job(
             )
         })
         .collect();
+    let placed: Vec<Placed> = ends.iter().filter_map(|(_, e)| e.placed.clone()).collect();
+    let with_placed = |mut r: JobReport| {
+        r.placed = placed.clone();
+        r
+    };
     for want in [Status::TimedOut, Status::Failed, Status::Cancelled] {
         if let Some((k, e)) = ends.iter().find(|(_, e)| e.status == want) {
             let detail = match job.instances[*k].task_id {
                 Some(id) if job.task_array => format!("task {id}: {}", e.detail),
                 _ => e.detail.clone(),
             };
-            return report(want, e.exit_code, detail);
+            return with_placed(report(want, e.exit_code, detail));
         }
     }
     let (code, detail) = ends
         .first()
         .map(|(_, e)| (e.exit_code, e.detail.clone()))
         .unwrap_or((None, "exit 0".into()));
-    report(Status::Finished, code, detail)
+    with_placed(report(Status::Finished, code, detail))
 }
 
 fn status_str(s: Status) -> &'static str {
@@ -812,6 +930,7 @@ fn ended(status: Status, exit_code: Option<i32>, detail: String) -> InstanceEnd 
         status,
         exit_code,
         detail,
+        placed: None,
     }
 }
 
@@ -838,15 +957,14 @@ async fn run_instance(
     if *stop.borrow() != Stop::No {
         return ended(Status::Cancelled, None, "the run was stopped".into());
     }
-    let program =
-        match crate::reaper::resolve_program(&inst.argv[0], &inst.env, inst.cwd.as_deref()) {
-            Ok(p) => p,
-            Err(e) => {
-                let detail = format!("cannot start {}: {e}", inst.argv[0]);
-                ctx.say(&inst.label, &detail);
-                return ended(Status::Failed, None, detail);
-            }
-        };
+    // The command line with the host runtime's limits and private filesystem view.
+    let (program, words) = match crate::sandbox::command(inst) {
+        Ok(c) => c,
+        Err(detail) => {
+            ctx.say(&inst.label, &detail);
+            return ended(Status::Failed, None, detail);
+        }
+    };
     // A container that its runtime stops by name (podman, docker) is its runtime's to end:
     // its processes are in the container, and podman's monitor must finish removing it.
     let track = if inst.stop.is_empty() {
@@ -854,7 +972,7 @@ async fn run_instance(
     } else {
         Tracker::untracked()
     };
-    let argv = Tracker::argv(&track, &program, &inst.argv);
+    let argv = Tracker::argv(&track, &program, &words);
     let mut cmd = tokio::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .envs(inst.env.iter().map(|(k, v)| (k, v)))
@@ -866,7 +984,7 @@ async fn run_instance(
     if !track.tag.is_empty() {
         cmd.env(crate::reaper::INSTANCE_VAR, &track.tag);
     }
-    if let Some(c) = &inst.cwd {
+    if let (Some(c), None) = (&inst.cwd, &inst.sandbox) {
         cmd.current_dir(c);
     }
     let mut child = match cmd.spawn() {
@@ -1133,6 +1251,7 @@ mod tests {
                 exit_code: Some(0),
                 duration: Duration::ZERO,
                 detail: String::new(),
+                placed: Vec::new(),
             }],
             interrupted,
             run_dir: PathBuf::from("/run"),

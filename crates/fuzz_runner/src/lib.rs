@@ -12,10 +12,16 @@
 
 mod exec;
 mod guard;
+pub mod limits;
 pub mod multinode;
+pub mod node;
+pub mod placement;
+mod preflight;
 mod prepare;
 mod probe;
 mod reaper;
+pub mod report;
+pub mod sandbox;
 mod status;
 
 pub use exec::{execute, Outcome, Status};
@@ -71,6 +77,10 @@ pub struct Options {
     pub ca_file: Option<PathBuf>,
     /// How multinode jobs reach their nodes.
     pub multinode: MultinodeOptions,
+    /// The node's cores, memory and GPUs ([`node::detect`]): instances are placed within them
+    /// ([`placement`]) and one that can never fit is refused. `None`: no placement, every
+    /// instance starts when its dependencies allow.
+    pub node: Option<node::NodeResources>,
 }
 
 /// How multinode jobs run (see [`multinode`]).
@@ -115,6 +125,7 @@ impl Default for Options {
             status_line: false,
             ca_file: None,
             multinode: MultinodeOptions::default(),
+            node: None,
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct Prepared {
     pub files: Vec<fuzzfile_plan::TopFile>,
     /// Extra CA certificates for `https://` ingress.
     pub ca_file: Option<PathBuf>,
+    /// The node's resources: instances are placed within them (`None`: not placed).
+    pub node: Option<crate::node::NodeResources>,
 }
 
 #[derive(Clone, Debug)]
@@ -109,6 +111,14 @@ pub struct Instance {
     /// The command that stops the instance's container when it is ended early (the plan's
     /// `stop` line, placeholders filled in); empty when signalling its process group is enough.
     pub stop: Vec<String>,
+    /// The host runtime: the private view of the node's filesystem it runs in.
+    pub sandbox: Option<crate::sandbox::View>,
+    /// The host runtime: the words that raise its locked-memory limit (`prlimit …`).
+    pub memlock: Vec<String>,
+    /// What it asks of the node (the task's resources, per instance).
+    pub demand: crate::placement::Demand,
+    /// How its runtime takes the GPUs it gets.
+    pub gpu_passing: crate::placement::GpuPassing,
 }
 
 fn fill(path: &str, run_dir: &Path) -> PathBuf {
@@ -262,6 +272,15 @@ pub fn prepare(
     if jobs.len() != plan.jobs.len() + plan.services.len() {
         return refuse("the graph's order does not list every job and service".into());
     }
+    if let Some(node) = &options.node {
+        crate::placement::check_fits(&jobs, node)?;
+    }
+    // Last, as it runs the runtime's client: the runtime can run containers.
+    if let Some(p) = &program {
+        if !jobs.is_empty() {
+            crate::preflight::check(runtime, Path::new(p)).map_err(RunError::Plan)?;
+        }
+    }
     if runtime == RuntimeKind::Host && !plan.jobs.is_empty() {
         notes.push(format!(
             "the host runtime does not use the images ({}); the node's own programs run",
@@ -295,16 +314,8 @@ pub fn prepare(
         egress,
         files: plan.files.clone(),
         ca_file: options.ca_file.clone(),
+        node: options.node.clone(),
     })
-}
-
-fn under<'a>(path: &'a str, dir: &str) -> Option<&'a str> {
-    let dir = dir.trim_end_matches('/');
-    if path == dir {
-        Some("")
-    } else {
-        path.strip_prefix(dir)?.strip_prefix('/')
-    }
 }
 
 fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
@@ -386,11 +397,6 @@ fn runtime_line(i: &fuzzfile_plan::Instance, runtime: RuntimeKind) -> &RuntimeLi
     }
 }
 
-/// The shell program that binds each `HOST PATH` pair given before `--` over `PATH` and then
-/// executes what follows `--`; it runs as the first process of a private mount namespace
-/// (`unshare --mount --propagation private`), so the binds are seen by the job only.
-const BIND_SCRIPT: &str = "while [ \"$1\" != -- ]; do mount --bind \"$1\" \"$2\" || exit 126; shift 2; done; shift; exec \"$@\"";
-
 fn job(
     plan: &Plan,
     t: &Task,
@@ -454,80 +460,39 @@ fn job(
         files.push((host, content, mode));
     }
     let mut cwd: Option<PathBuf> = None;
-    let mut binds: Vec<(PathBuf, String)> = Vec::new();
+    let mut view: Option<crate::sandbox::View> = None;
     if runtime == RuntimeKind::Host {
-        // Without a container, a volume is reached in one of two ways: as the job's working
-        // directory (or a directory above it: the process starts in the volume's directory),
-        // or bound over an existing directory in a private mount namespace.
-        cwd = t.cwd.as_ref().map(PathBuf::from);
-        let mut cwd_mount: Option<(&str, PathBuf)> = None;
-        for m in &t.mounts {
-            if let Some(rest) = t.cwd.as_deref().and_then(|c| under(c, &m.path)) {
-                if cwd_mount
-                    .as_ref()
-                    .is_none_or(|(p, _)| p.len() < m.path.len())
-                {
-                    let host = volume_dir(m);
-                    cwd = Some(if rest.is_empty() {
-                        host.clone()
-                    } else {
-                        host.join(rest)
-                    });
-                    cwd_mount = Some((m.path.as_str(), host));
-                }
-            }
-        }
-        for m in &t.mounts {
-            if cwd_mount.as_ref().is_some_and(|(p, _)| *p == m.path) {
-                continue;
-            }
-            if let Err(why) = can_bind(Path::new(&m.path), true) {
-                return refuse(format!(
-                    "the host runtime cannot place volume `{}` at {}: {why}; set `cwd: {}` \
-                     (or a directory under it) so the job reaches the volume through relative \
-                     paths, or use a container runtime",
-                    m.volume, m.path, m.path
-                ));
-            }
-            binds.push((volume_dir(m), m.path.clone()));
-        }
-        for (host, path) in &file_binds {
-            // A file inside the volume that is the working directory is written there.
-            let inside = cwd_mount
-                .as_ref()
-                .and_then(|(p, h)| under(path, p).map(|rest| h.join(rest)));
-            match inside {
-                Some(p) if !p.as_os_str().is_empty() && p != *host => {
-                    let (content, mode) = files
-                        .iter()
-                        .find(|(h, _, _)| h == host)
-                        .map(|(_, c, m)| (c.clone(), *m))
-                        .unwrap_or_default();
-                    files.push((p, content, mode));
-                }
-                _ => {
-                    if let Err(why) = can_bind(Path::new(path), false) {
-                        return refuse(format!(
-                            "the host runtime cannot place file {path}: {why}; put it under the \
-                             volume mounted at the job's cwd, or use a container runtime"
-                        ));
-                    }
-                    binds.push((host.clone(), (*path).to_owned()));
-                }
-            }
-        }
-        if !binds.is_empty() {
+        let (c, v) = crate::sandbox::host_view(t, &file_binds, &mut files, &volume_dir)
+            .map_err(|m| RunError::Plan(format!("{what} `{}`: {m}", t.name)))?;
+        cwd = c;
+        if let Some(v) = &v {
             notes.push(format!(
-                "{what} `{}`: the host runtime binds {} in a private mount namespace",
+                "{what} `{}`: the host runtime places {} in a private mount namespace",
                 t.name,
-                binds
-                    .iter()
-                    .map(|(_, p)| p.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::sandbox::describe(v)
             ));
         }
+        view = v;
     }
+    let memlock = match (
+        runtime,
+        t.resources.memory_bytes.as_ref().and_then(|m| m.value),
+    ) {
+        (RuntimeKind::Host, Some(bytes)) => {
+            let (m, note) = crate::limits::raised(
+                bytes,
+                crate::limits::current(),
+                crate::limits::can_raise_hard(),
+            );
+            if let Some(n) = note {
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
+            }
+            m.map(crate::limits::prlimit_words).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
     let timeout = t.timeout.as_ref().map(|x| Duration::from_secs(x.seconds));
     let (concurrency, task_array) = match &t.task_array {
         Some(ta) => (
@@ -539,6 +504,27 @@ fn job(
         None => (1, false),
     };
     let mut instances = Vec::new();
+    // Per instance (per node of a multinode job), as Fuzzball reserves it.
+    let demand = crate::placement::Demand {
+        cores: t
+            .resources
+            .cores
+            .as_ref()
+            .and_then(|c| c.value)
+            .unwrap_or(0),
+        memory_bytes: t
+            .resources
+            .memory_bytes
+            .as_ref()
+            .and_then(|m| m.value)
+            .unwrap_or(0),
+        gpus: t
+            .resources
+            .gpus_per_node
+            .as_ref()
+            .and_then(|g| g.value)
+            .unwrap_or(0),
+    };
     let node = match &t.multinode {
         Some(mn) => Some(
             node_setup(t, mn, run_dir, cwd.as_deref(), env_ctx)
@@ -583,7 +569,7 @@ fn job(
         };
         let mut stop = Vec::new();
         let (argv, env) = if runtime == RuntimeKind::Host {
-            let mut argv: Vec<String> = plan_argv
+            let argv: Vec<String> = plan_argv
                 .iter()
                 .enumerate()
                 .map(|(k, w)| match &script_host {
@@ -594,28 +580,6 @@ fn job(
                     _ => w.clone(),
                 })
                 .collect();
-            if !binds.is_empty() {
-                let mut w: Vec<String> = [
-                    "unshare",
-                    "--mount",
-                    "--propagation",
-                    "private",
-                    "--",
-                    "/bin/sh",
-                    "-c",
-                    BIND_SCRIPT,
-                    "fuzz-bind",
-                ]
-                .map(String::from)
-                .to_vec();
-                for (h, p) in &binds {
-                    w.push(h.display().to_string());
-                    w.push(p.clone());
-                }
-                w.push("--".into());
-                w.append(&mut argv);
-                argv = w;
-            }
             (argv, env)
         } else {
             let line = runtime_line(i, runtime);
@@ -673,7 +637,16 @@ fn job(
             argv,
             env,
             cwd: cwd.clone(),
+            sandbox: view.clone(),
+            memlock: memlock.clone(),
             stop,
+            demand,
+            gpu_passing: match runtime {
+                RuntimeKind::Apptainer => crate::placement::GpuPassing::Apptainer,
+                RuntimeKind::Podman => crate::placement::GpuPassing::Podman,
+                RuntimeKind::Docker => crate::placement::GpuPassing::Docker,
+                RuntimeKind::Host | RuntimeKind::Auto => crate::placement::GpuPassing::Host,
+            },
         });
     }
     if instances.is_empty() {
@@ -748,35 +721,6 @@ fn job(
         files,
         instances,
     })
-}
-
-/// Whether the host runtime can bind something over `path`: it must exist on this node (as a
-/// directory for a volume, as a file for a file), and binding needs root and `unshare`.
-fn can_bind(path: &Path, dir: bool) -> Result<(), String> {
-    let meta = std::fs::metadata(path);
-    match meta {
-        Ok(m) if m.is_dir() == dir => {}
-        Ok(_) if dir => {
-            return Err(format!(
-                "{} is not a directory on this node",
-                path.display()
-            ))
-        }
-        Ok(_) => return Err(format!("{} is a directory on this node", path.display())),
-        Err(_) => {
-            return Err(format!(
-                "{} does not exist on this node (the host runtime binds over existing paths only)",
-                path.display()
-            ))
-        }
-    }
-    if !nix::unistd::geteuid().is_root() {
-        return Err("binding it in a private mount namespace needs root".into());
-    }
-    if crate::which("unshare").is_none() {
-        return Err("binding it needs `unshare` (util-linux), which is not installed".into());
-    }
-    Ok(())
 }
 
 /// The IPv4 address of `host` as this node resolves it. With the `local` launcher (and no

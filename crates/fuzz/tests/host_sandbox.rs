@@ -1,0 +1,168 @@
+//! The host runtime's filesystem and limits with real processes: a job shaped like the
+//! Fuzzball docs' single-node example (`files:` at `/tmp/...`, a volume mounted at `/data`,
+//! `cwd`) runs on the node's own programs and sees its files at their paths, in a private
+//! mount namespace that leaves nothing on the node; its locked-memory limit is its memory
+//! allocation, never lower than the node's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fuzz-sandbox-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create the test directory");
+    d
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `fuzz run --runtime host` of `fuzzfile`, started through `prlimit --memlock=SOFT:HARD` so
+/// the node's limit is known.
+fn run(dir: &Path, fuzzfile: &str, memlock: &str, env: &[(&str, &str)]) -> Output {
+    let f = dir.join("job.fz");
+    std::fs::write(&f, fuzzfile).expect("write the Fuzzfile");
+    Command::new("prlimit")
+        .arg(format!("--memlock={memlock}"))
+        .arg(env!("CARGO_BIN_EXE_fuzz"))
+        .args(["run", "--runtime", "host", "--status", "never", "--keep"])
+        .arg("--workdir")
+        .arg(dir.join("run"))
+        .arg(&f)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run fuzz")
+}
+
+/// The docs' single-node example with a shell instead of torchrun: the script reads the file
+/// at its `/tmp` path, writes into the volume at `/data`, and prints where it runs.
+fn single_node(tmp_file: &str, memory: &str) -> String {
+    format!(
+        r#"version: v4
+files:
+  allreduce.py: |
+    print("all-reduce stand-in")
+jobs:
+  nccl-torchrun:
+    image:
+      uri: docker://nvcr.io/nvidia/pytorch:25.01-py3
+    files:
+      {tmp_file}: file://allreduce.py
+    mounts:
+      /data: data
+    cwd: /data/work
+    script: |
+      #!/bin/bash
+      set -e
+      cat {tmp_file}
+      echo written > /data/result.txt
+      echo "cwd=$(pwd)"
+      echo "memlock=$(ulimit -l)"
+      which bash
+    resource:
+      memory:
+        size: {memory}
+volumes:
+  data:
+    reference: volume://user/ephemeral
+"#
+    )
+}
+
+fn have(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+}
+
+#[test]
+fn the_docs_single_node_job_sees_its_files_and_volume_and_leaves_nothing() {
+    if !have("bwrap") {
+        panic!("bubblewrap (`bwrap`) is not installed: CI installs scripts/ci-packages.txt");
+    }
+    let d = scratch("single");
+    let tmp_file = format!("/tmp/fuzz-allreduce-{}.py", std::process::id());
+    let data_before = Path::new("/data").exists();
+    let out = run(&d, &single_node(&tmp_file, "6MiB"), "2097152:8388608", &[]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(
+        so.contains("[nccl-torchrun] print(\"all-reduce stand-in\")"),
+        "{so}"
+    );
+    assert!(so.contains("[nccl-torchrun] cwd=/data/work"), "{so}");
+    // The node's own programs.
+    assert!(
+        so.contains("[nccl-torchrun] /usr/bin/bash") || so.contains("[nccl-torchrun] /bin/bash"),
+        "{so}"
+    );
+    // 6 MiB in KiB, as bash prints it: raised from the node's 2 MiB.
+    assert!(so.contains("[nccl-torchrun] memlock=6144"), "{so}");
+    // Written through /data into the volume's directory.
+    let vol = d.join("run/volumes");
+    let found: Vec<PathBuf> = walk(&vol)
+        .into_iter()
+        .filter(|p| p.ends_with("result.txt"))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        std::fs::read_to_string(&found[0]).expect("result"),
+        "written\n"
+    );
+    // Nothing on the node: no mount point at the file's path, /data as it was.
+    assert!(
+        !Path::new(&tmp_file).exists(),
+        "{tmp_file} was left on the node"
+    );
+    assert_eq!(
+        Path::new("/data").exists(),
+        data_before,
+        "/data was left on the node"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_locked_memory_limit_is_never_lowered() {
+    let d = scratch("never-lowered");
+    let tmp_file = format!("/tmp/fuzz-lowered-{}.py", std::process::id());
+    // A 4 MiB job on a node whose limit is 8 MiB keeps 8 MiB.
+    let out = run(&d, &single_node(&tmp_file, "4MiB"), "8388608:8388608", &[]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[nccl-torchrun] memlock=8192"), "{so}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Without bubblewrap (the `unshare` fallback forced), a destination that does not exist on
+/// the node is refused before anything starts, naming the package to install.
+#[test]
+fn without_bubblewrap_a_missing_destination_is_refused_with_what_to_install() {
+    let d = scratch("no-bwrap");
+    let tmp_file = format!("/tmp/fuzz-nobwrap-{}.py", std::process::id());
+    let out = run(
+        &d,
+        &single_node(&tmp_file, "4MiB"),
+        "8388608:8388608",
+        &[("FUZZ_SANDBOX", "unshare")],
+    );
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{se}");
+    assert!(se.contains("job `nccl-torchrun`"), "{se}");
+    assert!(se.contains("apt-get install bubblewrap"), "{se}");
+    assert!(!d.join("run/logs").exists(), "something started");
+    let _ = std::fs::remove_dir_all(&d);
+}

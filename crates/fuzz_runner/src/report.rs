@@ -1,0 +1,1 @@
+//! Drawing a run from its events file.
