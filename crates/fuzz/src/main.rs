@@ -122,6 +122,22 @@ struct RunArgs {
     /// Seconds every node of a multinode job has to start before the job fails.
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     startup_timeout: u64,
+    /// This node has N GPUs (indices 0..N-1), whatever nvidia-smi or /proc/driver/nvidia
+    /// say. Instances get GPUs of their own within them.
+    #[arg(long, value_name = "N")]
+    gpus: Option<u64>,
+    /// This node has N cores for jobs (default: the CPUs this process may use, within its
+    /// cgroup's cpu.max).
+    #[arg(long, value_name = "N")]
+    cores: Option<u64>,
+    /// This node has SIZE of memory for jobs, written as in a Fuzzfile: `64GiB`, `512MB`
+    /// (default: MemTotal, within the cgroup's memory.max).
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// Cluster profile (TOML): the Fuzzfile is checked and lowered with it, and its
+    /// `gpus-per-node` is this node's GPU count unless --gpus is given.
+    #[arg(long, value_name = "PROFILE")]
+    cluster: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -258,7 +274,41 @@ fn run(args: RunArgs) -> ExitCode {
         local_netns,
         forward_streams,
         startup_timeout,
+        gpus,
+        cores,
+        memory,
+        cluster,
     } = args;
+    let profile = match cluster.as_deref().map(read_profile) {
+        Some(Ok(p)) => Some(p),
+        Some(Err(code)) => return code,
+        None => None,
+    };
+    if cores == Some(0) {
+        eprintln!("error: --cores takes the number of cores of this node, 1 or more");
+        return ExitCode::from(2);
+    }
+    let memory_bytes = match memory.as_deref().map(fuzzfile_model::values::parse_size) {
+        Some(Ok(b)) if b.bytes > 0 => Some(b.bytes),
+        Some(Ok(_)) => {
+            eprintln!("error: --memory takes the memory of this node, more than 0 (as in `64GiB`)");
+            return ExitCode::from(2);
+        }
+        Some(Err(e)) => {
+            eprintln!("error: --memory: {e}");
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
+    let node = fuzz_runner::node::detect(
+        &fuzz_runner::node::Probe::default(),
+        &fuzz_runner::node::Declared {
+            gpus,
+            cores,
+            memory_bytes,
+            profile_gpus: profile.as_ref().and_then(|p| p.gpus_per_node),
+        },
+    );
     let slurm_nodes = std::env::var("SLURM_JOB_NODELIST").ok();
     let host_list = match host_names(
         hosts.as_deref(),
@@ -354,7 +404,13 @@ fn run(args: RunArgs) -> ExitCode {
             }
         }
     } else {
-        let a = fuzzfile_check::analyze_bytes(&text);
+        let a = fuzzfile_check::analyze_bytes_with(
+            &text,
+            &fuzzfile_check::Options {
+                profile: profile.clone(),
+                ..Default::default()
+            },
+        );
         let source = file.file_name().map_or_else(
             || file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
@@ -364,7 +420,7 @@ fn run(args: RunArgs) -> ExitCode {
             &PlanOptions {
                 source,
                 hosts: host_list,
-                ..Default::default()
+                profile,
             },
         ) {
             Ok(p) => p,
@@ -429,6 +485,7 @@ fn run(args: RunArgs) -> ExitCode {
             startup_timeout: std::time::Duration::from_secs(startup_timeout),
             helper_exe: std::env::current_exe().ok(),
         },
+        node: Some(node),
     };
     let run_id = fuzz_runner::run_id();
     let run_dir = match workdir {
@@ -455,6 +512,9 @@ fn run(args: RunArgs) -> ExitCode {
     };
     for n in &prepared.notes {
         eprintln!("note: {n}");
+    }
+    if let Some(n) = &prepared.node {
+        eprintln!("fuzz run: node: {}", n.describe());
     }
     eprintln!("fuzz run: {} (run directory {})", run_id, run_dir.display());
     match fuzz_runner::execute(&prepared) {
@@ -503,6 +563,21 @@ fn host_names(
     }
 }
 
+/// A cluster profile (`--cluster`); the error is said, and the exit code returned.
+fn read_profile(p: &Path) -> Result<fuzzfile_check::profile::ClusterProfile, ExitCode> {
+    let text = match fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::PROFILE) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: --cluster {}: {}", p.display(), e.reason());
+            return Err(ExitCode::from(2));
+        }
+    };
+    fuzzfile_check::profile::parse_profile(&text).map_err(|e| {
+        eprintln!("{}:{}:{}: {}", p.display(), e.line, e.column, e.message);
+        ExitCode::from(2)
+    })
+}
+
 fn plan(
     file: &Path,
     cluster: Option<&Path>,
@@ -510,23 +585,9 @@ fn plan(
     output: Option<&Path>,
     format: Format,
 ) -> ExitCode {
-    let profile = match cluster {
-        Some(p) => {
-            let text = match fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::PROFILE) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("error: --cluster {}: {}", p.display(), e.reason());
-                    return ExitCode::from(2);
-                }
-            };
-            match fuzzfile_check::profile::parse_profile(&text) {
-                Ok(prof) => Some(prof),
-                Err(e) => {
-                    eprintln!("{}:{}:{}: {}", p.display(), e.line, e.column, e.message);
-                    return ExitCode::from(2);
-                }
-            }
-        }
+    let profile = match cluster.map(read_profile) {
+        Some(Ok(p)) => Some(p),
+        Some(Err(code)) => return code,
         None => None,
     };
     let bytes = match fuzzfile_io::read(file, fuzzfile_io::Kind::FUZZFILE) {

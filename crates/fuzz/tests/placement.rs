@@ -1,0 +1,364 @@
+//! `fuzz run` places instances within the node's cores, memory and GPUs (real processes, no
+//! GPU needed: the node's GPUs are declared with `--gpus`, or a fake `nvidia-smi` lists them),
+//! and refuses before anything starts a job that can never fit or a container runtime that
+//! cannot run.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fuzz() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fuzz-place-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create the test directory");
+    d
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A job asking `gpus` GPUs (none when 0), one core and 1 GiB, running `script`.
+fn job(name: &str, gpus: u64, script: &str) -> String {
+    let devices = if gpus > 0 {
+        format!("      devices:\n        nvidia.com/gpu: {gpus}\n")
+    } else {
+        String::new()
+    };
+    format!(
+        "  {name}:\n    image:\n      uri: docker://alpine:3.20\n    command: [/bin/sh, -c, {script:?}]\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n{devices}"
+    )
+}
+
+fn fuzzfile(dir: &Path, jobs: &[String]) -> PathBuf {
+    let f = dir.join("gpus.fz");
+    std::fs::write(&f, format!("version: v1\njobs:\n{}", jobs.concat())).expect("write");
+    f
+}
+
+fn run(dir: &Path, file: &Path, extra: &[&str]) -> Output {
+    fuzz()
+        .arg("run")
+        .arg(file)
+        .arg("--workdir")
+        .arg(dir.join("run"))
+        .args(["--status", "never"])
+        .args(extra)
+        .output()
+        .expect("run fuzz")
+}
+
+fn events(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("events")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an event is JSON"))
+        .collect()
+}
+
+/// The first event named `name` about instance (or job) `who`.
+fn event<'a>(ev: &'a [Value], name: &str, who: &str) -> &'a Value {
+    ev.iter()
+        .find(|e| {
+            e["event"] == name
+                && (e["instance"] == who || (e["instance"].is_null() && e["job"] == who))
+        })
+        .unwrap_or_else(|| panic!("no {name} event for {who}: {ev:?}"))
+}
+
+/// `CUDA_VISIBLE_DEVICES` as the job saw it (`env` written to a file), or `None` if unset.
+fn visible(dir: &Path, job: &str) -> Option<String> {
+    let env = std::fs::read_to_string(dir.join(format!("{job}.env"))).expect("the job's env");
+    env.lines()
+        .find_map(|l| l.strip_prefix("CUDA_VISIBLE_DEVICES="))
+        .map(str::to_owned)
+}
+
+#[test]
+fn two_jobs_get_disjoint_gpus_and_a_third_waits_for_one_to_finish() {
+    let d = scratch("disjoint");
+    let out = d.display().to_string();
+    // `a` ends first, `b` later: `c` must start once `a` ended, with `a`'s GPUs.
+    let a = format!("env > {out}/a.env; sleep 0.6; date +%s%3N > {out}/a.end");
+    let b = format!("env > {out}/b.env; sleep 2");
+    let c = format!("env > {out}/c.env");
+    let e = format!("env > {out}/e.env");
+    let f = fuzzfile(
+        &d,
+        &[
+            job("a", 2, &a),
+            job("b", 2, &b),
+            job("c", 2, &c),
+            job("e", 0, &e),
+        ],
+    );
+    let ev_path = d.join("events.jsonl");
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--gpus",
+            "4",
+            "--cores",
+            "16",
+            "--memory",
+            "64GiB",
+            "--events",
+            ev_path.to_str().expect("utf-8 path"),
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    let (va, vb, vc) = (visible(&d, "a"), visible(&d, "b"), visible(&d, "c"));
+    let set = |v: &Option<String>| -> Vec<String> {
+        v.as_deref()
+            .expect("CUDA_VISIBLE_DEVICES is set")
+            .split(',')
+            .map(str::to_owned)
+            .collect()
+    };
+    let (sa, sb, sc) = (set(&va), set(&vb), set(&vc));
+    assert_eq!(
+        (sa.len(), sb.len(), sc.len()),
+        (2, 2, 2),
+        "{va:?} {vb:?} {vc:?}"
+    );
+    assert!(
+        sa.iter().all(|g| !sb.contains(g)),
+        "a {va:?} and b {vb:?} share a GPU"
+    );
+    assert!(
+        sc.iter().all(|g| !sb.contains(g)),
+        "c {vc:?} got b's {vb:?} while b ran"
+    );
+    // A job that asks for no GPU sees none on a node that has some.
+    assert_eq!(visible(&d, "e").as_deref(), Some(""));
+    let env_a = std::fs::read_to_string(d.join("a.env")).expect("a.env");
+    assert!(env_a.contains("CUDA_DEVICE_ORDER=PCI_BUS_ID"), "{env_a}");
+
+    let ev = events(&ev_path);
+    let t = |e: &Value| e["time_ms"].as_u64().expect("time_ms");
+    // When `a`'s command ended, by its own clock reading (ms since the epoch).
+    let a_done: u64 = std::fs::read_to_string(d.join("a.end"))
+        .expect("a.end")
+        .trim()
+        .parse()
+        .expect("a number");
+    let b_done = t(event(&ev, "job_finished", "b"));
+    let c_placed = event(&ev, "instance_placed", "c");
+    assert!(t(c_placed) >= a_done, "c placed before a finished: {ev:?}");
+    assert!(t(c_placed) < b_done, "c waited for b too: {ev:?}");
+    assert!(
+        c_placed["waited_s"].as_f64().expect("waited_s") >= 0.4,
+        "{c_placed}"
+    );
+    let waiting = event(&ev, "instance_waiting", "c");
+    assert!(t(waiting) < a_done, "{waiting}");
+    let a_placed = event(&ev, "instance_placed", "a");
+    assert_eq!(
+        a_placed["gpus"].as_array().map(Vec::len),
+        Some(2),
+        "{a_placed}"
+    );
+    assert!(
+        a_placed["waited_s"].as_f64().expect("waited_s") < 0.4,
+        "{a_placed}"
+    );
+    // The summary says which GPUs each got and how long it waited.
+    let gpus_c = vc.unwrap_or_default();
+    assert!(
+        se.contains(&format!("  c: GPU(s) {gpus_c}, waited ")),
+        "{se}"
+    );
+    assert!(se.contains("  a: GPU(s) "), "{se}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_job_that_can_never_fit_is_refused_before_anything_starts() {
+    let d = scratch("never");
+    let marker = d.join("started");
+    let f = fuzzfile(
+        &d,
+        &[
+            job("small", 0, &format!("touch {}", marker.display())),
+            job("big", 8, "true"),
+        ],
+    );
+    let ev_path = d.join("events.jsonl");
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--gpus",
+            "4",
+            "--events",
+            ev_path.to_str().expect("utf-8 path"),
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{se}");
+    assert!(se.contains("it can never start on this node"), "{se}");
+    assert!(
+        se.contains("job `big` asks 8 GPU(s), and this node has 4 (--gpus 4)"),
+        "{se}"
+    );
+    assert!(!marker.exists(), "a job started");
+    assert!(!ev_path.exists(), "the run started");
+
+    // GPUs on a node declared to have none; cores and memory beyond the node's.
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--gpus",
+            "0",
+            "--cores",
+            "1",
+            "--memory",
+            "512MiB",
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{se}");
+    assert!(
+        se.contains("job `big` asks 8 GPU(s), and this node has none (--gpus 0)"),
+        "{se}"
+    );
+    assert!(
+        se.contains("1 GiB of memory, and this node has 512 MiB (--memory"),
+        "{se}"
+    );
+    assert!(!marker.exists(), "a job started");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A fake `nvidia-smi` on `PATH` is how `fuzz run` learns the node's GPUs when none are
+/// declared.
+#[test]
+fn gpus_listed_by_nvidia_smi_are_the_nodes() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("smi");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let smi = bin.join("nvidia-smi");
+    std::fs::write(
+        &smi,
+        "#!/bin/sh\n[ \"$1\" = --query-gpu=index,name,memory.total ] || exit 9\nprintf '0, NVIDIA H200, 143771 MiB\\n1, NVIDIA H200, 143771 MiB\\n'\n",
+    )
+    .expect("write");
+    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = d.display().to_string();
+    let f = fuzzfile(&d, &[job("two", 2, &format!("env > {out}/two.env"))]);
+    let o = fuzz()
+        .arg("run")
+        .arg(&f)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .args([
+            "--status",
+            "never",
+            "--runtime",
+            "host",
+            "--memory",
+            "8GiB",
+            "--cores",
+            "4",
+        ])
+        .env("PATH", &path)
+        .output()
+        .expect("run fuzz");
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    assert!(
+        se.contains("2 GPU(s): 0 NVIDIA H200, 1 NVIDIA H200 (nvidia-smi)"),
+        "{se}"
+    );
+    assert_eq!(visible(&d, "two").as_deref(), Some("0,1"));
+    // Three on that node: refused.
+    let f = fuzzfile(&d, &[job("three", 3, "true")]);
+    let o = fuzz()
+        .arg("run")
+        .arg(&f)
+        .arg("--workdir")
+        .arg(d.join("run3"))
+        .args(["--status", "never", "--runtime", "host"])
+        .env("PATH", &path)
+        .output()
+        .expect("run fuzz");
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{se}");
+    assert!(
+        se.contains("asks 3 GPU(s), and this node has 2 (nvidia-smi)"),
+        "{se}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The docker client with no engine behind it: refused with exit 2 before anything starts.
+/// `DOCKER_HOST` points at a socket nobody listens on, so whether this machine runs a docker
+/// engine does not matter. Where no docker client is installed, a stand-in answers as the
+/// client does without an engine.
+#[test]
+fn docker_without_an_engine_is_refused_before_anything_starts() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("docker");
+    let marker = d.join("started");
+    let f = fuzzfile(&d, &[job("j", 0, &format!("touch {}", marker.display()))]);
+    let mut path = std::env::var("PATH").unwrap_or_default();
+    let real = std::env::split_paths(&path).any(|p| p.join("docker").is_file());
+    if !real {
+        let bin = d.join("bin");
+        std::fs::create_dir_all(&bin).expect("bin");
+        let fake = bin.join("docker");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\necho \"Cannot connect to the Docker daemon at $DOCKER_HOST. Is the docker daemon running?\" >&2\nexit 1\n",
+        )
+        .expect("write");
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        path = format!("{}:{path}", bin.display());
+    }
+    let dead = d.join("dead.sock");
+    let ev_path = d.join("events.jsonl");
+    let o = fuzz()
+        .arg("run")
+        .arg(&f)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .args(["--status", "never", "--runtime", "docker", "--events"])
+        .arg(&ev_path)
+        .env("PATH", &path)
+        .env("DOCKER_HOST", format!("unix://{}", dead.display()))
+        .output()
+        .expect("run fuzz");
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{se}");
+    assert!(
+        se.contains("--runtime docker: cannot reach the docker engine"),
+        "{se}"
+    );
+    assert!(se.contains("systemctl start docker"), "{se}");
+    assert!(!marker.exists(), "the job started");
+    assert!(!ev_path.exists(), "the run started");
+    assert!(
+        !d.join("run").join("logs").exists(),
+        "the run directory was set up"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
