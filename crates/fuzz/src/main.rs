@@ -57,7 +57,7 @@ enum Command {
     /// cgroup v2 per instance where the node offers one, else the runner is a child subreaper
     /// and ends what carries the instance's FUZZ_INSTANCE_ID (FUZZ_PROCESS_TRACKING=subreaper
     /// forces that way, =cgroup requires a cgroup).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 }
 
 #[derive(clap::Args)]
@@ -210,7 +210,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Check { files } => {
             if files.is_empty() {
                 eprintln!("error: name at least one Fuzzfile");
