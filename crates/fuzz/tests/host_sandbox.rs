@@ -166,3 +166,73 @@ fn without_bubblewrap_a_missing_destination_is_refused_with_what_to_install() {
     assert!(!d.join("run/logs").exists(), "something started");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// podman gets `--ulimit memlock=SOFT:HARD`: the job's memory allocation, or the node's limit
+/// where that is higher. A stand-in `podman` on PATH records its command line.
+#[test]
+fn podman_gets_the_memory_allocation_as_its_memlock_ulimit_never_lower() {
+    let d = scratch("podman-ulimit");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let record = d.join("argv");
+    let fake = bin.join("podman");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\n", record.display()),
+    )
+    .expect("write the stand-in");
+    let mut perm = std::fs::metadata(&fake).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&fake, perm).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for (memory, node, want) in [
+        ("6MiB", "2097152:8388608", "memlock=6291456:8388608"),
+        ("4MiB", "8388608:8388608", "memlock=8388608:8388608"),
+        ("4MiB", "unlimited:unlimited", "memlock=-1:-1"),
+    ] {
+        let f = d.join("p.fz");
+        std::fs::write(
+            &f,
+            format!("version: v4\njobs:\n  p:\n    image:\n      uri: docker://alpine:3.20\n    command: [true]\n    resource:\n      memory:\n        size: {memory}\n"),
+        )
+        .expect("write");
+        let out = Command::new("prlimit")
+            .arg(format!("--memlock={node}"))
+            .arg(env!("CARGO_BIN_EXE_fuzz"))
+            .args([
+                "run",
+                "--runtime",
+                "podman",
+                "--status",
+                "never",
+                "--workdir",
+            ])
+            .arg(d.join("run"))
+            .arg(&f)
+            .env("PATH", &path)
+            .output()
+            .expect("run fuzz");
+        let se = text(&out.stderr);
+        if node.starts_with("unlimited") && !out.status.success() && se.contains("prlimit") {
+            // Raising the node's own hard limit to unlimited needs CAP_SYS_RESOURCE.
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(0), "{se}");
+        let argv = std::fs::read_to_string(&record).expect("argv");
+        let words: Vec<&str> = argv.lines().collect();
+        let k = words
+            .iter()
+            .position(|w| *w == "--ulimit")
+            .expect("--ulimit");
+        assert_eq!(
+            words[k + 1],
+            want,
+            "{memory} on a node at {node}: {words:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

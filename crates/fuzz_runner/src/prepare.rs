@@ -590,10 +590,17 @@ fn job(
                     line.notes.join("; ")
                 ));
             }
+            let node_memlock = crate::limits::current();
+            let raise_hard = crate::limits::can_raise_hard();
             let argv: Vec<String> = line
                 .argv
                 .iter()
-                .map(|w| {
+                .enumerate()
+                .map(|(k, w)| {
+                    // `--ulimit memlock=…`: raised to the node's limit where that is higher.
+                    if (k as u64) < line.prefix_words && k > 0 && line.argv[k - 1] == "--ulimit" {
+                        return crate::limits::oci_word(w, node_memlock, raise_hard);
+                    }
                     // Host paths of volumes given with --volume replace the plan's directory.
                     let mut w = w.clone();
                     for m in &t.mounts {

@@ -12,7 +12,7 @@
 //! | files to write, helpers | `--bind HOST:PATH:ro` | `--volume HOST:PATH:ro` | `--volume HOST:PATH:ro` | not possible |
 //! | GPUs | `--nv` | `--device nvidia.com/gpu=all` (CDI) | `--gpus all` | (the node's) |
 //! | devices | `--bind /dev/x` | `--device /dev/x` | `--device /dev/x` | (the node's) |
-//! | memlock | inherited | `--ulimit memlock=-1:-1` | `--ulimit memlock=-1:-1` | inherited |
+//! | memlock | inherited | `--ulimit memlock=BYTES:BYTES` (the memory allocation; `-1:-1` for a GPU or multinode job without one) | likewise | raised to the memory allocation by the runner |
 //! | cores, memory | not limited | `--cpus N --memory BYTES` | `--cpus N --memory BYTES` | not limited |
 //! | image | `docker://…`, `oras://…` | `docker://…` (no SIF) | the reference (no SIF) | (none) |
 //!
@@ -155,8 +155,12 @@ fn oci(i: &Inputs, runtime: &str) -> RuntimeLine {
     for d in i.devices {
         w.extend(["--device".into(), d.path.clone()]);
     }
-    if i.multinode || i.gpus > 0 {
-        w.extend(["--ulimit".into(), "memlock=-1:-1".into()]);
+    // RLIMIT_MEMLOCK: Fuzzball raises it to the memory allocation (NCCL's pinned buffers, RDMA
+    // registrations); the runner raises it further where the node's own limit is higher.
+    match i.memory {
+        Some(m) => w.extend(["--ulimit".into(), format!("memlock={m}:{m}")]),
+        None if i.multinode || i.gpus > 0 => w.extend(["--ulimit".into(), "memlock=-1:-1".into()]),
+        None => {}
     }
     if let Some(c) = i.cores {
         w.extend(["--cpus".into(), c.to_string()]);
