@@ -11,6 +11,7 @@
 //! after a normal exit, whatever is left in the group gets SIGKILL).
 
 mod exec;
+mod expand;
 mod guard;
 pub mod limits;
 pub mod multinode;

@@ -555,6 +555,11 @@ fn job(
                 .collect(),
             None => plan_argv.clone(),
         };
+        // `$MULTINODE_*` words the plan left to fill at run time (`MULTINODE_NODE_IP`).
+        let plan_argv = match &node {
+            Some(n) => crate::expand::command_words(plan_argv, i, &n.head_env),
+            None => plan_argv,
+        };
         let plan_argv = &plan_argv;
         if plan_argv.is_empty() {
             return refuse("the command is empty".into());
