@@ -362,3 +362,150 @@ fn docker_without_an_engine_is_refused_before_anything_starts() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--cluster PROFILE`: its `gpus-per-node` is this node's GPU count, below `--gpus`.
+#[test]
+fn a_cluster_profile_declares_the_gpus_and_gpus_overrides_it() {
+    let d = scratch("profile");
+    let profile = d.join("two.toml");
+    std::fs::write(&profile, "name = \"two\"\ngpus-per-node = 2\n").expect("write");
+    let out = d.display().to_string();
+    let f = fuzzfile(&d, &[job("two", 2, &format!("env > {out}/two.env"))]);
+    let ev_path = d.join("events.jsonl");
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--cluster",
+            profile.to_str().expect("utf-8"),
+            "--events",
+            ev_path.to_str().expect("utf-8"),
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    assert_eq!(visible(&d, "two").as_deref(), Some("0,1"));
+    let ev = events(&ev_path);
+    let ready = ev
+        .iter()
+        .find(|e| e["event"] == "plan_ready")
+        .expect("plan_ready");
+    assert_eq!(
+        ready["node"]["gpus"].as_array().map(Vec::len),
+        Some(2),
+        "{ready}"
+    );
+    assert!(
+        ready["node"]["gpus_source"]
+            .as_str()
+            .is_some_and(|s| s.contains("gpus-per-node = 2")),
+        "{ready}"
+    );
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--cluster",
+            profile.to_str().expect("utf-8"),
+            "--gpus",
+            "1",
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{se}");
+    assert!(
+        se.contains("asks 2 GPU(s), and this node has 1 (--gpus 1)"),
+        "{se}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// SIGINT while an instance waits for GPUs: the running one is stopped, the waiting one never
+/// starts, and the run exits 130.
+#[test]
+fn a_stop_while_waiting_for_gpus_starts_nothing_more() {
+    use std::time::{Duration, Instant};
+    let d = scratch("stop-waiting");
+    let out = d.display().to_string();
+    let f = fuzzfile(
+        &d,
+        &[
+            job(
+                "holder",
+                1,
+                &format!("echo $$ > {out}/holder.pid; touch {out}/holder.started; exec sleep 30"),
+            ),
+            job("waiter", 1, &format!("touch {out}/waiter.started")),
+        ],
+    );
+    let ev_path = d.join("events.jsonl");
+    let mut child = fuzz()
+        .arg("run")
+        .arg(&f)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .args([
+            "--status",
+            "never",
+            "--runtime",
+            "host",
+            "--gpus",
+            "1",
+            "--grace",
+            "1",
+            "--events",
+        ])
+        .arg(&ev_path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run fuzz");
+    let t0 = Instant::now();
+    while !d.join("holder.started").exists()
+        || !std::fs::read_to_string(&ev_path).is_ok_and(|t| t.contains("\"instance_waiting\""))
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the holder never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .expect("SIGINT");
+    let status = child.wait().expect("wait");
+    let mut se = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut se);
+    }
+    assert_eq!(status.code(), Some(130), "{se}");
+    assert!(
+        !d.join("waiter.started").exists(),
+        "the waiting job started: {se}"
+    );
+    assert!(se.contains("waiter cancelled"), "{se}");
+    let ev = events(&ev_path);
+    assert!(
+        !ev.iter()
+            .any(|e| e["event"] == "instance_placed" && e["instance"] == "waiter"),
+        "{ev:?}"
+    );
+    assert!(
+        t0.elapsed() < Duration::from_secs(20),
+        "the stop took too long"
+    );
+    // The holder (its shell became `sleep`) is gone.
+    let pid = std::fs::read_to_string(d.join("holder.pid")).expect("holder.pid");
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+    assert!(
+        stat.map_or(true, |s| s.contains(") Z ")),
+        "the holder is still running"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -483,6 +483,32 @@ mod tests {
     }
 
     #[test]
+    fn one_that_stops_waiting_leaves_the_line() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let p = Placer::new(&node(1, 64, 1 << 40));
+            let one = Demand {
+                gpus: 1,
+                ..Demand::default()
+            };
+            let held = p.acquire(one, |_| {}).await;
+            // Waits for the GPU, then gives up (the run was stopped).
+            let gave_up =
+                tokio::time::timeout(Duration::from_millis(30), p.acquire(one, |_| {})).await;
+            assert!(gave_up.is_err());
+            // Whoever comes next is first in line again: it starts once the GPU is free.
+            drop(held);
+            let next = tokio::time::timeout(Duration::from_secs(1), p.acquire(one, |_| {}))
+                .await
+                .expect("not held up by the one that left");
+            assert_eq!(next.gpus, vec![0]);
+        });
+    }
+
+    #[test]
     fn first_in_line_goes_first_and_gpus_are_disjoint() {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
