@@ -2,6 +2,8 @@
 # On a GPU node with torch, NCCL and torchrun (one GPU): two misconfigured runs through
 # `fuzz run --runtime host`, each checked by fuzzlint first.
 #   1. examples/device/misconfigured-2-workers.fz: two GPUs asked for, two workers started.
+#      `fuzz run` refuses it before anything starts (the node has one GPU); with `--gpus 2`
+#      declaring a second GPU the node lacks, it starts and fails as on a misdeclared node.
 #   2. the single-GPU example with NCCL_IB_HCA naming an adapter the node does not have.
 # Prints what fuzzlint says with the node's cluster profile, the run's exit code, and the
 # runner's explanation lines (`fuzz:` lines and `log_explained` events).
@@ -16,8 +18,12 @@ PROFILE=examples/clusters/h200-1gpu.toml
 echo "== 1. two workers on a one-GPU node"
 "$LINT" check --cluster "$PROFILE" examples/device/misconfigured-2-workers.fz; echo "fuzzlint exit=$?"
 "$FUZZ" run examples/device/misconfigured-2-workers.fz --runtime host --status never \
+  > "$OUTDIR/workers-refused.log" 2>&1
+echo "fuzz run exit=$? (refused: the node has one GPU)"
+grep -m1 "asks 2 GPU" "$OUTDIR/workers-refused.log"
+"$FUZZ" run examples/device/misconfigured-2-workers.fz --runtime host --status never --gpus 2 \
   --events "$OUTDIR/workers-events.jsonl" > "$OUTDIR/workers.log" 2>&1
-echo "fuzz run exit=$?"
+echo "fuzz run --gpus 2 exit=$?"
 grep -n "invalid device ordinal" "$OUTDIR/workers.log" | head -3
 grep -n "fuzz:" "$OUTDIR/workers.log" | head -5
 grep -c log_explained "$OUTDIR/workers-events.jsonl"
