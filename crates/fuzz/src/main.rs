@@ -58,6 +58,17 @@ enum Command {
     /// and ends what carries the instance's FUZZ_INSTANCE_ID (FUZZ_PROCESS_TRACKING=subreaper
     /// forces that way, =cgroup requires a cgroup).
     Run(Box<RunArgs>),
+    /// Draw a run from its events file (`fuzz run --events FILE`) as a timeline: one row per
+    /// job, task, node and transfer (waiting, starting, running; a mark at its end or
+    /// failure). `-o run.svg` writes an SVG picture, `-o run.html` a page with the picture
+    /// and a table; without `-o`, the SVG goes to standard output. Exit 2 for an events file
+    /// it cannot read.
+    Report {
+        events: PathBuf,
+        /// `.svg` or `.html`.
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -211,6 +222,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Run(args) => run(*args),
+        Command::Report { events, output } => report(&events, output.as_deref()),
         Command::Check { files } => {
             if files.is_empty() {
                 eprintln!("error: name at least one Fuzzfile");
@@ -659,6 +671,44 @@ fn plan(
                 return ExitCode::from(2);
             }
         }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `fuzz report EVENTS [-o FILE]`.
+fn report(events: &Path, output: Option<&Path>) -> ExitCode {
+    let html = match output.and_then(|o| o.extension()).and_then(|e| e.to_str()) {
+        None if output.is_none() => false,
+        Some("svg") => false,
+        Some("html" | "htm") => true,
+        _ => {
+            eprintln!(
+                "error: -o {}: name an .svg or .html file",
+                output.map(|o| o.display().to_string()).unwrap_or_default()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let tl = match fuzz_runner::report::read_events(events) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = if html {
+        fuzz_runner::report::html(&tl)
+    } else {
+        fuzz_runner::report::svg(&tl)
+    };
+    match output {
+        Some(o) => {
+            if let Err(e) = std::fs::write(o, text) {
+                eprintln!("error: cannot write {}: {e}", o.display());
+                return ExitCode::from(2);
+            }
+        }
+        None => print!("{text}"),
     }
     ExitCode::SUCCESS
 }

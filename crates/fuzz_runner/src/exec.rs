@@ -57,6 +57,9 @@ pub struct JobReport {
     pub duration: Duration,
     /// In words: `exit 1`, `killed by signal 9`, `task 3: exit 2`, `dependency build failed`.
     pub detail: String,
+    /// The log of the instance that decided a failure: `logs/<hostname>` without its `.out`
+    /// or `.err` (the summary shows its last lines).
+    pub log: Option<PathBuf>,
     /// Where each instance that started was placed (empty when the run does not place).
     pub placed: Vec<Placed>,
 }
@@ -118,6 +121,9 @@ impl Outcome {
                 j.status.as_str().replace('_', " "),
                 j.detail
             ));
+            if let Some(l) = &j.log {
+                s.push_str(&crate::report::log_tail(l, 10));
+            }
         }
         for p in self.jobs.iter().flat_map(|j| &j.placed) {
             if p.gpus.is_empty() && p.waited < Duration::from_millis(10) {
@@ -269,6 +275,7 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> RunError {
 /// Run a prepared plan to the end (or until SIGINT/SIGTERM). Errors only when the run
 /// directory or the events file cannot be created; job failures are in the [`Outcome`].
 pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
+    let started = Instant::now();
     let logs = p.run_dir.join("logs");
     crate::redact::create_log_dir(&logs).map_err(|e| io("create", &logs, e))?;
     // Ephemeral volumes below the run directory, no symbolic link followed on the way.
@@ -364,6 +371,14 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         }
         let _ = std::fs::remove_dir(p.run_dir.join("volumes"));
     }
+    // The last event: a reader of the events file knows the run ended, and how.
+    ctx.events.emit(
+        "run_finished",
+        crate::report::run_finished(&outcome, started.elapsed()),
+    );
+    if let Ok(v) = ctx.log_failures.lock() {
+        outcome.log_failures.clone_from(&v);
+    }
     Ok(outcome)
 }
 
@@ -427,6 +442,7 @@ fn skipped(name: &str, detail: String, status: Status) -> JobReport {
         exit_code: None,
         duration: Duration::ZERO,
         detail,
+        log: None,
         placed: Vec::new(),
     }
 }
@@ -691,7 +707,8 @@ async fn place(
     let Some(placer) = &ctx.placer else {
         return Ok((inst, None, None));
     };
-    let demand = inst.demand;
+    // A multinode job's nodes that all run here: GPUs of their own each.
+    let demand = inst.demand.for_local_nodes(inst.nodes_here);
     let (label, task_id) = (inst.label.clone(), inst.task_id);
     let asks =
         json!({"cores": demand.cores, "memory_bytes": demand.memory_bytes, "gpus": demand.gpus});
@@ -732,6 +749,7 @@ async fn place(
         inst.gpu_passing,
         &grant.gpus,
         ctx.node_has_gpus,
+        (inst.nodes_here > 1).then_some(inst.demand.gpus),
     );
     let placed = Placed {
         instance: label,
@@ -785,6 +803,7 @@ async fn run_job(
             exit_code,
             duration,
             detail,
+            log: None,
             placed: Vec::new(),
         }
     };
@@ -911,7 +930,11 @@ async fn run_job(
                 Some(id) if job.task_array => format!("task {id}: {}", e.detail),
                 _ => e.detail.clone(),
             };
-            return with_placed(report(want, e.exit_code, detail));
+            let mut r = with_placed(report(want, e.exit_code, detail));
+            if want != Status::Cancelled {
+                r.log = Some(ctx.logs.join(&job.instances[*k].log_name));
+            }
+            return r;
         }
     }
     let (code, detail) = ends
@@ -1251,6 +1274,7 @@ mod tests {
                 exit_code: Some(0),
                 duration: Duration::ZERO,
                 detail: String::new(),
+                log: None,
                 placed: Vec::new(),
             }],
             interrupted,

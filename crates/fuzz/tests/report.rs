@@ -1,0 +1,167 @@
+//! Seeing a run, on a real run's events: `run_finished` ends the events file with the
+//! outcome, a failed job's summary names its log and shows its last lines, and `fuzz report`
+//! draws the events as a timeline (SVG or HTML), the same bytes each time.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fuzz() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fuzz-report-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create the test directory");
+    d
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const RUN: &str = r#"version: v4
+jobs:
+  fetch:
+    image:
+      uri: docker://alpine:3.20
+    command: [/bin/sh, -c, 'echo fetched']
+  train:
+    image:
+      uri: docker://alpine:3.20
+    command: [/bin/sh, -c, 'echo "task $TASK_ID"']
+    task-array:
+      start: 1
+      end: 3
+      concurrency: 2
+    depends-on:
+      - name: fetch
+        status: FINISHED
+  evaluate:
+    image:
+      uri: docker://alpine:3.20
+    command: [/bin/sh, -c, 'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "step $i" >&2; done; echo "loss is NaN" >&2; exit 3']
+    depends-on:
+      - name: train
+        status: FINISHED
+  publish:
+    image:
+      uri: docker://alpine:3.20
+    command: [/bin/sh, -c, 'echo never']
+    depends-on:
+      - name: evaluate
+        status: FINISHED
+"#;
+
+fn real_run(d: &Path) -> (Output, PathBuf) {
+    let f = d.join("run.fz");
+    std::fs::write(&f, RUN).expect("write");
+    let ev = d.join("events.jsonl");
+    let out = fuzz()
+        .args(["run", "--runtime", "host", "--status", "never", "--events"])
+        .arg(&ev)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .arg(&f)
+        .output()
+        .expect("run fuzz");
+    (out, ev)
+}
+
+#[test]
+fn a_failed_run_ends_its_events_and_its_summary_shows_the_log() {
+    let d = scratch("failed");
+    let (out, ev) = real_run(&d);
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    let events = std::fs::read_to_string(&ev).expect("events");
+    let last: serde_json::Value =
+        serde_json::from_str(events.lines().last().expect("a line")).expect("json");
+    assert_eq!(last["event"], "run_finished", "{events}");
+    assert_eq!(last["status"], "failed");
+    assert_eq!(last["exit_code"], 1);
+    assert_eq!(last["jobs"], 4);
+    assert_eq!(last["finished"], 2);
+    assert_eq!(last["failed"], 1);
+    assert_eq!(last["skipped"], 1);
+    // The log of the failed job, and its last ten lines only.
+    let log = d.join("run/logs/evaluate.err");
+    assert!(
+        se.contains(&format!("    log: {} (last 10 lines", log.display())),
+        "{se}"
+    );
+    assert!(se.contains("    | loss is NaN\n"), "{se}");
+    assert!(se.contains("    | step 4\n"), "{se}");
+    assert!(!se.contains("    | step 3\n"), "{se}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn fuzz_report_draws_a_real_run_the_same_each_time() {
+    let d = scratch("draw");
+    let (out, ev) = real_run(&d);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let svg = d.join("run.svg");
+    let draw = |o: &Path| {
+        let r = fuzz()
+            .arg("report")
+            .arg(&ev)
+            .arg("-o")
+            .arg(o)
+            .output()
+            .expect("report");
+        assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+        std::fs::read_to_string(o).expect("written")
+    };
+    let a = draw(&svg);
+    assert!(
+        a.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{a}"
+    );
+    for label in [
+        ">run<",
+        ">job fetch<",
+        ">job train<",
+        ">train task 1<",
+        ">train task 2<",
+        ">train task 3<",
+        ">job evaluate<",
+        ">job publish<",
+    ] {
+        assert!(a.contains(label), "{label} missing:\n{a}");
+    }
+    // Ends: evaluate failed, publish skipped, the run failed.
+    assert!(a.contains("job evaluate: failed at"), "{a}");
+    assert!(a.contains("job publish: skipped at"), "{a}");
+    assert!(a.contains("run: failed at"), "{a}");
+    assert_eq!(a, draw(&svg), "not deterministic");
+    let html = draw(&d.join("run.html"));
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("<td>job evaluate</td>"), "{html}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn fuzz_report_refuses_what_it_cannot_draw() {
+    let d = scratch("bad");
+    let ev = d.join("bad.jsonl");
+    std::fs::write(&ev, "{\"event\":\"plan_ready\",\"time_ms\":1}\nnot json\n").expect("write");
+    let r = fuzz().arg("report").arg(&ev).output().expect("report");
+    let se = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{se}");
+    assert!(se.contains(&format!("{}:2:", ev.display())), "{se}");
+    let empty = d.join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write");
+    let r = fuzz().arg("report").arg(&empty).output().expect("report");
+    assert_eq!(r.status.code(), Some(2));
+    assert!(text(&r.stderr).contains("no events"));
+    let r = fuzz()
+        .arg("report")
+        .arg(&ev)
+        .args(["-o", "x.png"])
+        .output()
+        .expect("report");
+    assert_eq!(r.status.code(), Some(2));
+    assert!(text(&r.stderr).contains(".svg or .html"));
+    let _ = std::fs::remove_dir_all(&d);
+}
