@@ -2,10 +2,13 @@
 # On a GPU node with torch, NCCL and torchrun: the generic multinode path on one machine.
 # examples/device/nccl-torchrun-2node-local.fz runs as two nodes (`fuzz run --launcher local`),
 # exec_all starting torchrun on each with its RANK and the head's address.
-#   two or more GPUs: node r gets GPU r; the run is timed beside the same two torchrun
-#     commands started by hand, N times each, and the all-reduce result is checked;
-#   one GPU: both nodes get GPU 0, so NCCL refuses the communicator ("Duplicate GPU
-#     detected"); the run must fail and the runner must explain it.
+#   two or more GPUs: node r gets GPU r (the runner gives each local node its own, and
+#     NODE_GPUS picks the same); the run is timed beside the same two torchrun commands
+#     started by hand, N times each, and the all-reduce result is checked;
+#   one GPU: `fuzz run` refuses two nodes of one GPU each on it before anything starts;
+#     with `--gpus 2` declaring a GPU the node lacks and NODE_GPUS=0,0 both nodes use GPU 0,
+#     so NCCL refuses the communicator ("Duplicate GPU detected"); the run must fail and the
+#     runner must explain it.
 #   bash scripts/device-nccl-2node.sh [N] [path/to/fuzz]
 set -u
 N=${1:-3}
@@ -17,7 +20,10 @@ FZ=$OUTDIR/two-nodes.fz
 echo "GPUs: $GPUS"
 if [ "$GPUS" -lt 2 ]; then
   sed 's/NODE_GPUS=0,1/NODE_GPUS=0,0/' examples/device/nccl-torchrun-2node-local.fz > "$FZ"
-  "$FUZZ" run "$FZ" --runtime host --launcher local --status never \
+  "$FUZZ" run "$FZ" --runtime host --launcher local --status never > "$OUTDIR/refused.log" 2>&1
+  echo "fuzz run exit=$? (refused: two nodes of one GPU each on one GPU)"
+  grep -m1 "runs its 2 nodes" "$OUTDIR/refused.log"
+  "$FUZZ" run "$FZ" --runtime host --launcher local --status never --gpus 2 \
     --events "$OUTDIR/events.jsonl" > "$OUTDIR/one-gpu.log" 2>&1
   echo "fuzz run exit=$? (two nodes on one GPU)"
   grep -m2 "Duplicate GPU" "$OUTDIR/one-gpu.log"

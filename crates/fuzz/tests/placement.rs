@@ -509,3 +509,64 @@ fn a_stop_while_waiting_for_gpus_starts_nothing_more() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A multinode job whose nodes all run on this node (`--launcher local`): the node holds every
+/// node's share, and each node gets GPUs of its own.
+#[test]
+fn each_local_node_of_a_multinode_job_gets_its_own_gpus() {
+    let d = scratch("multinode");
+    let out = d.display().to_string();
+    let fz = |nodes: u64| {
+        format!(
+            "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      exec_all sh -c 'env > {out}/node.$RANK.env'\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n      devices:\n        nvidia.com/gpu: 2\n    multinode:\n      nodes: {nodes}\n      implementation: generic\n      procs-per-node: 1\n"
+        )
+    };
+    let f = d.join("mn.fz");
+    std::fs::write(&f, fz(2)).expect("write");
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--launcher",
+            "local",
+            "--gpus",
+            "4",
+            "--cores",
+            "8",
+            "--memory",
+            "8GiB",
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    let seen = |rank: u32| visible(&d, &format!("node.{rank}"));
+    assert_eq!(seen(0).as_deref(), Some("0,1"), "{se}");
+    assert_eq!(seen(1).as_deref(), Some("2,3"), "{se}");
+    // Three such nodes do not fit on four GPUs.
+    std::fs::write(&f, fz(3)).expect("write");
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--launcher",
+            "local",
+            "--gpus",
+            "4",
+            "--cores",
+            "8",
+            "--memory",
+            "8GiB",
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{se}");
+    assert!(
+        se.contains("job `train` runs its 3 nodes on this node (the local launcher): together they ask 6 GPU(s), and this node has 4"),
+        "{se}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -211,6 +211,19 @@ impl NodeConfig {
             setup.push_str(&format!("cd {} || exit 126; ", sh_quote(cwd)));
         }
         let env = self.env.get(rank).map(Vec::as_slice).unwrap_or_default();
+        // Every node on this machine (the local launcher): node `rank`'s own GPUs, before its
+        // environment (a job's own CUDA_VISIBLE_DEVICES wins).
+        if self.launcher == Launcher::Local && rank > 0 {
+            if let Some(g) = std::env::var(crate::placement::NODE_GPUS_VAR)
+                .ok()
+                .as_deref()
+                .and_then(|v| crate::placement::node_gpus(v, rank))
+            {
+                setup.push_str(&format!(
+                    "export CUDA_VISIBLE_DEVICES={g} CUDA_DEVICE_ORDER=PCI_BUS_ID; "
+                ));
+            }
+        }
         if let Some(file) = self.env_files.get(rank) {
             // Values stay out of every command line (`ps` on either side would show them).
             setup.push_str(&format!(

@@ -36,6 +36,17 @@ impl Demand {
         *self == Demand::default()
     }
 
+    /// What `n` nodes of a multinode job that all run on this node (the local launcher, which
+    /// stands in for several nodes on one machine) take of it: GPUs of their own each (NCCL
+    /// refuses two ranks on one GPU), while the cores and memory are shared as by processes of
+    /// one machine, so they count once. A three-node test on a two-core machine still runs.
+    pub fn for_local_nodes(&self, n: u64) -> Demand {
+        Demand {
+            gpus: self.gpus.saturating_mul(n),
+            ..*self
+        }
+    }
+
     /// `2 GPUs, 4 cores, 16 GiB`.
     pub fn describe(&self) -> String {
         let mut v = Vec::new();
@@ -112,9 +123,19 @@ pub fn check_fits(
             TaskKind::Job => "job",
             TaskKind::Service => "service",
         };
-        let Some(d) = j.instances.first().map(|i| i.demand) else {
+        let Some((d, copies)) = j.instances.first().map(|i| (i.demand, i.nodes_here)) else {
             continue;
         };
+        if copies > 1 {
+            if let Some(why) = never_fits(&d.for_local_nodes(copies), node) {
+                problems.push(format!(
+                    "{what} `{}` runs its {copies} nodes on this node (the local launcher): together they ask {why}",
+                    j.name
+                ));
+                continue;
+            }
+        }
+        let d = d.for_local_nodes(copies);
         if let Some(why) = never_fits(&d, node) {
             let each = if j.instances.len() > 1 {
                 " per instance"
@@ -327,6 +348,19 @@ impl Placer {
     }
 }
 
+/// The GPUs of each node of a multinode job whose nodes all run on this node (the local
+/// launcher), in the head's environment: `0,1;2,3` (rank order). `exec_all` and the SSH
+/// wrapper give node `r` the `r`-th list as its `CUDA_VISIBLE_DEVICES`.
+pub const NODE_GPUS_VAR: &str = "FUZZ_NODE_GPUS";
+
+/// Node `rank`'s GPUs from a [`NODE_GPUS_VAR`] value, when it is well formed.
+pub fn node_gpus(value: &str, rank: usize) -> Option<&str> {
+    let list = value.split(';').nth(rank)?;
+    list.bytes()
+        .all(|b| b.is_ascii_digit() || b == b',')
+        .then_some(list)
+}
+
 /// `0,1`.
 pub fn gpu_list(gpus: &[u32]) -> String {
     gpus.iter()
@@ -338,14 +372,23 @@ pub fn gpu_list(gpus: &[u32]) -> String {
 /// The instance's command line and environment with its GPUs: see the module's text. A
 /// host instance that asks for no GPUs on a node that has some gets
 /// `CUDA_VISIBLE_DEVICES=` (empty: no GPU), as a Fuzzball container without GPUs sees none.
-/// A job's own `CUDA_VISIBLE_DEVICES` is left as it wrote it.
+/// A job's own `CUDA_VISIBLE_DEVICES` is left as it wrote it. `per_node`: for a multinode
+/// job whose `gpus` are those of several nodes on this node, each node's count: the head
+/// gets the first of them and [`NODE_GPUS_VAR`] lists every node's.
 pub fn assign(
     argv: &mut Vec<String>,
     env: &mut Vec<(String, String)>,
     passing: GpuPassing,
     gpus: &[u32],
     node_has_gpus: bool,
+    per_node: Option<u64>,
 ) {
+    let mut gpus = gpus;
+    if let Some(n) = per_node.filter(|n| *n > 0 && (*n as usize) < gpus.len()) {
+        let lists: Vec<String> = gpus.chunks(n as usize).map(gpu_list).collect();
+        env.push((NODE_GPUS_VAR.to_owned(), lists.join(";")));
+        gpus = &gpus[..n as usize];
+    }
     let list = gpu_list(gpus);
     let set = |env: &mut Vec<(String, String)>, k: &str, v: &str| {
         if !env.iter().any(|(n, _)| n == k) {
@@ -455,7 +498,7 @@ mod tests {
             .map(String::from)
             .to_vec();
         let mut env = Vec::new();
-        assign(&mut argv, &mut env, GpuPassing::Podman, &[1, 3], true);
+        assign(&mut argv, &mut env, GpuPassing::Podman, &[1, 3], true, None);
         assert_eq!(
             argv,
             [
@@ -471,13 +514,33 @@ mod tests {
         let mut argv: Vec<String> = ["docker", "run", "--gpus", "all", "img"]
             .map(String::from)
             .to_vec();
-        assign(&mut argv, &mut env, GpuPassing::Docker, &[0, 2], true);
+        assign(&mut argv, &mut env, GpuPassing::Docker, &[0, 2], true, None);
         assert_eq!(argv[3], "\"device=0,2\"");
         let mut env = vec![("A".to_owned(), "1".to_owned())];
-        assign(&mut argv, &mut env, GpuPassing::Host, &[], true);
+        assign(&mut argv, &mut env, GpuPassing::Host, &[], true, None);
         assert!(env.contains(&("CUDA_VISIBLE_DEVICES".into(), String::new())));
         let mut env = Vec::new();
-        assign(&mut argv, &mut env, GpuPassing::Apptainer, &[2], true);
+        assign(&mut argv, &mut env, GpuPassing::Apptainer, &[2], true, None);
+        assert!(env.contains(&("NVIDIA_VISIBLE_DEVICES".into(), "2".into())));
+        // Three nodes of two GPUs each on this node: the head gets the first two.
+        let mut env = Vec::new();
+        assign(
+            &mut argv,
+            &mut env,
+            GpuPassing::Host,
+            &[0, 1, 2, 3, 4, 5],
+            true,
+            Some(2),
+        );
+        assert!(env.contains(&("CUDA_VISIBLE_DEVICES".into(), "0,1".into())));
+        let all = env
+            .iter()
+            .find(|(k, _)| k == NODE_GPUS_VAR)
+            .map(|(_, v)| v.clone());
+        assert_eq!(all.as_deref(), Some("0,1;2,3;4,5"));
+        assert_eq!(node_gpus("0,1;2,3;4,5", 2), Some("4,5"));
+        assert_eq!(node_gpus("0,1;2,3", 2), None);
+        assert_eq!(node_gpus("0;$(reboot)", 1), None);
         assert!(env.contains(&("NVIDIA_VISIBLE_DEVICES".into(), "2".into())));
         assert!(env.contains(&("APPTAINERENV_CUDA_VISIBLE_DEVICES".into(), "2".into())));
     }

@@ -119,6 +119,9 @@ pub struct Instance {
     pub demand: crate::placement::Demand,
     /// How its runtime takes the GPUs it gets.
     pub gpu_passing: crate::placement::GpuPassing,
+    /// How many nodes of `demand` it runs on this node: a multinode head with the local
+    /// launcher runs every node here; else 1.
+    pub nodes_here: u64,
 }
 
 fn fill(path: &str, run_dir: &Path) -> PathBuf {
@@ -653,6 +656,12 @@ fn job(
             memlock: memlock.clone(),
             stop,
             demand,
+            nodes_here: match &t.multinode {
+                Some(mn) if env_ctx.multinode.launcher == crate::multinode::Launcher::Local => {
+                    mn.nodes.max(1)
+                }
+                _ => 1,
+            },
             gpu_passing: match runtime {
                 RuntimeKind::Apptainer => crate::placement::GpuPassing::Apptainer,
                 RuntimeKind::Podman => crate::placement::GpuPassing::Podman,
