@@ -570,3 +570,100 @@ fn each_local_node_of_a_multinode_job_gets_its_own_gpus() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Each container runtime gets the instance's GPUs its own way. The runtimes' clients are
+/// stand-ins on `PATH` that pass the preflight and record the words and the environment they
+/// were started with (no GPU, no container needed); the words are those each runtime
+/// documents: podman's CDI `--device nvidia.com/gpu=N`, docker's `--gpus "device=N,M"`,
+/// apptainer's `--nv` with `NVIDIA_VISIBLE_DEVICES`.
+#[test]
+fn each_container_runtime_gets_the_gpus_its_own_way() {
+    use std::os::unix::fs::PermissionsExt;
+    for runtime in ["podman", "docker", "apptainer"] {
+        let d = scratch(&format!("words-{runtime}"));
+        let bin = d.join("bin");
+        std::fs::create_dir_all(&bin).expect("bin");
+        let client = bin.join(runtime);
+        std::fs::write(
+            &client,
+            format!(
+                "#!/bin/sh\ncase \"$1\" in info|version|--version) echo ok; exit 0;; esac\nf=$(mktemp {}/call.XXXXXX)\nprintf '%s\\n' \"$@\" > \"$f.args\"\nenv > \"$f.env\"\n",
+                d.display()
+            ),
+        )
+        .expect("write");
+        std::fs::set_permissions(&client, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let f = fuzzfile(&d, &[job("a", 2, "true"), job("b", 2, "true")]);
+        let o = fuzz()
+            .arg("run")
+            .arg(&f)
+            .arg("--workdir")
+            .arg(d.join("run"))
+            .args(["--status", "never", "--runtime", runtime, "--gpus", "4"])
+            .args(["--cores", "8", "--memory", "8GiB"])
+            .env("PATH", &path)
+            .env_remove("DOCKER_HOST")
+            .output()
+            .expect("run fuzz");
+        let se = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{runtime}: {se}");
+        let mut calls: Vec<(String, String)> = std::fs::read_dir(&d)
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "args"))
+            .map(|p| {
+                let args = std::fs::read_to_string(&p).expect("args");
+                let env = std::fs::read_to_string(p.with_extension("env")).expect("env");
+                (args, env)
+            })
+            .collect();
+        calls.sort();
+        assert_eq!(calls.len(), 2, "{runtime}: {calls:?}");
+        let gpus: Vec<String> = calls
+            .iter()
+            .map(|(args, env)| match runtime {
+                "podman" => {
+                    assert!(!args.contains("nvidia.com/gpu=all"), "{args}");
+                    args.lines()
+                        .filter_map(|l| l.strip_prefix("nvidia.com/gpu="))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                }
+                "docker" => {
+                    let words: Vec<&str> = args.lines().collect();
+                    let k = words.iter().position(|w| *w == "--gpus").expect("--gpus");
+                    words[k + 1]
+                        .strip_prefix("\"device=")
+                        .and_then(|w| w.strip_suffix('"'))
+                        .expect("\"device=N,M\"")
+                        .to_owned()
+                }
+                _ => {
+                    assert!(args.lines().any(|l| l == "--nv"), "{args}");
+                    let nvidia = env
+                        .lines()
+                        .find_map(|l| l.strip_prefix("NVIDIA_VISIBLE_DEVICES="))
+                        .expect("NVIDIA_VISIBLE_DEVICES");
+                    let cuda = env
+                        .lines()
+                        .find_map(|l| l.strip_prefix("APPTAINERENV_CUDA_VISIBLE_DEVICES="))
+                        .expect("APPTAINERENV_CUDA_VISIBLE_DEVICES");
+                    assert_eq!(nvidia, cuda);
+                    nvidia.to_owned()
+                }
+            })
+            .collect();
+        let sets: Vec<Vec<&str>> = gpus.iter().map(|g| g.split(',').collect()).collect();
+        assert!(
+            sets.iter().all(|s| s.len() == 2) && sets[0].iter().all(|g| !sets[1].contains(g)),
+            "{runtime}: {gpus:?}"
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
