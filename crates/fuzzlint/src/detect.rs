@@ -734,9 +734,27 @@ fn imex_process(probe: &Probe) -> Result<Option<String>, SeeError> {
 // ---------------------------------------------------------------------------------------
 // NCCL
 
+/// `NCCL_*` variables of an environment that NCCL does not read: (name, what it is).
+const NOT_NCCL_SETTINGS: &[(&str, &str)] = &[
+    // `ENV NCCL_VERSION` in the Dockerfiles of NVIDIA's CUDA images (gitlab.com/nvidia/
+    // container-images/cuda); seen on this project's GPU machine (docs/cluster-profiles.md).
+    (
+        "NCCL_VERSION",
+        "the version label NVIDIA's CUDA images set: the NCCL of this environment",
+    ),
+    // nccl-tests' Makefile (`make NCCL_HOME=...`).
+    ("NCCL_HOME", "a build path (nccl-tests' Makefile)"),
+];
+
 fn detect_nccl(probe: &Probe, d: &mut Detected) {
     let mut settings: Vec<Setting> = Vec::new();
     for (name, value) in &probe.env {
+        if let Some((_, what)) = NOT_NCCL_SETTINGS.iter().find(|(n, _)| n == name) {
+            d.nccl_comments.push(format!(
+                "{name}={value} in the environment is {what}, not a setting NCCL reads"
+            ));
+            continue;
+        }
         if name.starts_with("NCCL_") {
             settings.push(Setting {
                 name: name.clone(),

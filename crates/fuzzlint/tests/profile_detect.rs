@@ -112,7 +112,11 @@ fn h100_node_with_infiniband_hcas() {
     assert_eq!(p.gpus_per_node, Some(8));
     assert_eq!(p.gpu_product.as_deref(), Some("NVIDIA H100 80GB HBM3"));
     assert!(p.gpu_products.is_empty());
-    assert!(d.text.contains("# driver 565.57.01, CUDA 12.7: "), "{}", d.text);
+    assert!(
+        d.text.contains("# driver 565.57.01, CUDA 12.7: "),
+        "{}",
+        d.text
+    );
     assert_eq!(p.fabric, Some(Fabric::Infiniband));
     // The Ethernet-link-layer bond (storage) is not an HCA of the InfiniBand fabric.
     assert_eq!(
@@ -274,6 +278,54 @@ fn gpus_from_proc_when_nvidia_smi_is_missing() {
     assert!(
         d.text
             .contains("- mnnvl: known from the Fabric section of `nvidia-smi -q`"),
+        "{}",
+        d.text
+    );
+}
+
+/// The outputs captured on this project's GPU machine (docs/cluster-profiles.md): one H200,
+/// driver 580.159.04, no RDMA device, in an NVIDIA CUDA image whose environment has
+/// `NCCL_VERSION`.
+#[test]
+fn the_gpu_machine_as_captured() {
+    let env = [
+        ("NCCL_VERSION", "2.28.3-1"),
+        ("NVIDIA_VISIBLE_DEVICES", "0"),
+    ];
+    let d = detect("h200-device", Some("h200-device"), &env);
+    let p = &d.profile;
+    assert_eq!(p.name.as_deref(), Some("vm"));
+    assert_eq!(p.gpus_per_node, Some(1));
+    assert_eq!(p.gpu_product.as_deref(), Some("NVIDIA H200"));
+    assert_eq!(p.fabric, Some(Fabric::Ethernet));
+    assert!(!p.mnnvl && !p.imex);
+    assert!(
+        d.text
+            .contains("Fabric State N/A on every GPU: no Multi-Node NVLink"),
+        "{}",
+        d.text
+    );
+    assert!(
+        d.text.contains("# driver 580.159.04, CUDA 13.0: "),
+        "{}",
+        d.text
+    );
+    // The image's version label is no NCCL setting.
+    assert!(p.nccl_defaults.is_empty(), "{}", d.text);
+    assert!(
+        d.text
+            .contains("NCCL_VERSION=2.28.3-1 in the environment is the version label"),
+        "{}",
+        d.text
+    );
+    assert!(!d.text.contains("Not seen"), "{}", d.text);
+
+    // Without nvidia-smi, the driver's own file of that machine (with its `GPU Firmware:` line).
+    let d = detect("h200-device", None, &env);
+    assert_eq!(d.profile.gpus_per_node, Some(1));
+    assert_eq!(d.profile.gpu_product.as_deref(), Some("NVIDIA H200"));
+    assert!(
+        d.text.contains("- mnnvl: known from the Fabric section"),
         "{}",
         d.text
     );
