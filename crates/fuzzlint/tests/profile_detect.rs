@@ -199,6 +199,35 @@ fn node_without_gpus_or_driver() {
     assert!(d.text.contains("no RDMA device in /sys/class/infiniband"));
     assert!(!p.mnnvl && !p.imex);
     assert!(d.text.contains("\nmnnvl = false\n"), "{}", d.text);
+    // Values as NCCL keeps them (nothing trimmed: the carriage return of a CRLF line, a tab
+    // and what follows it), quotes and brackets written so that they read back exactly.
+    let nccl = &p.nccl_defaults;
+    assert_eq!(
+        nccl.get("NCCL_DEBUG_FILE").map(String::as_str),
+        Some("/tmp/\"nccl\"\\%h.%p\r")
+    );
+    assert!(d
+        .text
+        .contains("ends in a carriage return, which NCCL keeps"));
+    assert_eq!(
+        nccl.get("NCCL_SOCKET_IFNAME").map(String::as_str),
+        Some("eth0\t# a comment NCCL keeps")
+    );
+    assert_eq!(nccl.get("NCCL_X").map(String::as_str), Some("a\"]"));
+    assert!(!nccl.contains_key("NCCL_IB_DISABLE"));
+    assert_eq!(nccl.len(), 3);
+}
+
+#[test]
+fn a_node_of_two_products_lists_both() {
+    let d = detect("roce", Some("mixed"), &[]);
+    let p = &d.profile;
+    assert_eq!(p.gpus_per_node, Some(2));
+    assert_eq!(p.gpu_product, None);
+    assert_eq!(
+        p.gpu_products,
+        strings(&["NVIDIA H100 80GB HBM3", "NVIDIA H100 NVL"])
+    );
 }
 
 #[test]
