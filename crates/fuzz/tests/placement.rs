@@ -667,3 +667,63 @@ fn each_container_runtime_gets_the_gpus_its_own_way() {
         let _ = std::fs::remove_dir_all(&d);
     }
 }
+
+/// A task array's tasks are placed one by one: four tasks of one GPU on a two-GPU node run
+/// two at a time, never two on one GPU (each task writes its GPU and when it ran).
+#[test]
+fn the_tasks_of_an_array_share_the_gpus_without_overlap() {
+    let d = scratch("array");
+    let out = d.display().to_string();
+    let script = format!(
+        "s=$(date +%s%3N); sleep 0.3; echo \"$FB_TASK_ID $CUDA_VISIBLE_DEVICES $s $(date +%s%3N)\" > {out}/task.$FB_TASK_ID"
+    );
+    let text_fz = format!(
+        "{}    task-array:\n      start: 1\n      end: 4\n",
+        job("arr", 1, &script)
+    );
+    let f = fuzzfile(&d, &[text_fz]);
+    let o = run(
+        &d,
+        &f,
+        &[
+            "--runtime",
+            "host",
+            "--gpus",
+            "2",
+            "--cores",
+            "8",
+            "--memory",
+            "8GiB",
+        ],
+    );
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    let tasks: Vec<(String, u64, u64)> = (1..=4)
+        .map(|k| {
+            let t = std::fs::read_to_string(d.join(format!("task.{k}"))).expect("task file");
+            let w: Vec<&str> = t.split_whitespace().collect();
+            assert_eq!(w.len(), 4, "{t}");
+            (
+                w[1].to_owned(),
+                w[2].parse().expect("start"),
+                w[3].parse().expect("end"),
+            )
+        })
+        .collect();
+    // At each task's start, the tasks running then (itself included): at most two, on
+    // different GPUs.
+    for a in &tasks {
+        assert!(a.0 == "0" || a.0 == "1", "one GPU of the two: {tasks:?}");
+        let running: Vec<&str> = tasks
+            .iter()
+            .filter(|b| b.1 <= a.1 && a.1 < b.2)
+            .map(|b| b.0.as_str())
+            .collect();
+        assert!(running.len() <= 2, "more than two at once: {tasks:?}");
+        assert!(
+            running.len() < 2 || running[0] != running[1],
+            "two tasks on one GPU at once: {tasks:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
