@@ -411,17 +411,36 @@ fn inside_bind(path: &Path, binds: &[(&Bind, PathBuf)]) -> bool {
 }
 
 /// The entries of shadowed directory `dir` (already a directory of the namespace's tmpfs).
+/// Where a shadowed directory with many entries is bound whole in the namespace (its entries
+/// are then symbolic links into it).
+pub const NODE_DIRS: &str = "/.fuzz-node";
+
+/// Above this many entries a shadowed directory's entries are symbolic links into the whole
+/// directory bound at [`NODE_DIRS`]: bubblewrap reads the mount table again for every bind,
+/// so binding each of a busy `/tmp`'s thousand entries took seconds.
+pub const MAX_BINDS: usize = 64;
+
+/// The entries of shadowed directory `dir` (already a directory of the namespace's tmpfs).
 fn shadowed(dir: &Path, all: &BTreeSet<PathBuf>, args: &mut Vec<String>) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     names.sort();
+    // The root's entries are always bound (a few dozen; `/usr` as a link would show in paths).
+    let whole = (names.len() > MAX_BINDS && dir != Path::new("/"))
+        .then(|| format!("{NODE_DIRS}{}", dir.display()));
+    if let Some(w) = &whole {
+        args.extend(["--dev-bind".into(), dir.display().to_string(), w.clone()]);
+    }
     for p in names {
+        // The command line is text: an entry whose name is not UTF-8 is not shown.
+        let Some(s) = p.to_str().map(str::to_owned) else {
+            continue;
+        };
         let Ok(meta) = std::fs::symlink_metadata(&p) else {
             continue; // gone since it was listed
         };
-        let s = p.display().to_string();
         if meta.file_type().is_symlink() {
             let Ok(target) = std::fs::read_link(&p) else {
                 continue;
@@ -435,6 +454,9 @@ fn shadowed(dir: &Path, all: &BTreeSet<PathBuf>, args: &mut Vec<String>) -> Resu
                 s,
             ]);
             shadowed(&p, all, args)?;
+        } else if let (Some(w), Some(name)) = (&whole, p.file_name()) {
+            let target = format!("{w}/{}", name.to_string_lossy());
+            args.extend(["--symlink".into(), target, s]);
         } else {
             // `-try`: an entry removed since it was listed is skipped (a busy `/tmp`).
             args.extend(["--dev-bind-try".into(), s.clone(), s]);
@@ -504,6 +526,37 @@ mod tests {
             text.ends_with("--dir /fuzz-missing-data/sub --chdir /fuzz-missing-data/sub"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_directory_with_many_entries_is_bound_whole_and_linked_into() {
+        let d = std::env::temp_dir().join(format!("fuzz-sandbox-many-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        for k in 0..=MAX_BINDS {
+            std::fs::create_dir_all(d.join(format!("e{k:03}"))).expect("entry");
+        }
+        let dst = format!("{}/e000/missing/f.py", d.display());
+        let v = View {
+            binds: vec![bind("/r/f", &dst, false)],
+            cwd: None,
+        };
+        let text = bwrap_args(&v).expect("args").join(" ");
+        let shown = d.display().to_string();
+        // The directory on the way is shadowed with its entries, the others linked.
+        assert!(
+            text.contains(&format!("--dev-bind {shown} {NODE_DIRS}{shown}")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("--symlink {NODE_DIRS}{shown}/e001 {shown}/e001")),
+            "{text}"
+        );
+        assert!(text.contains(&format!("--dir {shown}/e000")), "{text}");
+        assert!(
+            !text.contains(&format!("--dev-bind-try {shown}/e001")),
+            "{text}"
+        );
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
