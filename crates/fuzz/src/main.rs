@@ -296,6 +296,19 @@ fn run(args: RunArgs) -> ExitCode {
         Some(Err(code)) => return code,
         None => None,
     };
+    let max = fuzz_runner::node::MAX_GPUS;
+    if let Some(n) = gpus.filter(|n| *n > max) {
+        eprintln!("error: --gpus {n}: a node has at most {max} GPUs here");
+        return ExitCode::from(2);
+    }
+    if let Some(n) = profile
+        .as_ref()
+        .and_then(|p| p.gpus_per_node)
+        .filter(|n| *n > max)
+    {
+        eprintln!("error: --cluster: gpus-per-node = {n}: a node has at most {max} GPUs here");
+        return ExitCode::from(2);
+    }
     if cores == Some(0) {
         eprintln!("error: --cores takes the number of cores of this node, 1 or more");
         return ExitCode::from(2);

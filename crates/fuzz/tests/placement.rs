@@ -239,6 +239,24 @@ fn a_job_that_can_never_fit_is_refused_before_anything_starts() {
         se.contains("1 GiB of memory, and this node has 512 MiB (--memory"),
         "{se}"
     );
+    // Declarations out of range.
+    for (args, says) in [
+        (
+            &["--gpus", "18446744073709551615"][..],
+            "--gpus 18446744073709551615: a node has at most",
+        ),
+        (&["--cores", "0"][..], "--cores takes the number of cores"),
+        (&["--memory", "lots"][..], "--memory: `lots` is not a size"),
+        (
+            &["--memory", "0GiB"][..],
+            "--memory takes the memory of this node",
+        ),
+    ] {
+        let o = run(&d, &f, &[&["--runtime", "host"][..], args].concat());
+        let se = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {se}");
+        assert!(se.contains(says), "{args:?}: {se}");
+    }
     assert!(!marker.exists(), "a job started");
     let _ = std::fs::remove_dir_all(&d);
 }

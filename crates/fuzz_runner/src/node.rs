@@ -71,6 +71,10 @@ pub struct Declared {
     pub profile_gpus: Option<u64>,
 }
 
+/// The most GPUs a node is taken to have (a declared count above it is cut to it; `fuzz run`
+/// refuses one).
+pub const MAX_GPUS: u64 = 4096;
+
 /// How long `nvidia-smi` may take before the `/proc` tree is read instead.
 const NVIDIA_SMI_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -119,7 +123,7 @@ pub fn detect(probe: &Probe, declared: &Declared) -> NodeResources {
         Some((n, why)) => {
             // The declared count, by index; what is known of those that were detected kept.
             let found = detect_gpus(probe).map(|(g, _)| g).unwrap_or_default();
-            let gpus = (0..n.min(u32::MAX as u64) as u32)
+            let gpus = (0..n.min(MAX_GPUS) as u32)
                 .map(|index| {
                     found
                         .iter()

@@ -153,9 +153,11 @@ pub fn check_fits(
             }
             if let Some(s) = jobs.iter().find(|s| &s.name == dep) {
                 for i in &s.instances {
-                    together.cores += i.demand.cores;
-                    together.memory_bytes += i.demand.memory_bytes;
-                    together.gpus += i.demand.gpus;
+                    // A plan's numbers may be anything: no overflow.
+                    together.cores = together.cores.saturating_add(i.demand.cores);
+                    together.memory_bytes =
+                        together.memory_bytes.saturating_add(i.demand.memory_bytes);
+                    together.gpus = together.gpus.saturating_add(i.demand.gpus);
                 }
                 beside.push(format!("`{dep}`"));
             }
