@@ -236,3 +236,99 @@ fn podman_gets_the_memory_allocation_as_its_memlock_ulimit_never_lower() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// apptainer's containers inherit its limits: it starts through `prlimit` too. A stand-in
+/// `apptainer` prints the limit it was started with.
+#[test]
+fn apptainer_starts_with_the_memory_allocation_as_its_memlock() {
+    let d = scratch("apptainer-memlock");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let fake = bin.join("apptainer");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'apptainer version 1.3.0'; exit 0; fi\necho \"memlock=$(ulimit -l)\"\n",
+    )
+    .expect("write the stand-in");
+    let mut perm = std::fs::metadata(&fake).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    std::fs::set_permissions(&fake, perm).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let f = d.join("a.fz");
+    std::fs::write(
+        &f,
+        "version: v4\njobs:\n  a:\n    image:\n      uri: docker://alpine:3.20\n    command: [true]\n    resource:\n      memory:\n        size: 6MiB\n",
+    )
+    .expect("write");
+    let out = Command::new("prlimit")
+        .arg("--memlock=2097152:8388608")
+        .arg(env!("CARGO_BIN_EXE_fuzz"))
+        .args([
+            "run",
+            "--runtime",
+            "apptainer",
+            "--status",
+            "never",
+            "--workdir",
+        ])
+        .arg(d.join("run"))
+        .arg(&f)
+        .env("PATH", &path)
+        .output()
+        .expect("run fuzz");
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(so.contains("[a] memlock=6144"), "{so}\n{se}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A job in the namespace that outlives its timeout ends with everything it started:
+/// bubblewrap, the job's shell and its background child.
+#[test]
+fn a_namespaced_job_that_times_out_leaves_nothing_running() {
+    let d = scratch("timeout");
+    let marker = format!("fuzz-sandbox-sleep-{}", std::process::id());
+    let tmp_file = format!("/tmp/fuzz-timeout-{}.sh", std::process::id());
+    let f = d.join("job.fz");
+    std::fs::write(
+        &f,
+        format!(
+            "version: v4\nfiles:\n  s: |\n    sleep 300 &\n    exec -a {marker} sleep 301\njobs:\n  slow:\n    image:\n      uri: docker://alpine:3.20\n    files:\n      {tmp_file}: file://s\n    command: [bash, {tmp_file}]\n    policy:\n      timeout:\n        execute: 1s\n"
+        ),
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        .args([
+            "run",
+            "--runtime",
+            "host",
+            "--status",
+            "never",
+            "--grace",
+            "1",
+            "--workdir",
+        ])
+        .arg(d.join("run"))
+        .arg(&f)
+        .output()
+        .expect("run fuzz");
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(se.contains("timed out"), "{se}");
+    let left = Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .expect("pgrep");
+    assert!(left.stdout.is_empty(), "left: {}", text(&left.stdout));
+    let bwraps = Command::new("pgrep")
+        .args(["-f", &tmp_file])
+        .output()
+        .expect("pgrep");
+    assert!(bwraps.stdout.is_empty(), "left: {}", text(&bwraps.stdout));
+    assert!(!Path::new(&tmp_file).exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -3,7 +3,8 @@
 //! "Fuzzball runtime behaviour": it raises RLIMIT_MEMLOCK to the memory allocation), and
 //! never lowered: a node whose limit is already higher, or unlimited, keeps it.
 //!
-//! On the host runtime the instance starts through util-linux's `prlimit --memlock=SOFT:HARD`,
+//! On the host runtime, and for apptainer (whose containers inherit its limits), the instance
+//! starts through util-linux's `prlimit --memlock=SOFT:HARD`,
 //! which sets the limit on itself and executes the command (the workspace has no `unsafe`, so
 //! no `pre_exec`); podman and docker get `--ulimit memlock=SOFT:HARD` in their lines (the plan
 //! writes the allocation there; [`oci_word`] raises it to the node's limit where that is

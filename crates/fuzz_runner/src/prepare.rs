@@ -113,7 +113,8 @@ pub struct Instance {
     pub stop: Vec<String>,
     /// The host runtime: the private view of the node's filesystem it runs in.
     pub sandbox: Option<crate::sandbox::View>,
-    /// The host runtime: the words that raise its locked-memory limit (`prlimit …`).
+    /// The host and apptainer runtimes (whose containers inherit the runner's limits): the
+    /// words that raise its locked-memory limit (`prlimit …`).
     pub memlock: Vec<String>,
     /// What it asks of the node (the task's resources, per instance).
     pub demand: crate::placement::Demand,
@@ -481,7 +482,7 @@ fn job(
         runtime,
         t.resources.memory_bytes.as_ref().and_then(|m| m.value),
     ) {
-        (RuntimeKind::Host, Some(bytes)) => {
+        (RuntimeKind::Host | RuntimeKind::Apptainer, Some(bytes)) => {
             let (m, note) = crate::limits::raised(
                 bytes,
                 crate::limits::current(),
