@@ -125,10 +125,22 @@ impl Outcome {
                 s.push_str(&crate::report::log_tail(l, 10));
             }
         }
-        for p in self.jobs.iter().flat_map(|j| &j.placed) {
-            if p.gpus.is_empty() && p.waited < Duration::from_millis(10) {
-                continue;
-            }
+        // Each instance that got GPUs or waited; a long task array's are cut short (the
+        // `instance_placed` events have them all).
+        const PLACED_SHOWN: usize = 20;
+        let placed: Vec<&Placed> = self
+            .jobs
+            .iter()
+            .flat_map(|j| &j.placed)
+            .filter(|p| !p.gpus.is_empty() || p.waited >= Duration::from_millis(10))
+            .collect();
+        if placed.len() > PLACED_SHOWN {
+            s.push_str(&format!(
+                "  ({} instances got GPUs or waited; the first {PLACED_SHOWN}, the events have every one)\n",
+                placed.len()
+            ));
+        }
+        for p in placed.into_iter().take(PLACED_SHOWN) {
             let gpus = match p.gpus.as_slice() {
                 [] => "no GPU".to_owned(),
                 g => format!("GPU(s) {}", crate::placement::gpu_list(g)),
@@ -1282,6 +1294,29 @@ mod tests {
             transfer_failures: Vec::new(),
             log_failures: log_failures.iter().map(|s| (*s).to_owned()).collect(),
         }
+    }
+
+    #[test]
+    fn the_summary_names_the_gpus_and_waits_and_cuts_a_long_list_short() {
+        let mut o = outcome(Status::Finished, None, &[]);
+        o.jobs[0].placed = (0..25)
+            .map(|k| Placed {
+                instance: format!("j:{k}"),
+                gpus: vec![k % 2],
+                waited: Duration::from_millis(if k == 0 { 0 } else { 1500 }),
+            })
+            .collect();
+        let s = o.summary();
+        assert!(s.contains("  j:0: GPU(s) 0, started at once\n"), "{s}");
+        assert!(
+            s.contains("  j:1: GPU(s) 1, waited 1.5 s for the node's resources\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("(25 instances got GPUs or waited; the first 20"),
+            "{s}"
+        );
+        assert!(s.contains("  j:19: ") && !s.contains("  j:20: "), "{s}");
     }
 
     #[test]
