@@ -16,6 +16,14 @@
 //! by `--nvccli`) and `CUDA_VISIBLE_DEVICES` in the container; for podman the CDI devices
 //! `--device nvidia.com/gpu=N`; for docker `--gpus '"device=N,M"'`. The plan stays
 //! node-independent (it asks for all GPUs); the selection is made here at run time.
+//!
+//! Sources: CUDA C Programming Guide, "CUDA Environment Variables" (`CUDA_VISIBLE_DEVICES`,
+//! `CUDA_DEVICE_ORDER=PCI_BUS_ID` numbering devices as nvidia-smi does); NVIDIA Container
+//! Toolkit, "Specialized Configurations with Docker" (`--gpus '"device=2,3"'`,
+//! `NVIDIA_VISIBLE_DEVICES` as a list of indices) and "Support for Container Device Interface"
+//! (`podman run --device nvidia.com/gpu=0`); Apptainer user guide, "GPU Support" (`--nv`
+//! binds every GPU, `APPTAINERENV_CUDA_VISIBLE_DEVICES` restricts it; `--nvccli` reads
+//! `NVIDIA_VISIBLE_DEVICES`).
 
 use crate::node::{human_bytes, NodeResources};
 use std::collections::{BTreeSet, VecDeque};
