@@ -80,15 +80,22 @@ const NVIDIA_SMI_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The node's resources as detected, then as declared.
 pub fn detect(probe: &Probe, declared: &Declared) -> NodeResources {
-    let cgroup = own_cgroup(&probe.root);
+    let cgroups = Cgroups::read(&probe.root);
     let (cores, cores_source) = match declared.cores {
         Some(n) => (n, format!("--cores {n}")),
         None => {
-            let quota = cgroup
-                .as_deref()
-                .and_then(|c| cgroup_min(&probe.root, c, "cpu.max", cpu_quota));
+            let quota = cgroups
+                .min(&probe.root, None, |d| {
+                    read_small(&d.join("cpu.max")).and_then(|t| cpu_quota(&t))
+                })
+                .map(|q| (q, "the cgroup's cpu.max"))
+                .or_else(|| {
+                    cgroups
+                        .min(&probe.root, Some("cpu"), cfs_quota)
+                        .map(|q| (q, "the cgroup's cpu.cfs_quota_us"))
+                });
             match quota {
-                Some(q) if q < probe.parallelism => (q, "the cgroup's cpu.max".to_owned()),
+                Some((q, why)) if q < probe.parallelism => (q, why.to_owned()),
                 _ => (
                     probe.parallelism,
                     "the CPUs this process may use".to_owned(),
@@ -100,13 +107,21 @@ pub fn detect(probe: &Probe, declared: &Declared) -> NodeResources {
         Some(b) => (b, "--memory".to_owned()),
         None => {
             let total = mem_total(&probe.root);
-            let limit = cgroup
-                .as_deref()
-                .and_then(|c| cgroup_min(&probe.root, c, "memory.max", |t| t.trim().parse().ok()));
+            let number = |p: PathBuf| read_small(&p).and_then(|t| t.trim().parse::<u64>().ok());
+            let limit = cgroups
+                .min(&probe.root, None, |d| number(d.join("memory.max")))
+                .map(|l| (l, "the cgroup's memory.max"))
+                .or_else(|| {
+                    cgroups
+                        .min(&probe.root, Some("memory"), |d| {
+                            number(d.join("memory.limit_in_bytes"))
+                        })
+                        .map(|l| (l, "the cgroup's memory.limit_in_bytes"))
+                });
             match (total, limit) {
-                (Some(t), Some(l)) if l < t => (l, "the cgroup's memory.max".to_owned()),
+                (Some(t), Some((l, why))) if l < t => (l, why.to_owned()),
                 (Some(t), _) => (t, "MemTotal of /proc/meminfo".to_owned()),
-                (None, Some(l)) => (l, "the cgroup's memory.max".to_owned()),
+                (None, Some((l, why))) => (l, why.to_owned()),
                 (None, None) => (0, "unknown (no /proc/meminfo)".to_owned()),
             }
         }
@@ -276,34 +291,113 @@ fn read_small(p: &Path) -> Option<String> {
     Some(s)
 }
 
-/// The runner's cgroup v2 path (`0::/a/b` of `/proc/self/cgroup`), relative.
-fn own_cgroup(root: &Path) -> Option<String> {
-    let text = read_small(&root.join("proc/self/cgroup"))?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .map(|p| p.trim().trim_start_matches('/').to_owned())
+/// Where the runner's cgroups are: for cgroup v2 (`0::/a/b` of `/proc/self/cgroup`) and each
+/// cgroup v1 controller (`4:memory:/a/b`), the directory on the mount that holds it (from
+/// `/proc/self/mountinfo`; `/sys/fs/cgroup` for v2 where it cannot be read).
+struct Cgroups {
+    /// `(controller, directory below the root, the mount point below the root)`; `None`
+    /// for v2.
+    dirs: Vec<(Option<String>, PathBuf, PathBuf)>,
 }
 
-/// The smallest value of `file` in the cgroup and its ancestors (a limit of an ancestor
-/// holds for its children).
-fn cgroup_min(
-    root: &Path,
-    cgroup: &str,
-    file: &str,
-    parse: impl Fn(&str) -> Option<u64>,
-) -> Option<u64> {
-    let base = root.join("sys/fs/cgroup");
-    let mut dir = PathBuf::from(cgroup);
-    let mut best: Option<u64> = None;
-    loop {
-        if let Some(v) = read_small(&base.join(&dir).join(file)).and_then(|t| parse(&t)) {
-            best = Some(best.map_or(v, |b| b.min(v)));
+impl Cgroups {
+    fn read(root: &Path) -> Cgroups {
+        let own = read_small(&root.join("proc/self/cgroup")).unwrap_or_default();
+        let mounts = read_small(&root.join("proc/self/mountinfo"));
+        let mut dirs = Vec::new();
+        for line in own.lines() {
+            let mut f = line.splitn(3, ':');
+            let (Some(_), Some(list), Some(path)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            let path = path.trim();
+            let controllers: Vec<Option<String>> = if list.is_empty() {
+                vec![None]
+            } else {
+                list.split(',').map(|c| Some(c.to_owned())).collect()
+            };
+            for c in controllers {
+                let found = match &mounts {
+                    Some(m) => mount_of(m, c.as_deref()),
+                    None if c.is_none() => Some(("/".to_owned(), "/sys/fs/cgroup".to_owned())),
+                    None => None,
+                };
+                let Some((mount_root, point)) = found else {
+                    continue;
+                };
+                // The path is seen from the mount's root; a namespaced mount shows the
+                // cgroup itself at its top.
+                let rel = Path::new(path)
+                    .strip_prefix(&mount_root)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                let point = PathBuf::from(point.trim_start_matches('/'));
+                dirs.push((c, point.join(rel), point));
+            }
         }
-        if !dir.pop() {
-            break;
-        }
+        Cgroups { dirs }
     }
-    best
+
+    /// The smallest value `read` gives in the cgroup of `controller` (`None`: v2) and its
+    /// ancestors up to the mount (a limit of an ancestor holds for its children).
+    fn min(
+        &self,
+        root: &Path,
+        controller: Option<&str>,
+        read: impl Fn(PathBuf) -> Option<u64>,
+    ) -> Option<u64> {
+        let (_, dir, point) = self
+            .dirs
+            .iter()
+            .find(|(c, _, _)| c.as_deref() == controller)?;
+        let mut dir = dir.clone();
+        let mut best: Option<u64> = None;
+        loop {
+            if let Some(v) = read(root.join(&dir)) {
+                best = Some(best.map_or(v, |b| b.min(v)));
+            }
+            if dir == *point || !dir.pop() {
+                break;
+            }
+        }
+        best
+    }
+}
+
+/// The root and mount point of the cgroup2 mount (`controller` `None`) or of the cgroup v1
+/// mount of `controller`, from `/proc/self/mountinfo` lines (`36 25 0:31 / /sys/fs/cgroup/memory
+/// rw - cgroup cgroup rw,memory`).
+fn mount_of(mountinfo: &str, controller: Option<&str>) -> Option<(String, String)> {
+    mountinfo.lines().find_map(|l| {
+        let (left, right) = l.split_once(" - ")?;
+        let left: Vec<&str> = left.split_whitespace().collect();
+        let mut right = right.split_whitespace();
+        let fstype = right.next()?;
+        let _source = right.next();
+        let opts = right.next().unwrap_or("");
+        let ok = match controller {
+            None => fstype == "cgroup2",
+            Some(c) => fstype == "cgroup" && opts.split(',').any(|o| o == c),
+        };
+        (ok && left.len() >= 5).then(|| (left[3].to_owned(), left[4].to_owned()))
+    })
+}
+
+/// cgroup v1 `cpu.cfs_quota_us` over `cpu.cfs_period_us` in whole cores, rounded up; `-1`
+/// is no limit.
+fn cfs_quota(dir: PathBuf) -> Option<u64> {
+    let quota: i64 = read_small(&dir.join("cpu.cfs_quota_us"))?
+        .trim()
+        .parse()
+        .ok()?;
+    let period: u64 = read_small(&dir.join("cpu.cfs_period_us"))?
+        .trim()
+        .parse()
+        .ok()?;
+    if quota <= 0 || period == 0 {
+        return None;
+    }
+    Some((quota as u64).div_ceil(period).max(1))
 }
 
 /// `cpu.max`: `QUOTA PERIOD` in whole cores, rounded up; `max …` is no limit.

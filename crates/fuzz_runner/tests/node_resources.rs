@@ -154,3 +154,80 @@ fn without_nvidia_smi_the_drivers_proc_tree_lists_the_gpus_in_bus_order() {
     assert!(n.gpus_source.contains("no nvidia-smi"), "{}", n.gpus_source);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// cgroup v1 controllers (a hybrid node: memory and cpu on v1, an empty v2 at
+/// `/sys/fs/cgroup/unified`), found through `/proc/self/mountinfo`.
+#[test]
+fn cgroup_v1_limits_count_too() {
+    let root = scratch("v1");
+    put(
+        &root,
+        "proc/self/cgroup",
+        "4:memory:/batch/job7\n1:cpu,cpuacct:/batch/job7\n0::/\n",
+    );
+    put(
+        &root,
+        "proc/self/mountinfo",
+        "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n\
+         32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n\
+         35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n\
+         41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n",
+    );
+    put(&root, "proc/meminfo", "MemTotal:       24683664 kB\n");
+    // Unlimited at the top (v1 writes a page-rounded i64::MAX), 4 GiB for the job.
+    put(
+        &root,
+        "sys/fs/cgroup/memory/memory.limit_in_bytes",
+        "9223372036854771712\n",
+    );
+    put(
+        &root,
+        "sys/fs/cgroup/memory/batch/job7/memory.limit_in_bytes",
+        "4294967296\n",
+    );
+    put(
+        &root,
+        "sys/fs/cgroup/cpu,cpuacct/batch/cpu.cfs_quota_us",
+        "150000\n",
+    );
+    put(
+        &root,
+        "sys/fs/cgroup/cpu,cpuacct/batch/cpu.cfs_period_us",
+        "100000\n",
+    );
+    put(
+        &root,
+        "sys/fs/cgroup/cpu,cpuacct/batch/job7/cpu.cfs_quota_us",
+        "-1\n",
+    );
+    put(
+        &root,
+        "sys/fs/cgroup/cpu,cpuacct/batch/job7/cpu.cfs_period_us",
+        "100000\n",
+    );
+    let probe = Probe {
+        root: root.clone(),
+        nvidia_smi: "fuzz-test-no-such-nvidia-smi".into(),
+        parallelism: 16,
+    };
+    let n = detect(&probe, &Declared::default());
+    assert_eq!(n.memory_bytes, 4 << 30, "{n:?}");
+    assert!(n.memory_source.contains("memory.limit_in_bytes"), "{n:?}");
+    assert_eq!(n.cores, 2, "1.5 cores of the parent's quota: {n:?}");
+
+    // A namespaced cgroup2 mount shows the runner's cgroup at its top: `0::/` there, and
+    // the mount's root is the cgroup's path on the host.
+    let _ = std::fs::remove_dir_all(&root);
+    put(&root, "proc/self/cgroup", "0::/\n");
+    put(
+        &root,
+        "proc/self/mountinfo",
+        "40 30 0:38 /kubepods/pod1/c1 /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+    );
+    put(&root, "proc/meminfo", "MemTotal:       24683664 kB\n");
+    put(&root, "sys/fs/cgroup/memory.max", "2147483648\n");
+    put(&root, "sys/fs/cgroup/cpu.max", "400000 100000\n");
+    let n = detect(&probe, &Declared::default());
+    assert_eq!((n.cores, n.memory_bytes), (4, 2 << 30), "{n:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
