@@ -4,9 +4,10 @@
 //! --format=csv,noheader`, else from the driver's `/proc/driver/nvidia/gpus/*/information`
 //! (one directory per GPU, named by PCI bus id: sorted, they are in nvidia-smi's and
 //! `CUDA_DEVICE_ORDER=PCI_BUS_ID`'s order); cores from the processes' available parallelism
-//! (CPU affinity), lowered by a `cpu.max` quota of the runner's cgroup v2 or an ancestor;
-//! memory from `MemTotal` of `/proc/meminfo`, lowered by a `memory.max` of the cgroup or an
-//! ancestor. `fuzz run --gpus N`, `--cores N` and `--memory SIZE` declare what the node has
+//! (CPU affinity), lowered by a `cpu.max` quota of the runner's cgroup v2 or an ancestor
+//! (cgroup v1: `cpu.cfs_quota_us`); memory from `MemTotal` of `/proc/meminfo`, lowered by a
+//! `memory.max` (v1: `memory.limit_in_bytes`) of the cgroup or an ancestor. The cgroups are
+//! found through `/proc/self/cgroup` and `/proc/self/mountinfo`. `fuzz run --gpus N`, `--cores N` and `--memory SIZE` declare what the node has
 //! instead, and a cluster profile's `gpus-per-node` declares its GPU count ([`Declared`]).
 //!
 //! Every file is read below a root directory and `nvidia-smi` is a program name looked up on
