@@ -1007,6 +1007,20 @@ async fn run_instance(
     } else {
         Tracker::untracked()
     };
+    // Memory and CPU limits in the instance's cgroup, where the node lets the runner set them.
+    if let Err(why) = crate::limits::cgroup_limits(
+        ctx.tracker.run_cgroup(),
+        track.cgroup.as_deref(),
+        inst.demand.cores,
+        inst.demand.memory_bytes,
+    ) {
+        if crate::limits::first_cgroup_note() {
+            ctx.say(
+                "runner",
+                &format!("memory and CPU limits are not set: {why}"),
+            );
+        }
+    }
     let argv = Tracker::argv(&track, &program, &words);
     let mut cmd = tokio::process::Command::new(&argv[0]);
     cmd.args(&argv[1..])

@@ -124,6 +124,79 @@ pub fn oci_word(w: &str, now: Memlock, raise_hard: bool) -> String {
     format!("memlock={}:{}", word(m.soft, "-1"), word(m.hard, "-1"))
 }
 
+/// cgroup v2 limits of an instance in its own cgroup `cg`, a child of the run's cgroup `run`
+/// (see [`crate::reaper`]): `memory.max` the memory it asks (bytes), `cpu.max` its cores (a
+/// quota of that many CPUs per period). Written before the instance's process joins `cg`.
+/// `Err`: why the node does not let the runner set them (no cgroup of its own, the
+/// controllers not delegated to it), for a note said once.
+pub(crate) fn cgroup_limits(
+    run: Option<&std::path::Path>,
+    cg: Option<&std::path::Path>,
+    cores: u64,
+    memory: u64,
+) -> Result<(), String> {
+    if cores == 0 && memory == 0 {
+        return Ok(());
+    }
+    let (Some(run), Some(cg)) = (run, cg) else {
+        return Err(
+            "the runner has no cgroup v2 of its own here (its processes are tracked by \
+                    the subreaper)"
+                .into(),
+        );
+    };
+    let mut want = Vec::new();
+    if memory > 0 {
+        want.push("memory");
+    }
+    if cores > 0 {
+        want.push("cpu");
+    }
+    let controllers = run.join("cgroup.controllers");
+    let available = std::fs::read_to_string(&controllers)
+        .map_err(|e| format!("cannot read {}: {e}", controllers.display()))?;
+    let missing: Vec<&str> = want
+        .iter()
+        .copied()
+        .filter(|w| !available.split_whitespace().any(|a| a == *w))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the cgroup v2 controller(s) {} are not delegated to the runner's cgroup ({} lists \
+             {})",
+            missing.join(", "),
+            controllers.display(),
+            match available.trim() {
+                "" => "none".to_owned(),
+                a => format!("`{a}`"),
+            }
+        ));
+    }
+    let write = |path: std::path::PathBuf, value: String| {
+        std::fs::write(&path, &value)
+            .map_err(|e| format!("cannot write `{value}` to {}: {e}", path.display()))
+    };
+    let enable: Vec<String> = want.iter().map(|w| format!("+{w}")).collect();
+    write(run.join("cgroup.subtree_control"), enable.join(" "))?;
+    if memory > 0 {
+        write(cg.join("memory.max"), memory.to_string())?;
+    }
+    if cores > 0 {
+        const PERIOD: u64 = 100_000;
+        write(
+            cg.join("cpu.max"),
+            format!("{} {PERIOD}", cores.saturating_mul(PERIOD)),
+        )?;
+    }
+    Ok(())
+}
+
+/// True the first time only (in this process): a note said once per run.
+pub(crate) fn first_cgroup_note() -> bool {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    !SAID.swap(true, std::sync::atomic::Ordering::SeqCst)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +235,27 @@ mod tests {
             note.contains("8192 KiB") && note.contains("65536 KiB"),
             "{note}"
         );
+    }
+
+    #[test]
+    fn cgroup_limits_are_written_where_the_controllers_are_delegated() {
+        let d = std::env::temp_dir().join(format!("fuzz-cg-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let cg = d.join("0");
+        std::fs::create_dir_all(&cg).expect("tree");
+        std::fs::write(d.join("cgroup.controllers"), "cpuset cpu io memory pids\n").expect("w");
+        cgroup_limits(Some(&d), Some(&cg), 2, 64 * MIB).expect("set");
+        let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("read");
+        assert_eq!(read(&d.join("cgroup.subtree_control")), "+memory +cpu");
+        assert_eq!(read(&cg.join("memory.max")), "67108864");
+        assert_eq!(read(&cg.join("cpu.max")), "200000 100000");
+        // No memory controller delegated: said, nothing written.
+        std::fs::write(d.join("cgroup.controllers"), "cpu pids\n").expect("w");
+        let e = cgroup_limits(Some(&d), Some(&cg), 0, MIB).unwrap_err();
+        assert!(e.contains("memory") && e.contains("cpu pids"), "{e}");
+        assert!(cgroup_limits(None, None, 1, MIB).is_err());
+        assert!(cgroup_limits(None, None, 0, 0).is_ok());
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
