@@ -1007,13 +1007,20 @@ async fn run_instance(
     } else {
         Tracker::untracked()
     };
-    // Memory and CPU limits in the instance's cgroup, where the node lets the runner set them.
-    if let Err(why) = crate::limits::cgroup_limits(
-        ctx.tracker.run_cgroup(),
-        track.cgroup.as_deref(),
-        inst.demand.cores,
-        inst.demand.memory_bytes,
-    ) {
+    // Memory and CPU limits in the instance's cgroup, where the node lets the runner set them;
+    // not for a multinode head, whose cgroup also holds the nodes the local launcher starts.
+    let multinode = inst.env.iter().any(|(k, _)| k == "FUZZ_MULTINODE_CONFIG");
+    let limited = if multinode {
+        Ok(())
+    } else {
+        crate::limits::cgroup_limits(
+            ctx.tracker.run_cgroup(),
+            track.cgroup.as_deref(),
+            inst.demand.cores,
+            inst.demand.memory_bytes,
+        )
+    };
+    if let Err(why) = limited {
         if crate::limits::first_cgroup_note() {
             ctx.say(
                 "runner",
