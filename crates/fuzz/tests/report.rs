@@ -165,3 +165,75 @@ fn fuzz_report_refuses_what_it_cannot_draw() {
     assert!(text(&r.stderr).contains(".svg or .html"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A multinode job (three local nodes) whose rank 2 fails first: the summary shows rank 2's
+/// own log, and the timeline has a row per node with rank 2's exit.
+#[test]
+fn a_failed_node_is_shown_by_its_own_log_and_its_row() {
+    let d = scratch("nodes");
+    let f = d.join("mn.fz");
+    std::fs::write(
+        &f,
+        r#"version: v4
+jobs:
+  train:
+    image:
+      uri: docker://alpine:3.20
+    command: [exec_all, /bin/sh, -c, 'echo "rank $RANK"; echo "oops-$RANK" >&2; [ $RANK != 2 ]']
+    resource:
+      cpu:
+        cores: 1
+      memory:
+        size: 1GiB
+    multinode:
+      nodes: 3
+      implementation: generic
+      procs-per-node: 1
+"#,
+    )
+    .expect("write");
+    let ev = d.join("events.jsonl");
+    let out = fuzz()
+        .args([
+            "run",
+            "--runtime",
+            "host",
+            "--status",
+            "never",
+            "--cores",
+            "8",
+        ])
+        .args(["--launcher", "local", "--events"])
+        .arg(&ev)
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .arg(&f)
+        .output()
+        .expect("run fuzz");
+    let se = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    let log = d.join("run/logs/train-2.err");
+    assert!(
+        se.contains(&format!("    log: {} (last 1 line", log.display())),
+        "{se}"
+    );
+    assert!(se.contains("    | oops-2\n"), "{se}");
+    let svg = d.join("run.svg");
+    let r = fuzz()
+        .arg("report")
+        .arg(&ev)
+        .arg("-o")
+        .arg(&svg)
+        .output()
+        .expect("report");
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let a = std::fs::read_to_string(&svg).expect("svg");
+    for rank in 0..3 {
+        assert!(
+            a.contains(&format!(">train node {rank} (train-{rank})<")),
+            "{a}"
+        );
+    }
+    assert!(a.contains("train node 2 (train-2): exit 1 at"), "{a}");
+    let _ = std::fs::remove_dir_all(&d);
+}

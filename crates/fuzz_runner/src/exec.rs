@@ -565,6 +565,9 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                 let (job, ctx, msg) = (j.clone(), ctx.clone(), msg_tx.clone());
                 tokio::spawn(async move {
                     let gang_file = job.gang_file.clone();
+                    let node_logs = gang_file
+                        .as_ref()
+                        .and_then(|f| f.parent().map(Path::to_path_buf));
                     let mpi_report = job.mpi_report.clone();
                     let redactor = ctx.redactor.clone();
                     let mut r = run_job(job, ctx, stop_rx, stop_tx, msg.clone()).await;
@@ -579,6 +582,11 @@ async fn run(p: &Prepared, ctx: Arc<Ctx>) -> Result<Outcome, RunError> {
                             })
                         {
                             r.detail = format!("{}; {}", redactor.redact(&g.detail), r.detail);
+                            // The summary shows the log of that node (`<job>-<rank>`, its
+                            // host name in the plan), written by `exec_all`.
+                            if let Some(d) = &node_logs {
+                                r.log = Some(d.join(format!("{}-{}", r.name, g.rank)));
+                            }
                         } else if let Some((hosts, slots, logs)) = mpi_report {
                             let text: String = logs
                                 .iter()
