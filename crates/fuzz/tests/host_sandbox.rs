@@ -332,3 +332,30 @@ fn a_namespaced_job_that_times_out_leaves_nothing_running() {
     assert!(!Path::new(&tmp_file).exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A job in the namespace killed by a signal is reported as such (bubblewrap exits 128 + N),
+/// as it is without the namespace.
+#[test]
+fn a_namespaced_job_killed_by_a_signal_says_so() {
+    let d = scratch("signal");
+    let tmp_file = format!("/tmp/fuzz-signal-{}.txt", std::process::id());
+    let f = d.join("job.fz");
+    std::fs::write(
+        &f,
+        format!(
+            "version: v4\nfiles:\n  s: x\njobs:\n  sig:\n    image:\n      uri: docker://alpine:3.20\n    files:\n      {tmp_file}: file://s\n    command: [/bin/sh, -c, 'cat {tmp_file}; kill -SEGV $$']\n"
+        ),
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        .args(["run", "--runtime", "host", "--status", "never", "--workdir"])
+        .arg(d.join("run"))
+        .arg(&f)
+        .output()
+        .expect("run fuzz");
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(so.contains("[sig] x"), "{so}");
+    assert!(se.contains("sig failed: killed by signal 11"), "{se}");
+    let _ = std::fs::remove_dir_all(&d);
+}

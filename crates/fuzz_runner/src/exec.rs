@@ -1139,6 +1139,11 @@ async fn run_instance(
         }
         None => (None, None),
     };
+    // bubblewrap exits 128 + N when the job it ran was killed by signal N.
+    let (code, signal) = match (code, &inst.sandbox) {
+        (Some(c @ 129..=192), Some(_)) => (None, Some(c - 128)),
+        _ => (code, signal),
+    };
     let how = match (code, signal) {
         (Some(c), _) => format!("exit {c}"),
         (None, Some(s)) => format!("killed by signal {s}"),
