@@ -2,7 +2,8 @@
 //! and `fuzz report`: a run's events file drawn as a timeline (SVG, or an HTML page holding
 //! it), one row per job, task, node and transfer, coloured by state: waiting (for dependencies
 //! or for the node's resources), starting (a service before its readiness probe passed),
-//! running (or ready), and a mark at the end: finished, failed, skipped, cancelled.
+//! ready (a service after it), running, and a mark at the end: finished, failed, skipped,
+//! cancelled.
 //!
 //! The drawing depends on the events only (times relative to the first event, fixed
 //! formatting), so the same events file always gives the same bytes.
@@ -94,6 +95,8 @@ pub(crate) fn log_tail(stem: &Path, n: usize) -> String {
 pub enum State {
     Waiting,
     Starting,
+    /// A service whose readiness probe passed.
+    Ready,
     Running,
 }
 
@@ -102,6 +105,7 @@ impl State {
         match self {
             State::Waiting => "waiting",
             State::Starting => "starting",
+            State::Ready => "ready",
             State::Running => "running",
         }
     }
@@ -109,6 +113,7 @@ impl State {
         match self {
             State::Waiting => "#c9ccd1",
             State::Starting => "#f2c14e",
+            State::Ready => "#45a5a0",
             State::Running => "#4a90d9",
         }
     }
@@ -352,7 +357,7 @@ pub fn timeline(events: &[Value]) -> Timeline {
             }
             "service_ready" => {
                 if let Some(r) = rows.get_mut(&format!("{job}\u{0}")) {
-                    r.set(t, State::Running);
+                    r.set(t, State::Ready);
                 }
             }
             "job_finished" => {
@@ -649,7 +654,12 @@ pub fn svg(tl: &Timeline) -> String {
     // The legend.
     let ly = TOP + ROW * tl.rows.len() as f64 + 26.0;
     let mut lx = LABEL;
-    for st in [State::Waiting, State::Starting, State::Running] {
+    for st in [
+        State::Waiting,
+        State::Starting,
+        State::Ready,
+        State::Running,
+    ] {
         let _ = writeln!(
             o,
             r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{}"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
@@ -691,7 +701,7 @@ pub fn html(tl: &Timeline) -> String {
         esc(&title)
     );
     o.push_str(&svg(tl));
-    o.push_str("<table>\n<tr><th>row</th><th>waiting (s)</th><th>starting (s)</th><th>running (s)</th><th>end</th></tr>\n");
+    o.push_str("<table>\n<tr><th>row</th><th>waiting (s)</th><th>starting (s)</th><th>ready (s)</th><th>running (s)</th><th>end</th></tr>\n");
     for r in &tl.rows {
         let total = |st: State| -> f64 {
             r.spans
@@ -706,10 +716,11 @@ pub fn html(tl: &Timeline) -> String {
         };
         let _ = writeln!(
             o,
-            "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
             esc(&r.label),
             total(State::Waiting),
             total(State::Starting),
+            total(State::Ready),
             total(State::Running),
             esc(&end)
         );
@@ -760,7 +771,7 @@ mod tests {
         assert_eq!(a.end, Some((2.0, "failed".into())));
         let db = &tl.rows[3];
         assert_eq!(db.spans[0].state, State::Starting);
-        assert_eq!(db.spans[1].state, State::Running);
+        assert_eq!(db.spans[1].state, State::Ready);
         assert_eq!(tl.rows[2].end, Some((2.0, "skipped".into())));
     }
 
