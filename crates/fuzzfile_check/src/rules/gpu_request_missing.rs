@@ -57,7 +57,7 @@
 //!       devices: {nvidia.com/gpu: 4}
 //! ```
 
-use super::launcher_nnodes_mismatch::launcher_name;
+use super::launcher_common::launcher_name;
 use super::{Check, Context, TaskContext};
 use crate::edits::add_mapping_entry;
 use crate::gpu::is_nccl_test;

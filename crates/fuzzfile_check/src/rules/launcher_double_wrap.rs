@@ -41,7 +41,7 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::launcher_missing_node_rank::is_static;
+use super::launcher_common::is_static;
 use super::launcher_nnodes_mismatch::parse_nnodes;
 use super::{Check, Context, TaskContext};
 use crate::launch::{insert_flag, Launcher, Origin};

@@ -58,10 +58,9 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::launcher_missing_node_rank::is_static;
-use super::launcher_nnodes_mismatch::launcher_name;
+use super::launcher_common::{flag_named, is_static, launcher_name, with_flag_added};
 use super::{Check, Context, TaskContext};
-use crate::launch::{insert_flag, Launcher, Origin};
+use crate::launch::{Launcher, Origin};
 use crate::semantics::{Reach, Resolved, Setting, Site};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
@@ -128,10 +127,7 @@ impl Check for LauncherMissingMasterAddr {
                 continue;
             }
             let name = launcher_name(inv);
-            let flag = match inv.setting("master-addr") {
-                Some(s) if s.from_env => "--master-addr".to_owned(),
-                _ => inv.flag_name("master-addr"),
-            };
+            let flag = flag_named(inv, "master-addr");
             let argv = inv.origin == Origin::Argv;
             let addr = if argv {
                 "$MULTINODE_NODE_IP"
@@ -154,20 +150,14 @@ impl Check for LauncherMissingMasterAddr {
                         Launcher::Deepspeed => format!("each of the {n} nodes looks the master up with `ssh <first host> hostname -I`, which a `--no_ssh` job cannot count on"),
                         _ => format!("each of the {n} nodes looks for the master at 127.0.0.1"),
                     };
-                    let mut d = Diagnostic::new(
+                    let d = Diagnostic::new(
                         Rule::LauncherMissingMasterAddr,
                         inv.range(),
                         format!("multinode {name} without `{flag}`: {consequence}"),
                     )
                     .with_label(nodes_range, format!("{n} nodes"))
                     .with_help(format!("add `{fixed}` (the head node's address)"));
-                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
-                        d = d.with_fix(Fix {
-                            message: format!("Add `{fixed}`"),
-                            edits: vec![e],
-                        });
-                    }
-                    out.push(d);
+                    out.push(with_flag_added(d, ctx, task, inv, &fixed));
                     continue;
                 };
                 if let Some(choices) = s.value.choices() {

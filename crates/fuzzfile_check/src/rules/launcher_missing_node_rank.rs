@@ -59,9 +59,9 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::launcher_nnodes_mismatch::launcher_name;
+use super::launcher_common::{flag_named, is_static, launcher_name, with_flag_added};
 use super::{Check, Context, TaskContext};
-use crate::launch::{insert_flag, Launcher, Origin};
+use crate::launch::{Launcher, Origin};
 use crate::semantics::{Launch, Reach, Resolved, Site};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::Implementation;
@@ -75,17 +75,6 @@ declare_rule! {
         summary: "Multinode launch without each node's rank (torchrun `--node-rank` and its kin) or a rendezvous that assigns ranks",
         fix: Sometimes,
         aliases: ["torchrun-missing-node-rank"],
-    }
-}
-
-/// Whether the rendezvous backend is the default `static` one (in every case the value may
-/// take).
-pub fn is_static(inv: &Launch) -> bool {
-    match inv.setting("rdzv-backend").map(|s| &s.value) {
-        None => true,
-        Some(v) => v
-            .choices()
-            .is_some_and(|c| c.iter().all(|b| *b == "static")),
     }
 }
 
@@ -115,8 +104,8 @@ impl Check for LauncherMissingNodeRank {
                 Reach::FromHead => {
                     // deepspeed with a hostfile starts every host itself: started on each node
                     // by `exec_all`, each node starts the whole job again.
-                    let hostfile = inv.launcher == Launcher::Deepspeed
-                        && inv.setting("hostfile").is_some();
+                    let hostfile =
+                        inv.launcher == Launcher::Deepspeed && inv.setting("hostfile").is_some();
                     if let (Some(at), true) = (inv.exec_all, hostfile) {
                         out.push(
                             Diagnostic::new(Rule::LauncherMissingNodeRank, inv.range(), format!("`exec_all` starts {name} on each of the {n} nodes, and each one starts the hosts of its hostfile itself: the job is started {n} times over"))
@@ -139,10 +128,7 @@ impl Check for LauncherMissingNodeRank {
             if !is_static(inv) {
                 continue;
             }
-            let flag = match inv.setting("node-rank") {
-                Some(s) if s.from_env => "--node-rank".to_owned(),
-                _ => inv.flag_name("node-rank"),
-            };
+            let flag = flag_named(inv, "node-rank");
             let Some(s) = inv.setting("node-rank") else {
                 if args.incomplete {
                     continue; // an unknown argument may give it
@@ -170,12 +156,7 @@ impl Check for LauncherMissingNodeRank {
                     "add `{fixed}` (`exec_all` sets `RANK` on each node){backend}"
                 ));
                 if inv.exec_all.is_some() {
-                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
-                        d = d.with_fix(Fix {
-                            message: format!("Add `{fixed}`"),
-                            edits: vec![e],
-                        });
-                    }
+                    d = with_flag_added(d, ctx, task, inv, &fixed);
                 }
                 out.push(d);
                 continue;

@@ -50,9 +50,10 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
+use super::launcher_common::{flag_named, launcher_name, with_flag_added};
 use super::{Check, Context, TaskContext};
-use crate::launch::{insert_flag, Launcher};
-use crate::semantics::{Launch, Reach};
+use crate::launch::Launcher;
+use crate::semantics::Reach;
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 
 declare_rule! {
@@ -87,10 +88,7 @@ impl Check for LauncherNnodesMismatch {
         let multinode = t.nodes;
         let node_count = multinode.map_or(1, |n| n.0);
         for (inv, args) in t.distributed() {
-            let flag = match inv.setting("nnodes") {
-                Some(s) if s.from_env => "--nnodes".to_owned(),
-                _ => inv.flag_name("nnodes"),
-            };
+            let flag = flag_named(inv, "nnodes");
             let name = launcher_name(inv);
             let Some(setting) = inv.setting("nnodes") else {
                 let Some(default) = inv.default_nnodes() else {
@@ -103,20 +101,14 @@ impl Check for LauncherNnodesMismatch {
                 {
                     let (_, r) = multinode.unwrap_or((0, inv.range()));
                     let fixed = format!("{flag}={node_count}");
-                    let mut d = Diagnostic::new(
+                    let d = Diagnostic::new(
                         Rule::LauncherNnodesMismatch,
                         inv.range(),
                         format!("{name}'s `{flag}` defaults to {default}, but the job runs on {node_count} nodes"),
                     )
                     .with_label(r, format!("{node_count} nodes"))
                     .with_help(format!("add `{fixed}`"));
-                    if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
-                        d = d.with_fix(Fix {
-                            message: format!("Add `{fixed}`"),
-                            edits: vec![e],
-                        });
-                    }
-                    out.push(d);
+                    out.push(with_flag_added(d, ctx, task, inv, &fixed));
                 }
                 continue;
             };
@@ -210,23 +202,5 @@ impl Check for LauncherNnodesMismatch {
             }
             out.push(d);
         }
-    }
-}
-
-/// The launcher as the job writes it, for messages (`torchrun`, `accelerate launch`, `fabric
-/// run`, `deepspeed`).
-pub fn launcher_name(inv: &Launch) -> String {
-    match inv.launcher {
-        Launcher::Torchrun | Launcher::DistributedLaunch => "torchrun".to_owned(),
-        _ => inv
-            .words
-            .get(..inv.args_start)
-            .map(|w| {
-                w.iter()
-                    .map(|w| w.text.rsplit('/').next().unwrap_or(&w.text))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_else(|| inv.launcher.name().to_owned()),
     }
 }

@@ -69,8 +69,8 @@
 //!         nvidia.com/gpu: 4
 //! ```
 
+use super::launcher_common::{flag_named, with_flag_added};
 use super::{Check, Context, TaskContext};
-use crate::launch::insert_flag;
 use crate::semantics::{Launch, PerNode};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity};
 
@@ -139,10 +139,7 @@ impl Check for LauncherNprocMismatch {
                 ),
             };
             // The flag as written; the variable standing in for it names the flag it stands for.
-            let flag = match inv.setting("nproc-per-node") {
-                Some(s) if s.from_env => "--nproc-per-node".to_owned(),
-                _ => inv.flag_name("nproc-per-node"),
-            };
+            let flag = flag_named(inv, "nproc-per-node");
             let Some(setting) = inv.setting("nproc-per-node") else {
                 if args.incomplete {
                     continue;
@@ -157,7 +154,7 @@ impl Check for LauncherNprocMismatch {
                     continue;
                 };
                 let fixed = format!("{flag}={value}");
-                let mut d = Diagnostic::new(
+                let d = Diagnostic::new(
                     Rule::LauncherNprocMismatch,
                     inv.range(),
                     if gpus == requested {
@@ -176,13 +173,7 @@ impl Check for LauncherNprocMismatch {
                 })
                 .with_label(gpu_range, label.clone())
                 .with_help(format!("add `{fixed}` (one process per GPU)"));
-                if let Some(e) = insert_flag(ctx.text, ctx.tree, task, inv, &fixed) {
-                    d = d.with_fix(Fix {
-                        message: format!("Add `{fixed}`"),
-                        edits: vec![e],
-                    });
-                }
-                out.push(d);
+                out.push(with_flag_added(d, ctx, task, inv, &fixed));
                 continue;
             };
             // Every value the setting may take must be wrong for a finding.

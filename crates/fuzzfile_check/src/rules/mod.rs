@@ -1,4 +1,5 @@
-//! The rules. Each file is one rule and the only place that says anything about it:
+//! The rules. Each file is one rule and the only place that says anything about it (but
+//! `launcher_common.rs`, no rule: what the launcher rules share):
 //!
 //! - its `//!` comment is the rule's documentation (What it does · Why is this bad? · Example ·
 //!   Use instead), printed by `fuzzlint rule NAME` and generated into docs/rules/;
@@ -247,6 +248,9 @@ macro_rules! registry {
         }
     };
 }
+
+/// What the launcher rules share (not a rule, so not in the registry).
+pub mod launcher_common;
 
 registry! {
     cluster_profile_missing::ClusterProfileMissing,

@@ -44,7 +44,7 @@
 //!     multinode: {nodes: 2, implementation: generic}
 //! ```
 
-use super::launcher_nnodes_mismatch::launcher_name;
+use super::launcher_common::launcher_name;
 use super::{Check, Context, TaskContext};
 use crate::semantics::Reach;
 use fuzzfile_diagnostics::{Diagnostic, Rule};
