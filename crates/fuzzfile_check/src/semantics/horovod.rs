@@ -7,7 +7,7 @@
 //! Horovod's documented pattern pins `hvd.local_rank()` to a GPU.
 
 use super::args::*;
-use super::shape::{count_at_run_time, Count, CountFrom, Quantity, Resources, Shape};
+use super::shape::{np_count, Count, CountFrom, Quantity, Resources, Shape};
 use super::{Launch, Resolved, Setting};
 
 /// Options of `parse_args` that take one value, as written (argparse matches an abbreviation
@@ -187,33 +187,7 @@ pub(super) fn horovodrun_args(l: &Launch) -> LauncherArgs {
 /// `-np` (the first host fills first); all of them on the one node without a host list.
 pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
     let np = match l.setting("np") {
-        Some(s) => {
-            let at = Some(s.range);
-            match &s.value {
-                Resolved::Literal(t) => match t.trim().parse() {
-                    Ok(n) => Count {
-                        value: Some(n),
-                        from: CountFrom::Flag,
-                        at,
-                    },
-                    Err(_) => Count {
-                        value: None,
-                        from: CountFrom::NotANumber(t.clone()),
-                        at,
-                    },
-                },
-                Resolved::Runtime { name, .. }
-                    if name == "MULTINODE_TOTAL_SLOTS" && r.generic_slots.is_some() =>
-                {
-                    Count {
-                        value: r.generic_slots,
-                        from: CountFrom::TotalSlots { explicit: true },
-                        at,
-                    }
-                }
-                other => count_at_run_time(other, at),
-            }
-        }
+        Some(s) => np_count(&s.value, s.range, r),
         // `-np` is required (outside LSF).
         None => Count {
             value: None,

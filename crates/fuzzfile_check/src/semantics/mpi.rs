@@ -3,7 +3,7 @@
 
 use super::args::*;
 use super::nccl_tests;
-use super::shape::{count_at_run_time, Count, CountFrom, Quantity, Resources, Shape};
+use super::shape::{np_count, Count, CountFrom, Quantity, Resources, Shape};
 use super::{basename, Launch, Resolved};
 
 /// Open MPI and MPICH (Hydra) flags that take one value; `--mca`, `-genv`, `-env` take two.
@@ -245,33 +245,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
         .get_any(&["np", "n", "c"])
         .and_then(|f| f.value.as_ref())
     {
-        Some(v) => {
-            let at = Some(v.range);
-            match &v.value {
-                Resolved::Literal(t) => match t.trim().parse() {
-                    Ok(n) => Count {
-                        value: Some(n),
-                        from: CountFrom::Flag,
-                        at,
-                    },
-                    Err(_) => Count {
-                        value: None,
-                        from: CountFrom::NotANumber(t.clone()),
-                        at,
-                    },
-                },
-                Resolved::Runtime { name, .. }
-                    if name == "MULTINODE_TOTAL_SLOTS" && r.generic_slots.is_some() =>
-                {
-                    Count {
-                        value: r.generic_slots,
-                        from: CountFrom::TotalSlots { explicit: true },
-                        at,
-                    }
-                }
-                other => count_at_run_time(other, at),
-            }
-        }
+        Some(v) => np_count(&v.value, v.range, r),
         None if args.incomplete => Count {
             value: None,
             from: CountFrom::RunTime(None),

@@ -74,6 +74,37 @@ pub(super) fn count_at_run_time(value: &Resolved, at: Option<TextRange>) -> Coun
         at,
     }
 }
+/// The process count `-np` (mpirun's, horovodrun's) gives, written at `at`: the number,
+/// `$MULTINODE_TOTAL_SLOTS` of a generic job (nodes × slots), not a number, or known only at
+/// run time.
+pub(super) fn np_count(value: &Resolved, at: TextRange, r: Resources) -> Count {
+    let at = Some(at);
+    match value {
+        Resolved::Literal(t) => match t.trim().parse() {
+            Ok(n) => Count {
+                value: Some(n),
+                from: CountFrom::Flag,
+                at,
+            },
+            Err(_) => Count {
+                value: None,
+                from: CountFrom::NotANumber(t.clone()),
+                at,
+            },
+        },
+        Resolved::Runtime { name, .. }
+            if name == "MULTINODE_TOTAL_SLOTS" && r.generic_slots.is_some() =>
+        {
+            Count {
+                value: r.generic_slots,
+                from: CountFrom::TotalSlots { explicit: true },
+                at,
+            }
+        }
+        other => count_at_run_time(other, at),
+    }
+}
+
 /// Reads a count from a value: the number, and the keyword it came from (`gpu`, `cpu`).
 pub(super) type CountParser<'a> = dyn Fn(&str) -> Option<(u64, Option<String>)> + 'a;
 
