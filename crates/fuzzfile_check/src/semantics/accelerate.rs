@@ -21,7 +21,7 @@
 
 use super::args::*;
 use super::launchers::PerNode;
-use super::shape::{count, Count, CountFrom, Resources, Shape};
+use super::shape::{count, Count, Resources, Shape};
 use super::{Launch, Resolved, Setting};
 use fuzzfile_diagnostics::TextRange;
 use fuzzfile_syntax::{NodeId, Tree};
@@ -480,13 +480,8 @@ pub(super) fn starts_other_nodes(l: &Launch) -> bool {
 
 /// accelerate's processes: `num_processes` in all, `num_machines` nodes.
 pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
-    let nnodes = count(l.setting("nnodes"), &|v| v.parse().ok().map(|n| (n, None))).or_else(|| {
-        (!args.incomplete && !with_config(l)).then_some(Count {
-            value: Some(1),
-            from: CountFrom::Default,
-            at: None,
-        })
-    });
+    let nnodes = count(l.setting("nnodes"), &|v| v.parse().ok().map(|n| (n, None)))
+        .or_else(|| (!args.incomplete && !with_config(l)).then_some(Count::by_default(Some(1))));
     let nproc = count(
         l.setting("nproc-per-node"),
         &|v| match per_node(l, v, r.gpus) {
@@ -500,22 +495,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
             return None;
         }
         let m = machines(l)?.max(1);
-        Some(Count {
-            value: Some(g / m),
-            from: CountFrom::Default,
-            at: None,
-        })
+        Some(Count::by_default(Some(g / m)))
     });
-    let world_size = match (&nnodes, &nproc) {
-        (Some(Count { value: Some(a), .. }), Some(Count { value: Some(b), .. })) => {
-            a.checked_mul(*b)
-        }
-        _ => None,
-    };
-    Shape {
-        nnodes,
-        nproc_per_node: nproc,
-        world_size,
-        ..Shape::default()
-    }
+    Shape::nodes_by_processes(nnodes, nproc)
 }

@@ -18,7 +18,7 @@
 
 use super::args::*;
 use super::launchers::PerNode;
-use super::shape::{count, Count, CountFrom, Resources, Shape};
+use super::shape::{count, Count, Resources, Shape};
 use super::{Launch, Resolved, Setting};
 
 const VALUE_FLAGS: &[&str] = &[
@@ -228,11 +228,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
     } else if args.incomplete {
         None
     } else {
-        Some(Count {
-            value: Some(1),
-            from: CountFrom::Default,
-            at: None,
-        })
+        Some(Count::by_default(Some(1)))
     };
     let nproc = count(l.setting("nproc-per-node"), &|v| match per_node(l, v) {
         PerNode::Processes(n) => Some((n, None)),
@@ -240,23 +236,6 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
         PerNode::EachGpu => r.gpus.map(|g| (g, None)),
         _ => None,
     })
-    .or_else(|| {
-        (!args.incomplete && !args.has("exclude")).then_some(Count {
-            value: r.gpus,
-            from: CountFrom::Default,
-            at: None,
-        })
-    });
-    let world_size = match (&nnodes, &nproc) {
-        (Some(Count { value: Some(a), .. }), Some(Count { value: Some(b), .. })) => {
-            a.checked_mul(*b)
-        }
-        _ => None,
-    };
-    Shape {
-        nnodes,
-        nproc_per_node: nproc,
-        world_size,
-        ..Shape::default()
-    }
+    .or_else(|| (!args.incomplete && !args.has("exclude")).then_some(Count::by_default(r.gpus)));
+    Shape::nodes_by_processes(nnodes, nproc)
 }

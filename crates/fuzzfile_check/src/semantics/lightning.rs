@@ -14,7 +14,7 @@
 //! (`ignore_unknown_options`), and `--` ends the options.
 
 use super::args::*;
-use super::shape::{count, Count, CountFrom, Resources, Shape};
+use super::shape::{count, Count, Resources, Shape};
 use super::{Launch, Resolved};
 
 /// The options of `fabric run` that take a value: every spelling, and the setting it gives.
@@ -199,13 +199,7 @@ const INVALID: &str =
 /// Lightning's processes: `--num-nodes` (default 1) × the processes for `--devices` (default 1).
 pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
     use super::launchers::PerNode;
-    let default = |n| {
-        (!args.incomplete).then_some(Count {
-            value: Some(n),
-            from: CountFrom::Default,
-            at: None,
-        })
-    };
+    let default = |n| (!args.incomplete).then_some(Count::by_default(Some(n)));
     let nnodes =
         count(l.setting("nnodes"), &|v| v.parse().ok().map(|n| (n, None))).or_else(|| default(1));
     let nproc = count(l.setting("nproc-per-node"), &|v| match per_node(l, v) {
@@ -215,16 +209,5 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
         _ => None,
     })
     .or_else(|| default(1));
-    let world_size = match (&nnodes, &nproc) {
-        (Some(Count { value: Some(a), .. }), Some(Count { value: Some(b), .. })) => {
-            a.checked_mul(*b)
-        }
-        _ => None,
-    };
-    Shape {
-        nnodes,
-        nproc_per_node: nproc,
-        world_size,
-        ..Shape::default()
-    }
+    Shape::nodes_by_processes(nnodes, nproc)
 }

@@ -36,6 +36,17 @@ pub struct Count {
     pub at: Option<TextRange>,
 }
 
+impl Count {
+    /// The launcher's own default, where no flag or variable gives the count.
+    pub(super) fn by_default(value: Option<u64>) -> Count {
+        Count {
+            value,
+            from: CountFrom::Default,
+            at: None,
+        }
+    }
+}
+
 /// How many processes a launch starts: torchrun nodes × processes per node, or mpirun `-np`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Shape {
@@ -50,6 +61,28 @@ pub struct Shape {
     /// GPUs each process drives, when the program or the launcher says (nccl-tests: `-t` ×
     /// `-g`; srun: `--gpus-per-task`; horovodrun: one).
     pub gpus_per_process: Option<Quantity>,
+}
+
+impl Shape {
+    /// `nnodes` nodes of `nproc_per_node` processes each (torchrun and the launchers that start
+    /// it): the world size is their product, when both are known.
+    pub(super) fn nodes_by_processes(
+        nnodes: Option<Count>,
+        nproc_per_node: Option<Count>,
+    ) -> Shape {
+        let world_size = match (&nnodes, &nproc_per_node) {
+            (Some(Count { value: Some(a), .. }), Some(Count { value: Some(b), .. })) => {
+                a.checked_mul(*b)
+            }
+            _ => None,
+        };
+        Shape {
+            nnodes,
+            nproc_per_node,
+            world_size,
+            ..Shape::default()
+        }
+    }
 }
 
 /// A number a launch's arguments give, and what gives it.

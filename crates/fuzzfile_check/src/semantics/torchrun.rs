@@ -91,7 +91,6 @@ pub(super) fn torchrun_args(l: &Launch) -> LauncherArgs {
 /// `--standalone` is one node, `gpu`/`auto` the GPUs per node, `cpu` the cores, an absent flag
 /// torchrun's default of 1 (unless an unknown argument may hold it).
 pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
-    let mut s = Shape::default();
     let nnodes = count(l.setting("nnodes"), &|v| {
         // `min:max` (elastic): the most nodes.
         let v = v.rsplit(':').next().unwrap_or(v);
@@ -105,11 +104,7 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
                 at: Some(f.flag_range),
             })
         } else {
-            (!args.incomplete).then_some(Count {
-                value: Some(1),
-                from: CountFrom::Default,
-                at: None,
-            })
+            (!args.incomplete).then_some(Count::by_default(Some(1)))
         }
     });
     let nproc = count(l.setting("nproc-per-node"), &|v| match v {
@@ -117,20 +112,6 @@ pub(super) fn shape(l: &Launch, args: &LauncherArgs, r: Resources) -> Shape {
         "cpu" => r.cores.map(|c| (c, Some(v.to_owned()))),
         _ => v.parse().ok().map(|n| (n, None)),
     })
-    .or_else(|| {
-        (!args.incomplete).then_some(Count {
-            value: Some(1),
-            from: CountFrom::Default,
-            at: None,
-        })
-    });
-    s.world_size = match (&nnodes, &nproc) {
-        (Some(Count { value: Some(a), .. }), Some(Count { value: Some(b), .. })) => {
-            a.checked_mul(*b)
-        }
-        _ => None,
-    };
-    s.nnodes = nnodes;
-    s.nproc_per_node = nproc;
-    s
+    .or_else(|| (!args.incomplete).then_some(Count::by_default(Some(1))));
+    Shape::nodes_by_processes(nnodes, nproc)
 }
