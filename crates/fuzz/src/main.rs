@@ -192,6 +192,10 @@ fn main() -> ExitCode {
             let code = fuzz_runner::multinode::exec_all_main(&args[2..]);
             return ExitCode::from(code.clamp(0, 255) as u8);
         }
+        Some(fuzz_runner::sandbox::EXEC_ARG) => {
+            let code = fuzz_runner::sandbox::exec_main(&args[2..]);
+            return ExitCode::from(code.clamp(0, 255) as u8);
+        }
         Some("__multinode-ssh") => {
             let code = fuzz_runner::multinode::wrapper_main(&args[2..]);
             return ExitCode::from(code.clamp(0, 255) as u8);

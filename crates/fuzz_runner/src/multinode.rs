@@ -122,6 +122,12 @@ impl Launcher {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NodeConfig {
     pub job: String,
+    /// The words in front of a node's command on another machine (ssh, srun) that run it in
+    /// the job's filesystem view there (`fuzz __sandbox VIEW.json --`, see
+    /// [`crate::sandbox`]); empty without one. Nodes on this machine inherit the head's, and
+    /// `cwd` is then the job's own (a path in the view).
+    #[serde(default)]
+    pub sandbox: Vec<String>,
     pub launcher: Launcher,
     pub ssh_config: Option<PathBuf>,
     pub local_netns: bool,
@@ -207,7 +213,14 @@ impl NodeConfig {
     /// input a pipe (see the module documentation), its output piped or inherited.
     fn node_command(&self, rank: usize, cmdline: &str, marker: bool) -> Command {
         let mut setup = String::new();
-        if let Some(cwd) = &self.cwd {
+        let local = rank == 0 || self.launcher == Launcher::Local;
+        // A node on another machine with a view gets its cwd from the view (`--chdir`): the
+        // path may exist only there.
+        if let Some(cwd) = self
+            .cwd
+            .as_ref()
+            .filter(|_| local || self.sandbox.is_empty())
+        {
             setup.push_str(&format!("cd {} || exit 126; ", sh_quote(cwd)));
         }
         let env = self.env.get(rank).map(Vec::as_slice).unwrap_or_default();
@@ -250,7 +263,9 @@ impl NodeConfig {
         if marker {
             words.push("marker".into());
         }
-        let local = rank == 0 || self.launcher == Launcher::Local;
+        if !local {
+            words.splice(0..0, self.sandbox.iter().cloned());
+        }
         let host = self.hosts.get(rank).cloned().unwrap_or_default();
         let mut cmd = if local && !(self.local_netns && rank > 0) {
             let mut c = Command::new("sh");
@@ -840,6 +855,7 @@ mod tests {
     fn hosts_are_found_by_name_or_short_name() {
         let cfg = NodeConfig {
             job: "j".into(),
+            sandbox: Vec::new(),
             launcher: Launcher::Ssh,
             ssh_config: None,
             local_netns: false,

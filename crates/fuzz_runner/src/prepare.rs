@@ -531,7 +531,7 @@ fn job(
     };
     let node = match &t.multinode {
         Some(mn) => Some(
-            node_setup(t, mn, run_dir, cwd.as_deref(), env_ctx)
+            node_setup(t, mn, run_dir, cwd.as_deref(), view.as_ref(), env_ctx)
                 .map_err(|m| RunError::Plan(format!("{what} `{}`: {m}", t.name)))?,
         ),
         None => None,
@@ -829,6 +829,7 @@ fn node_setup(
     mn: &fuzzfile_plan::Multinode,
     run_dir: &Path,
     cwd: Option<&Path>,
+    view: Option<&crate::sandbox::View>,
     ctx: &EnvCtx,
 ) -> Result<NodeSetup, String> {
     use crate::multinode::{helper_scripts, NodeConfig};
@@ -870,8 +871,22 @@ fn node_setup(
     let mut head_env = env.first().cloned().unwrap_or_default();
     let logs = run_dir.join("logs");
     let gang_file = logs.join(format!("{}.gang.json", t.name));
+    // The job's filesystem view, for the nodes on other machines (built there).
+    let mut sandbox = Vec::new();
+    if let Some(v) = view {
+        let file = helpers.join(format!("{}.view.json", t.name));
+        let json = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+        files.push((file.clone(), json, 0o644));
+        sandbox = vec![
+            exe.display().to_string(),
+            crate::sandbox::EXEC_ARG.to_owned(),
+            file.display().to_string(),
+            "--".to_owned(),
+        ];
+    }
     let config = NodeConfig {
         job: t.name.clone(),
+        sandbox,
         launcher: opts.launcher,
         ssh_config: opts.ssh_config.clone(),
         local_netns: opts.local_netns,
@@ -879,7 +894,12 @@ fn node_setup(
         env,
         env_files,
         log_names,
-        cwd: cwd.map(|c| c.display().to_string()),
+        // In the view, every node starts in the job's own cwd; without one, in the directory
+        // the head starts in.
+        cwd: match view {
+            Some(v) => v.cwd.clone(),
+            None => cwd.map(|c| c.display().to_string()),
+        },
         grace_ms: ctx.grace.as_millis() as u64,
         startup_timeout_ms: opts.startup_timeout.as_millis() as u64,
         forward_always: opts.forward_always,

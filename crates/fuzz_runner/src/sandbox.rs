@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
 /// One bind of the view: `src` on the node appears at `dst` in the namespace.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Bind {
     pub src: PathBuf,
     /// Absolute, normal components only (checked by the plan's validation).
@@ -34,7 +34,7 @@ pub struct Bind {
 }
 
 /// What an instance sees besides the node's filesystem.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct View {
     pub binds: Vec<Bind>,
     /// The working directory in the namespace (created there when missing).
@@ -330,6 +330,53 @@ pub(crate) fn command(inst: &crate::Instance) -> Result<(PathBuf, Vec<String>), 
         crate::which(&words[0]).unwrap_or(program)
     };
     Ok((program, words))
+}
+
+/// The hidden subcommand of `fuzz` that runs a command in a view on the node where it runs:
+/// `fuzz __sandbox VIEW.json -- COMMAND…`. The nodes of a multinode job on other machines
+/// (reached over ssh or srun) start their commands through it, so the view is built from that
+/// node's own filesystem (the run directory is shared, as for the node configuration).
+pub const EXEC_ARG: &str = "__sandbox";
+
+/// `fuzz __sandbox VIEW.json -- COMMAND…`: executes bubblewrap (or `unshare`) with the view;
+/// the exit status when it cannot (126, the shell's "cannot execute").
+pub fn exec_main(args: &[String]) -> i32 {
+    use std::os::unix::process::CommandExt;
+    let (Some(file), Some("--")) = (args.first(), args.get(1).map(String::as_str)) else {
+        eprintln!("fuzz {EXEC_ARG}: usage: fuzz {EXEC_ARG} VIEW.json -- COMMAND...");
+        return 2;
+    };
+    if args.len() < 3 {
+        eprintln!("fuzz {EXEC_ARG}: no command after --");
+        return 2;
+    }
+    let fail = |m: String| {
+        eprintln!("fuzz {EXEC_ARG}: {m}");
+        126
+    };
+    let text = match fuzzfile_io::read_to_string(Path::new(file), fuzzfile_io::Kind::NODE_CONFIG) {
+        Ok(t) => t,
+        Err(e) => return fail(e.to_string()),
+    };
+    let view: View = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return fail(format!("{file}: not a view: {e}")),
+    };
+    let Some(t) = tool() else {
+        return fail(format!(
+            "no private mount namespace on this node for {}: {INSTALL}",
+            what(&view)
+        ));
+    };
+    if let Err(e) = check(&view, Some(&t)) {
+        return fail(e);
+    }
+    let argv = match wrap(&view, &t, &args[2..]) {
+        Ok(a) => a,
+        Err(e) => return fail(e),
+    };
+    let err = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+    fail(format!("cannot run {}: {err}", argv[0]))
 }
 
 /// bubblewrap's arguments for `view` (without the command).
