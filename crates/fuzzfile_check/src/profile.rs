@@ -68,6 +68,14 @@ pub struct ClusterProfile {
 }
 
 impl ClusterProfile {
+    /// The cluster as a finding names it: "cluster `NAME`", or "the cluster" when the profile
+    /// has no name.
+    pub fn described(&self) -> String {
+        self.name
+            .as_deref()
+            .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"))
+    }
+
     /// The first value that TOML accepts but a profile does not (a count of 0): its key and
     /// what is wrong. A profile file and an inline `[cluster]` table of fuzzlint.toml are both
     /// checked with it.

@@ -115,11 +115,7 @@ fn check(ctx: &Context<'_>, annotations: &[KeyValue], whose: &str, out: &mut Vec
             continue;
         }
         let listed: Vec<String> = products.iter().map(|p| format!("`{p}`")).collect();
-        let cluster = profile
-            .name
-            .as_deref()
-            .map(|n| format!("cluster `{n}`"))
-            .unwrap_or_else(|| "the cluster".into());
+        let cluster = profile.described();
         // A typo of a product's name: the fix writes it.
         let near = fuzzfile_model::schema::did_you_mean(value, products.iter().copied());
         let suggestion = near

@@ -62,10 +62,7 @@ impl Check for GpuRequestExceedsNode {
         let Some(have) = profile.gpus_per_node else {
             return;
         };
-        let cluster = profile
-            .name
-            .as_deref()
-            .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
+        let cluster = profile.described();
         let Some((want, range)) = facts.gpus else {
             return;
         };

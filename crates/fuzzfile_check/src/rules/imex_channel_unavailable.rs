@@ -91,11 +91,7 @@ impl Check for ImexChannelUnavailable {
         if !channels.requests_a_channel() || !uses_gpus(ctx, task, &facts.env) {
             return;
         }
-        let cluster = profile
-            .name
-            .as_deref()
-            .map(|n| format!("cluster `{n}`"))
-            .unwrap_or_else(|| "the cluster".into());
+        let cluster = profile.described();
         let asked = channels_phrase(&channels);
         let d = if !profile.imex {
             Diagnostic::new(

@@ -81,11 +81,7 @@ impl Check for InfinibandOnEthernet {
         let Some((first, range, reason)) = tasks.first() else {
             return;
         };
-        let cluster = profile
-            .name
-            .as_deref()
-            .map(|n| format!("cluster `{n}`"))
-            .unwrap_or_else(|| "the cluster".into());
+        let cluster = profile.described();
         let named = |t: &fuzzfile_model::Task| {
             let kind = match t.kind {
                 fuzzfile_model::TaskKind::Job => "job",

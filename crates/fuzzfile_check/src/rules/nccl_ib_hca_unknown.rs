@@ -76,10 +76,7 @@ impl Check for NcclIbHcaUnknown {
         if profile.ib_hcas.is_empty() {
             return;
         }
-        let cluster = profile
-            .name
-            .as_deref()
-            .map_or_else(|| "the cluster".to_owned(), |n| format!("cluster `{n}`"));
+        let cluster = profile.described();
         let have = profile.ib_hcas.join(", ");
         let env = &facts.env;
         let Some(e) = env_get(env, "NCCL_IB_HCA") else {

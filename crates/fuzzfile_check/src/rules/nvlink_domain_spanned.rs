@@ -108,11 +108,7 @@ impl Check for NvlinkDomainSpanned {
             Some(g) => format!("{domain} nodes, {}", gpus(domain.saturating_mul(g))),
             None => format!("{domain} nodes"),
         };
-        let cluster = profile
-            .name
-            .as_deref()
-            .map(|n| format!("cluster `{n}`"))
-            .unwrap_or_else(|| "the cluster".into());
+        let cluster = profile.described();
         let spans = nodes.div_ceil(domain);
         out.push(
             Diagnostic::new(
