@@ -130,13 +130,8 @@ pub fn annotations<'m>(ctx: &Context<'m>, task: &'m Task) -> Vec<&'m KeyValue> {
         .map(|r| r.annotations.iter().collect())
         .unwrap_or_default();
     if task.kind == TaskKind::Job {
-        if let Some(r) = ctx
-            .model
-            .defaults
-            .as_ref()
-            .and_then(|d| d.resource.as_ref())
-        {
-            for kv in &r.annotations {
+        if let Some(defaults) = default_annotations(ctx) {
+            for kv in defaults {
                 if !out.iter().any(|o| o.key.value == kv.key.value) {
                     out.push(kv);
                 }
@@ -144,6 +139,13 @@ pub fn annotations<'m>(ctx: &Context<'m>, task: &'m Task) -> Vec<&'m KeyValue> {
         }
     }
     out
+}
+
+/// The `resource.annotations` of `defaults.job`, which every job takes, when it has a
+/// `resource`.
+pub fn default_annotations<'m>(ctx: &Context<'m>) -> Option<&'m [KeyValue]> {
+    let r = ctx.model.defaults.as_ref()?.resource.as_ref()?;
+    Some(&r.annotations)
 }
 
 /// The annotation that pins the task to a GPU product, if any.

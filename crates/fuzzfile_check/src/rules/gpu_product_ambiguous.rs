@@ -35,7 +35,7 @@
 //! Reads `gpu-product` and `gpu-products` from the cluster profile, when there is one.
 
 use super::{Check, Context, TaskContext};
-use crate::gpu::{KNOWN_PRODUCTS, PRODUCT_KEYS};
+use crate::gpu::{default_annotations, KNOWN_PRODUCTS, PRODUCT_KEYS};
 use fuzzfile_diagnostics::{Diagnostic, Rule, Severity};
 use fuzzfile_model::KeyValue;
 
@@ -125,13 +125,8 @@ fn check_annotations(ctx: &Context<'_>, annotations: &[KeyValue], out: &mut Vec<
 
 impl Check for GpuProductAmbiguous {
     fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if let Some(r) = ctx
-            .model
-            .defaults
-            .as_ref()
-            .and_then(|d| d.resource.as_ref())
-        {
-            check_annotations(ctx, &r.annotations, out);
+        if let Some(defaults) = default_annotations(ctx) {
+            check_annotations(ctx, defaults, out);
         }
     }
 

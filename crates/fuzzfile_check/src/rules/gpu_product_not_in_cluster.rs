@@ -44,7 +44,7 @@
 
 use super::{Check, Context, TaskContext};
 use crate::edits::yaml_scalar;
-use crate::gpu::{KNOWN_PRODUCTS, PRODUCT_KEYS};
+use crate::gpu::{default_annotations, KNOWN_PRODUCTS, PRODUCT_KEYS};
 use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
 use fuzzfile_model::KeyValue;
 
@@ -147,15 +147,10 @@ fn check(ctx: &Context<'_>, annotations: &[KeyValue], whose: &str, out: &mut Vec
 
 impl Check for GpuProductNotInCluster {
     fn file(&self, ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-        if let Some(r) = ctx
-            .model
-            .defaults
-            .as_ref()
-            .and_then(|d| d.resource.as_ref())
-        {
+        if let Some(defaults) = default_annotations(ctx) {
             check(
                 ctx,
-                &r.annotations,
+                defaults,
                 "a job that takes `defaults.job`'s annotations",
                 out,
             );
