@@ -56,6 +56,30 @@ fn resolve_long(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The value of the option word `w`: the rest of the word after `cut` bytes when given (`-g1`,
+/// `--ngpus=1`), else the next word, `words[*i]`, which `*i` then steps over.
+fn option_value(
+    w: &LaunchWord,
+    cut: Option<usize>,
+    words: &[LaunchWord],
+    i: &mut usize,
+) -> Option<FlagValue> {
+    match cut {
+        Some(cut) => Some(FlagValue {
+            text: w.text.get(cut..).unwrap_or_default().to_owned(),
+            value: strip_prefix(&w.value, cut),
+            range: w.tail_range(cut),
+            written: w.written,
+            literal_in_place: w.exact && !w.expanded,
+        }),
+        None => {
+            let v = words.get(*i).map(word_value);
+            *i += 1;
+            v
+        }
+    }
+}
+
 /// Read an nccl-tests program's arguments (`words` after the program word).
 pub(super) fn parse(l: &Launch, words: &[LaunchWord]) -> LauncherArgs {
     let mut out = LauncherArgs::default();
@@ -82,19 +106,9 @@ pub(super) fn parse(l: &Launch, words: &[LaunchWord]) -> LauncherArgs {
             };
             let value = if name == "help" {
                 None
-            } else if let Some(v) = inline {
-                let cut = 2 + name_part.len() + 1;
-                Some(FlagValue {
-                    text: v.to_owned(),
-                    value: strip_prefix(&w.value, cut),
-                    range: w.tail_range(cut),
-                    written: w.written,
-                    literal_in_place: w.exact && !w.expanded,
-                })
             } else {
-                let v = words.get(i).map(word_value);
-                i += 1;
-                v
+                let cut = inline.map(|_| 2 + name_part.len() + 1);
+                option_value(w, cut, words, &mut i)
             };
             out.flags.push(Flag {
                 name: name.to_owned(),
@@ -115,19 +129,9 @@ pub(super) fn parse(l: &Launch, words: &[LaunchWord]) -> LauncherArgs {
         };
         let value = if letter == 'h' {
             None
-        } else if rest.len() > letter.len_utf8() {
-            let cut = 1 + letter.len_utf8();
-            Some(FlagValue {
-                text: t[cut..].to_owned(),
-                value: strip_prefix(&w.value, cut),
-                range: w.tail_range(cut),
-                written: w.written,
-                literal_in_place: w.exact && !w.expanded,
-            })
         } else {
-            let v = words.get(i).map(word_value);
-            i += 1;
-            v
+            let cut = (rest.len() > letter.len_utf8()).then_some(1 + letter.len_utf8());
+            option_value(w, cut, words, &mut i)
         };
         out.flags.push(Flag {
             name: name.to_owned(),
