@@ -47,6 +47,15 @@ fn literal(l: &Launch, name: &str) -> Option<String> {
     })
 }
 
+/// The literal value of each setting, `-` for one not given (as the reference parsers print
+/// them).
+fn literals(l: &Launch, names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| literal(l, n).unwrap_or_else(|| "-".into()))
+        .collect()
+}
+
 /// Real horovodrun lines (the source of each in the comment) and argparse's own spellings.
 const HOROVODRUN_CASES: &[&[&str]] = &[
     // horovod docs/running.rst, one machine and four machines.
@@ -164,6 +173,22 @@ const HOROVODRUN_CASES: &[&[&str]] = &[
     &["-np", "2", "-H", "a:1", "-H", "b:2", "python", "t.py"],
 ];
 
+/// Each case with what the reference parser `script` (one of tests/parsers/) reads from it;
+/// the cases are command lines the tool accepts, so one the parser refuses fails the test.
+fn accepted(
+    script: &str,
+    cases: &'static [&'static [&'static str]],
+) -> Vec<(&'static [&'static str], String)> {
+    let expected = python(script, cases);
+    for (argv, want) in cases.iter().zip(&expected) {
+        assert!(
+            !want.starts_with("error\u{1e}"),
+            "{script} refused {argv:?}: {want}"
+        );
+    }
+    cases.iter().copied().zip(expected).collect()
+}
+
 /// Run one of tests/parsers/ on `cases` (one line each, words separated by U+001F): its
 /// output lines.
 fn python(script: &str, cases: &[&[&str]]) -> Vec<String> {
@@ -199,20 +224,12 @@ fn python(script: &str, cases: &[&[&str]]) -> Vec<String> {
 
 #[test]
 fn horovodrun_parse_matches_argparse() {
-    let expected = python("horovodrun_argparse.py", HOROVODRUN_CASES);
-    for (argv, want) in HOROVODRUN_CASES.iter().zip(&expected) {
-        assert!(
-            !want.starts_with("error\u{1e}"),
-            "argparse refused {argv:?}: {want}"
-        );
+    for (argv, want) in accepted("horovodrun_argparse.py", HOROVODRUN_CASES) {
         let mut line = vec!["horovodrun"];
         line.extend_from_slice(argv);
         let got = with_launch(&fuzzfile(&line, ""), |l| {
             assert_eq!(l.launcher, Launcher::Horovodrun);
-            let mut fields: Vec<String> = ["np", "hosts", "hostfile", "ssh-port"]
-                .iter()
-                .map(|n| literal(l, n).unwrap_or_else(|| "-".into()))
-                .collect();
+            let mut fields = literals(l, &["np", "hosts", "hostfile", "ssh-port"]);
             fields.extend(
                 l.parsed
                     .iter()
@@ -220,7 +237,7 @@ fn horovodrun_parse_matches_argparse() {
             );
             fields.join("\u{1e}")
         });
-        assert_eq!(&got, want, "horovodrun {argv:?}");
+        assert_eq!(got, want, "horovodrun {argv:?}");
     }
 }
 
@@ -253,34 +270,21 @@ const NCCL_TESTS_CASES: &[&[&str]] = &[
 
 #[test]
 fn nccl_tests_parse_matches_getopt_long() {
-    let expected = python("nccl_tests_getopt.py", NCCL_TESTS_CASES);
-    for (argv, want) in NCCL_TESTS_CASES.iter().zip(&expected) {
-        assert!(
-            !want.starts_with("error\u{1e}"),
-            "getopt refused {argv:?}: {want}"
-        );
+    for (argv, want) in accepted("nccl_tests_getopt.py", NCCL_TESTS_CASES) {
         let mut line = vec!["all_reduce_perf"];
         line.extend_from_slice(argv);
         let got = with_launch(&fuzzfile(&line, ""), |l| {
             assert_eq!(l.launcher, Launcher::NcclTest);
-            ["nthreads", "ngpus"]
-                .iter()
-                .map(|n| literal(l, n).unwrap_or_else(|| "-".into()))
-                .collect::<Vec<_>>()
-                .join("\u{1e}")
+            literals(l, &["nthreads", "ngpus"]).join("\u{1e}")
         });
-        assert_eq!(&got, want, "all_reduce_perf {argv:?}");
+        assert_eq!(got, want, "all_reduce_perf {argv:?}");
         // The same words after mpirun give the same settings.
         let mut under = vec!["mpirun", "-np", "2", "./build/all_reduce_perf"];
         under.extend_from_slice(argv);
         let got = with_launch(&fuzzfile(&under, ""), |l| {
-            ["nthreads", "ngpus"]
-                .iter()
-                .map(|n| literal(l, n).unwrap_or_else(|| "-".into()))
-                .collect::<Vec<_>>()
-                .join("\u{1e}")
+            literals(l, &["nthreads", "ngpus"]).join("\u{1e}")
         });
-        assert_eq!(&got, want, "mpirun ... all_reduce_perf {argv:?}");
+        assert_eq!(got, want, "mpirun ... all_reduce_perf {argv:?}");
     }
 }
 
