@@ -1784,22 +1784,18 @@ mod tests {
             "MULTINODE_NODE_IP" => Some(None),
             _ => None,
         };
-        assert_eq!(
-            expand_command_word("-H=$MULTINODE_HOSTLIST", &known, &mut un),
-            "-H=a:4,b:4"
-        );
-        assert_eq!(
-            expand_command_word("${MULTINODE_HOSTLIST}x", &known, &mut un),
-            "a:4,b:4x"
-        );
-        assert_eq!(
-            expand_command_word("$HOME/$RANK", &known, &mut un),
-            "$HOME/$RANK"
-        );
-        assert_eq!(
-            expand_command_word("$MULTINODE_NODE_IP:1", &known, &mut un),
-            "$MULTINODE_NODE_IP:1"
-        );
+        for (word, expanded) in [
+            ("-H=$MULTINODE_HOSTLIST", "-H=a:4,b:4"),
+            ("${MULTINODE_HOSTLIST}x", "a:4,b:4x"),
+            ("$HOME/$RANK", "$HOME/$RANK"),
+            ("$MULTINODE_NODE_IP:1", "$MULTINODE_NODE_IP:1"),
+        ] {
+            assert_eq!(
+                expand_command_word(word, &known, &mut un),
+                expanded,
+                "{word}"
+            );
+        }
         assert_eq!(un.into_iter().collect::<Vec<_>>(), ["MULTINODE_NODE_IP"]);
     }
 
