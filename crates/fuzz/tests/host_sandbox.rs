@@ -359,3 +359,65 @@ fn a_namespaced_job_killed_by_a_signal_says_so() {
     assert!(se.contains("sig failed: killed by signal 11"), "{se}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A service's `exec` readiness probe sees the service's view: a file the service writes into
+/// its volume, at the volume's path that exists only in the namespace.
+#[test]
+fn an_exec_probe_sees_the_services_mounts() {
+    let d = scratch("probe");
+    let data = format!("/fuzz-probe-data-{}", std::process::id());
+    let f = d.join("svc.fz");
+    std::fs::write(
+        &f,
+        format!(
+            r#"version: v4
+volumes:
+  cache:
+    reference: volume://user/ephemeral
+services:
+  cache:
+    image:
+      uri: docker://redis:7.4
+    mounts:
+      {data}: cache
+    command: [/bin/sh, -c, 'sleep 0.3; echo up > {data}/ready; sleep 30']
+    readiness-probe:
+      exec:
+        command: [test, -e, {data}/ready]
+      period-seconds: 1
+jobs:
+  use:
+    image:
+      uri: docker://alpine:3.20
+    mounts:
+      {data}: cache
+    command: [cat, {data}/ready]
+    depends-on:
+      - name: cache
+        status: RUNNING
+"#
+        ),
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        .args([
+            "run",
+            "--runtime",
+            "host",
+            "--status",
+            "never",
+            "--ready-timeout",
+            "10",
+        ])
+        .arg("--workdir")
+        .arg(d.join("run"))
+        .arg(&f)
+        .output()
+        .expect("run fuzz");
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(se.contains("[cache] readiness probe passed"), "{se}");
+    assert!(so.contains("[use] up"), "{so}");
+    assert!(!Path::new(&data).exists(), "{data} was left");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -139,7 +139,24 @@ async fn attempt(p: &Probe, inst: &Instance, per_try: Duration) -> Result<(), St
             status_ok(&head[..n])
         }
         Probe::Exec { command } => {
-            let Some((prog, args)) = command.split_first() else {
+            if command.is_empty() {
+                return Err("the exec probe has no command".into());
+            }
+            // On the host runtime the probe sees what the service sees: its files and mounts
+            // at their paths (as a container runtime runs it in the container).
+            let words = match &inst.sandbox {
+                Some(v) => {
+                    let t = crate::sandbox::tool().ok_or_else(|| {
+                        format!(
+                            "no private mount namespace for the probe: {}",
+                            crate::sandbox::INSTALL
+                        )
+                    })?;
+                    crate::sandbox::wrap(v, &t, command)?
+                }
+                None => command.clone(),
+            };
+            let Some((prog, args)) = words.split_first() else {
                 return Err("the exec probe has no command".into());
             };
             let mut cmd = tokio::process::Command::new(prog);
@@ -150,7 +167,7 @@ async fn attempt(p: &Probe, inst: &Instance, per_try: Duration) -> Result<(), St
                 .stderr(Stdio::null())
                 .process_group(0)
                 .kill_on_drop(true);
-            if let Some(c) = &inst.cwd {
+            if let (Some(c), None) = (&inst.cwd, &inst.sandbox) {
                 cmd.current_dir(c);
             }
             let mut child = cmd
