@@ -585,8 +585,8 @@ impl<'a> Builder<'a> {
                             let b = basename(&w.value);
                             is_shell(b)
                                 || REMOTE_RUNNERS.contains(&b)
-                                || files.iter().any(|(path, _, _)| {
-                                    *path == w.value || path.ends_with(&format!("/{b}"))
+                                || files.iter().any(|f| {
+                                    f.path == w.value || f.path.ends_with(&format!("/{b}"))
                                 })
                         });
                     if runs_more {
@@ -620,30 +620,12 @@ impl<'a> Builder<'a> {
             .is_some_and(|c| c.value.iter().any(|w| has(&w.value)))
             || t.script.as_ref().is_some_and(|s| has(&s.value))
             || self.facts.env.iter().any(|e| has(&e.value))
-            || self
-                .shipped_files()
-                .iter()
-                .any(|(_, content, _)| has(content))
+            || self.shipped_files().iter().any(|f| has(f.content))
     }
 
-    /// The files the task sees at a path: `(path, content, content scalar)`.
-    fn shipped_files(&self) -> Vec<(&'a str, &'a str, (NodeId, TextRange))> {
-        let model: &'a Fuzzfile = self.model;
-        let task: &'a Task = self.task;
-        task.files
-            .iter()
-            .filter_map(|f| {
-                let content = match &f.source {
-                    FileSource::Inline(c) => c,
-                    FileSource::Ref(name) => &model.file(&name.value)?.content,
-                };
-                Some((
-                    f.path.value.as_str(),
-                    content.value.as_str(),
-                    (content.node, content.range),
-                ))
-            })
-            .collect()
+    /// The files the task sees at a path.
+    fn shipped_files(&self) -> Vec<accelerate::ShippedFile<'a>> {
+        shipped_files(self.model, self.task)
     }
 
     /// A word of a `command:` list: Fuzzball expands `$MULTINODE_*` in it (generic jobs).
@@ -714,20 +696,20 @@ impl<'a> Builder<'a> {
         // Owned copies outlive the borrow of `self` below.
         let shipped = self.shipped_files();
         let env: Vec<&'a EnvVar> = self.env.clone();
-        for (path, content, (cnode, crange)) in &shipped {
+        for f in &shipped {
             let id = add(
                 &mut infos,
                 &mut texts,
-                content,
+                f.content,
                 SourceInfo {
-                    node: *cnode,
+                    node: f.node,
                     offset: 0,
-                    fallback: *crange,
+                    fallback: f.range,
                     origin: Origin::File,
                     env_value: false,
                 },
             );
-            files.insert((*path).to_owned(), id);
+            files.insert(f.path.to_owned(), id);
         }
         let mut initial: Vec<(String, eval::Initial)> = Vec::new();
         for e in &env {
