@@ -289,20 +289,29 @@ fn exec_all_in_front(
     if !(item.start <= first.range.start && first.range.end <= item.end) {
         return None;
     }
-    let replacement = match &ctx.tree.node(seq).kind {
+    Some(Edit {
+        range: TextRange::empty(item.start),
+        replacement: format!("exec_all{}", item_separator(ctx, seq, item)?),
+    })
+}
+
+/// What stands between two items of the command list `seq`, written as `item` is: `, ` in a
+/// flow list, a line break and the item's indentation and dash in a block list.
+fn item_separator(
+    ctx: &Context<'_>,
+    seq: fuzzfile_syntax::NodeId,
+    item: TextRange,
+) -> Option<String> {
+    Some(match &ctx.tree.node(seq).kind {
         fuzzfile_syntax::NodeKind::Sequence {
             style: fuzzfile_syntax::CollectionStyle::Flow,
             ..
-        } => "exec_all, ".to_owned(),
+        } => ", ".to_owned(),
         _ => format!(
-            "exec_all{}{}",
+            "{}{}",
             fuzzfile_diagnostics::newline_of(ctx.text),
             block_prefix(ctx.text, item)?
         ),
-    };
-    Some(Edit {
-        range: TextRange::empty(item.start),
-        replacement,
     })
 }
 
@@ -336,17 +345,7 @@ fn replace_word(
         .iter()
         .map(|&i| ctx.tree.node(i).range)
         .find(|r| r.start <= range.start && range.end <= r.end)?;
-    let separator = match &ctx.tree.node(seq).kind {
-        fuzzfile_syntax::NodeKind::Sequence {
-            style: fuzzfile_syntax::CollectionStyle::Flow,
-            ..
-        } => ", ".to_owned(),
-        _ => format!(
-            "{}{}",
-            fuzzfile_diagnostics::newline_of(ctx.text),
-            block_prefix(ctx.text, item)?
-        ),
-    };
+    let separator = item_separator(ctx, seq, item)?;
     Some(Edit {
         range: item,
         replacement: flags.join(&separator),
