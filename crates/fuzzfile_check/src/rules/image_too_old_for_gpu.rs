@@ -170,6 +170,33 @@ fn bound_phrase<V: Copy>(
     format!("{base}; NGC tags never move to an older {kind}")
 }
 
+/// What a message says the image has (`built on CUDA 12.4`, `ships NCCL 2.18.3 at most (…)`):
+/// `value` as read on the tag's own row when `beyond` is `None`, else `value` as a bound of the
+/// tag (`beyond`: `at most`, `or later`) and the rows it comes from.
+fn has_phrase<V: Copy>(
+    has: &str,
+    (kind, show): (&str, fn(V) -> String),
+    b: &Bound<V>,
+    value: V,
+    beyond: Option<&str>,
+    admit: Evidence,
+) -> String {
+    match beyond {
+        None => format!(
+            "{}{has} {kind} {}{}",
+            probably(admit),
+            show(value),
+            sibling_note(admit)
+        ),
+        Some(beyond) => format!(
+            "{}{has} {kind} {} {beyond} ({})",
+            probably(admit),
+            show(value),
+            bound_phrase(b, kind, show, admit)
+        ),
+    }
+}
+
 /// `probably ` for what rests on sibling rows.
 fn probably(admit: Evidence) -> &'static str {
     match admit {
@@ -292,21 +319,14 @@ fn cuda_fit(ctx: &Context<'_>, facts: &TaskContext<'_>, img: &Image, out: &mut V
             Evidence::Sibling => Severity::Info,
         };
         if let Some(upper) = b.upper.filter(|u| u.value < need) {
-            let built = if exact {
-                format!(
-                    "{}built on CUDA {}{}",
-                    probably(admit),
-                    cuda_str(upper.value),
-                    sibling_note(admit)
-                )
-            } else {
-                format!(
-                    "{}built on CUDA {} at most ({})",
-                    probably(admit),
-                    cuda_str(upper.value),
-                    bound_phrase(&b, "CUDA", cuda_str, admit)
-                )
-            };
+            let built = has_phrase(
+                "built on",
+                ("CUDA", cuda_str),
+                &b,
+                upper.value,
+                (!exact).then_some("at most"),
+                admit,
+            );
             let d = Diagnostic::new(
                 Rule::ImageTooOldForGpu,
                 img.range,
@@ -336,21 +356,14 @@ fn cuda_fit(ctx: &Context<'_>, facts: &TaskContext<'_>, img: &Image, out: &mut V
         // Too new: a CUDA major that dropped every product it may land on.
         if let (Some(dropped), Some(lower)) = (dropped, b.lower) {
             if lower.value.0 >= dropped {
-                let built = if exact {
-                    format!(
-                        "{}built on CUDA {}{}",
-                        probably(admit),
-                        cuda_str(lower.value),
-                        sibling_note(admit)
-                    )
-                } else {
-                    format!(
-                        "{}built on CUDA {} or later ({})",
-                        probably(admit),
-                        cuda_str(lower.value),
-                        bound_phrase(&b, "CUDA", cuda_str, admit)
-                    )
-                };
+                let built = has_phrase(
+                    "built on",
+                    ("CUDA", cuda_str),
+                    &b,
+                    lower.value,
+                    (!exact).then_some("or later"),
+                    admit,
+                );
                 let d = Diagnostic::new(
                     Rule::ImageTooOldForGpu,
                     img.range,
@@ -403,21 +416,15 @@ fn mnnvl_support(
         let Some(upper) = b.upper.filter(|u| u.value < NCCL_FIRST_MNNVL) else {
             continue;
         };
-        let ships = if b.exact(tag).is_some() {
-            format!(
-                "{}ships NCCL {}{}",
-                probably(admit),
-                nccl_str(upper.value),
-                sibling_note(admit)
-            )
-        } else {
-            format!(
-                "{}ships NCCL {} at most ({})",
-                probably(admit),
-                nccl_str(upper.value),
-                bound_phrase(&b, "NCCL", nccl_str, admit)
-            )
-        };
+        let exact = b.exact(tag).is_some();
+        let ships = has_phrase(
+            "ships",
+            ("NCCL", nccl_str),
+            &b,
+            upper.value,
+            (!exact).then_some("at most"),
+            admit,
+        );
         out.push(
             Diagnostic::new(
                 Rule::ImageTooOldForGpu,
