@@ -97,6 +97,27 @@ fn ranks_word(n: u64) -> String {
     }
 }
 
+/// `d` with its help: `reason`, and where `procs-per-node: v` mends it (`mend`: `v` and what
+/// it gives), that setting and the fix that writes it.
+fn with_help(
+    ctx: &Context<'_>,
+    t: &TaskContext<'_>,
+    d: Diagnostic,
+    reason: String,
+    mend: Option<(u64, String)>,
+) -> Diagnostic {
+    let Some((v, so)) = mend else {
+        return d.with_help(reason);
+    };
+    let d = d.with_help(format!(
+        "{reason}; set `procs-per-node: {v}` in `multinode` so {so}"
+    ));
+    match procs_per_node_fix(ctx, t, v) {
+        Some(f) => d.with_fix(f),
+        None => d,
+    }
+}
+
 /// The fix that sets `procs-per-node` to `value`.
 fn procs_per_node_fix(ctx: &Context<'_>, t: &TaskContext<'_>, value: u64) -> Option<Fix> {
     let task = t.task;
@@ -218,18 +239,9 @@ impl MpiSlotsNotGpus {
             "the ranks share the GPUs: a program that drives one GPU per rank oversubscribes them"
                 .to_owned()
         };
-        match ranks_for(gpus, per_value) {
-            Some(v) => {
-                d = d.with_help(format!(
-                    "{reason}; set `procs-per-node: {v}` in `multinode` so the ranks use the {gpus} GPUs"
-                ));
-                if let Some(f) = procs_per_node_fix(ctx, t, v) {
-                    d = d.with_fix(f);
-                }
-            }
-            None => d = d.with_help(reason),
-        }
-        out.push(d);
+        let mend =
+            ranks_for(gpus, per_value).map(|v| (v, format!("the ranks use the {gpus} GPUs")));
+        out.push(with_help(ctx, t, d, reason, mend));
     }
 
     /// A launch whose ranks per node and GPUs per rank are both known.
@@ -283,18 +295,10 @@ impl MpiSlotsNotGpus {
         } else {
             "more GPUs than the node has: the ranks oversubscribe the GPUs or fail".to_owned()
         };
-        match ranks_for(gpus, per.value).filter(|_| slots_based) {
-            Some(v) => {
-                d = d.with_help(format!(
-                    "{reason}; set `procs-per-node: {v}` in `multinode` so each node has {v} slots"
-                ));
-                if let Some(f) = procs_per_node_fix(ctx, t, v) {
-                    d = d.with_fix(f);
-                }
-            }
-            None => d = d.with_help(reason),
-        }
-        Some(d)
+        let mend = ranks_for(gpus, per.value)
+            .filter(|_| slots_based)
+            .map(|v| (v, format!("each node has {v} slots")));
+        Some(with_help(ctx, t, d, reason, mend))
     }
 }
 
