@@ -184,3 +184,54 @@ fn a_container_that_times_out_is_stopped_and_removed() {
     assert!(left.is_empty(), "containers left behind: {left:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A job with a memory size gets `--ulimit memlock=…` (as Fuzzball raises RLIMIT_MEMLOCK);
+/// podman 4 then dropped containers.conf's other limits and asked for nofile and nproc of
+/// 1048576, which a root without CAP_SYS_RESOURCE cannot set: the container failed to start
+/// ("error setting rlimit type 7"). `--ulimit host` keeps them, and memlock is what the runner
+/// computed: the allocation where the hard limit may be raised, else the node's hard limit.
+#[test]
+fn a_job_with_a_memory_size_starts_and_gets_its_locked_memory_limit() {
+    if !require(available()) {
+        return;
+    }
+    let d = std::env::temp_dir().join(format!("fuzz-podman-memlock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch");
+    let (image, conf) = image(&d);
+    let file = d.join("mem.fz");
+    std::fs::write(
+        &file,
+        format!(
+            "version: v4\njobs:\n  mem:\n    image:\n      uri: {image}\n    command: [/bin/sh, -c, 'echo \"memlock=$(ulimit -l) nofile=$(ulimit -n)\"']\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 512MiB\n"
+        ),
+    )
+    .expect("write Fuzzfile");
+    let out = fuzz_run(&conf, &file, &d.join("run"), &[]);
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    use nix::sys::resource::{getrlimit, Resource, RLIM_INFINITY};
+    let (soft, hard) = getrlimit(Resource::RLIMIT_MEMLOCK).expect("rlimit");
+    let alloc: u64 = 512 << 20;
+    let caps = std::fs::read_to_string("/proc/self/status").expect("status");
+    let raise = caps
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .is_some_and(|c| c & (1 << 24) != 0);
+    let want = if soft == RLIM_INFINITY {
+        "unlimited".to_owned()
+    } else if raise || hard == RLIM_INFINITY || hard >= alloc {
+        (soft.max(alloc) / 1024).to_string()
+    } else {
+        (hard / 1024).to_string()
+    };
+    assert!(
+        so.contains(&format!("[mem] memlock={want} nofile=")),
+        "want memlock={want}: {so}\n{se}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -12,7 +12,7 @@
 //! | files to write, helpers | `--bind HOST:PATH:ro` | `--volume HOST:PATH:ro` | `--volume HOST:PATH:ro` | not possible |
 //! | GPUs | `--nv` | `--device nvidia.com/gpu=all` (CDI) | `--gpus all` | (the node's) |
 //! | devices | `--bind /dev/x` | `--device /dev/x` | `--device /dev/x` | (the node's) |
-//! | memlock | inherited | `--ulimit memlock=BYTES:BYTES` (the memory allocation; `-1:-1` for a GPU or multinode job without one) | likewise | raised to the memory allocation by the runner |
+//! | memlock | inherited | `--ulimit host --ulimit memlock=BYTES:BYTES` (the memory allocation; `-1:-1` for a GPU or multinode job without one; `host` keeps the other limits as they are) | `--ulimit memlock=BYTES:BYTES` | raised to the memory allocation by the runner |
 //! | cores, memory | not limited | `--cpus N --memory BYTES` | `--cpus N --memory BYTES` | not limited |
 //! | image | `docker://…`, `oras://…` | `docker://…` (no SIF) | the reference (no SIF) | (none) |
 //!
@@ -157,6 +157,13 @@ fn oci(i: &Inputs, runtime: &str) -> RuntimeLine {
     }
     // RLIMIT_MEMLOCK: Fuzzball raises it to the memory allocation (NCCL's pinned buffers, RDMA
     // registrations); the runner raises it further where the node's own limit is higher.
+    // podman (4.x) drops containers.conf's `default_ulimits` once any `--ulimit` is given and
+    // then asks for nofile and nproc of 1048576, which a root without CAP_SYS_RESOURCE cannot
+    // set ("error setting rlimit type 7: operation not permitted"); `--ulimit host` first keeps
+    // the node's (and containers.conf's) other limits, never raised.
+    if runtime == "podman" && (i.memory.is_some() || i.multinode || i.gpus > 0) {
+        w.extend(["--ulimit".into(), "host".into()]);
+    }
     match i.memory {
         Some(m) => w.extend(["--ulimit".into(), format!("memlock={m}:{m}")]),
         None if i.multinode || i.gpus > 0 => w.extend(["--ulimit".into(), "memlock=-1:-1".into()]),
