@@ -329,15 +329,12 @@ fn run(args: RunArgs) -> ExitCode {
         }
         None => None,
     };
-    let node = fuzz_runner::node::detect(
-        &fuzz_runner::node::Probe::default(),
-        &fuzz_runner::node::Declared {
-            gpus,
-            cores,
-            memory_bytes,
-            profile_gpus: profile.as_ref().and_then(|p| p.gpus_per_node),
-        },
-    );
+    let node_declared = fuzz_runner::node::Declared {
+        gpus,
+        cores,
+        memory_bytes,
+        profile_gpus: profile.as_ref().and_then(|p| p.gpus_per_node),
+    };
     let slurm_nodes = std::env::var("SLURM_JOB_NODELIST").ok();
     let host_list = match host_names(
         hosts.as_deref(),
@@ -514,7 +511,12 @@ fn run(args: RunArgs) -> ExitCode {
             startup_timeout: std::time::Duration::from_secs(startup_timeout),
             helper_exe: std::env::current_exe().ok(),
         },
-        node: Some(node),
+        // After the plan: `nvidia-smi` runs only when a job asks for GPUs.
+        node: Some(fuzz_runner::node::detect_for(
+            &fuzz_runner::node::Probe::default(),
+            &node_declared,
+            fuzz_runner::node::plan_asks_gpus(&plan),
+        )),
     };
     let run_id = fuzz_runner::run_id();
     let run_dir = match workdir {

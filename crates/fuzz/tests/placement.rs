@@ -328,6 +328,68 @@ fn gpus_listed_by_nvidia_smi_are_the_nodes() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// `nvidia-smi` is started only when a job asks for GPUs: a fake one on `PATH` that records each
+/// start (a line in a file) is started no time for a run whose jobs ask for none, with or
+/// without `--gpus`, and once for a run whose job asks for one.
+#[test]
+fn nvidia_smi_is_started_only_when_a_job_asks_for_gpus() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("smi-count");
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let calls = d.join("calls");
+    let smi = bin.join("nvidia-smi");
+    std::fs::write(
+        &smi,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> {}\nprintf '0, NVIDIA H200, 143771 MiB\\n'\n",
+            calls.display()
+        ),
+    )
+    .expect("write");
+    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let starts = || {
+        std::fs::read_to_string(&calls)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let none = fuzzfile(&d, &[job("none", 0, "true")]);
+    for (k, extra) in [&[][..], &["--gpus", "2"][..]].into_iter().enumerate() {
+        let o = fuzz()
+            .arg("run")
+            .arg(&none)
+            .arg("--workdir")
+            .arg(d.join(format!("run-none-{k}")))
+            .args(["--status", "never", "--runtime", "host"])
+            .args(extra)
+            .env("PATH", &path)
+            .output()
+            .expect("run fuzz");
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert_eq!(starts(), 0, "nvidia-smi started for a job asking no GPU");
+    }
+    let one = fuzzfile(&d, &[job("one", 1, "true")]);
+    let o = fuzz()
+        .arg("run")
+        .arg(&one)
+        .arg("--workdir")
+        .arg(d.join("run-one"))
+        .args(["--status", "never", "--runtime", "host", "--memory", "8GiB"])
+        .env("PATH", &path)
+        .output()
+        .expect("run fuzz");
+    let se = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{se}");
+    assert!(se.contains("1 GPU(s): 0 NVIDIA H200 (nvidia-smi)"), "{se}");
+    assert_eq!(starts(), 1, "nvidia-smi started once for a job asking a GPU");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// The docker client with no engine behind it: refused with exit 2 before anything starts.
 /// `DOCKER_HOST` points at a socket nobody listens on, so whether this machine runs a docker
 /// engine does not matter. Where no docker client is installed, a stand-in answers as the

@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One GPU of the node, by its index (nvidia-smi's, which `CUDA_VISIBLE_DEVICES` takes with
 /// `CUDA_DEVICE_ORDER=PCI_BUS_ID`).
@@ -81,6 +81,25 @@ const NVIDIA_SMI_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The node's resources as detected, then as declared.
 pub fn detect(probe: &Probe, declared: &Declared) -> NodeResources {
+    detect_for(probe, declared, true)
+}
+
+/// Whether a job or service of `plan` asks for GPUs: [`detect_for`] runs `nvidia-smi` only then.
+pub fn plan_asks_gpus(plan: &fuzzfile_plan::Plan) -> bool {
+    plan.jobs.iter().chain(&plan.services).any(|t| {
+        t.resources
+            .gpus_per_node
+            .as_ref()
+            .and_then(|g| g.value)
+            .is_some_and(|n| n > 0)
+    })
+}
+
+/// [`detect`], where `gpus_asked` says whether any job asks for GPUs. When none does, the GPUs
+/// are those of the driver's `/proc` tree (enough to hide them from jobs that ask for none,
+/// [`crate::placement::assign`]) and `nvidia-smi` is not started: it takes tens of
+/// milliseconds to seconds on a GPU node, many times the cost of a trivial job.
+pub fn detect_for(probe: &Probe, declared: &Declared, gpus_asked: bool) -> NodeResources {
     let cgroups = Cgroups::read(&probe.root);
     let (cores, cores_source) = match declared.cores {
         Some(n) => (n, format!("--cores {n}")),
@@ -138,7 +157,9 @@ pub fn detect(probe: &Probe, declared: &Declared) -> NodeResources {
     let (gpus, gpus_source) = match declared_gpus {
         Some((n, why)) => {
             // The declared count, by index; what is known of those that were detected kept.
-            let found = detect_gpus(probe).map(|(g, _)| g).unwrap_or_default();
+            let found = detect_gpus(probe, gpus_asked)
+                .map(|(g, _)| g)
+                .unwrap_or_default();
             let gpus = (0..n.min(MAX_GPUS) as u32)
                 .map(|index| {
                     found
@@ -154,11 +175,16 @@ pub fn detect(probe: &Probe, declared: &Declared) -> NodeResources {
                 .collect();
             (gpus, why)
         }
-        None => match detect_gpus(probe) {
+        None => match detect_gpus(probe, gpus_asked) {
             Some((g, why)) => (g, why),
-            None => (
+            None if gpus_asked => (
                 Vec::new(),
                 "none found (no nvidia-smi, no /proc/driver/nvidia/gpus)".to_owned(),
+            ),
+            None => (
+                Vec::new(),
+                "none found (no /proc/driver/nvidia/gpus; nvidia-smi not run: no job asks for GPUs)"
+                    .to_owned(),
             ),
         },
     };
@@ -172,11 +198,14 @@ pub fn detect(probe: &Probe, declared: &Declared) -> NodeResources {
     }
 }
 
-/// The GPUs and how they were found, or `None` when neither way finds any.
-fn detect_gpus(probe: &Probe) -> Option<(Vec<Gpu>, String)> {
-    if let Some(g) = nvidia_smi(&probe.nvidia_smi) {
-        if !g.is_empty() {
-            return Some((g, "nvidia-smi".into()));
+/// The GPUs and how they were found, or `None` when neither way finds any. `nvidia-smi` only
+/// when `ask_nvidia_smi`.
+fn detect_gpus(probe: &Probe, ask_nvidia_smi: bool) -> Option<(Vec<Gpu>, String)> {
+    if ask_nvidia_smi {
+        if let Some(g) = nvidia_smi(&probe.nvidia_smi) {
+            if !g.is_empty() {
+                return Some((g, "nvidia-smi".into()));
+            }
         }
     }
     let g = proc_gpus(&probe.root);
@@ -201,23 +230,27 @@ fn nvidia_smi(program: &str) -> Option<Vec<Gpu>> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let end = Instant::now() + NVIDIA_SMI_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
+    // Its output is read as it comes and its end waited for at once (no polling interval
+    // added to every run); a hung `nvidia-smi` is killed after the timeout.
+    let mut stdout = child.stdout.take()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let read = std::io::Read::read_to_end(&mut stdout, &mut text);
+        let _ = tx.send(read.map(|_| text));
+    });
+    let text = match rx.recv_timeout(NVIDIA_SMI_TIMEOUT) {
+        Ok(Ok(text)) => text,
+        _ => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
         }
-    }
-    let out = child.wait_with_output().ok()?;
-    if !out.status.success() {
+    };
+    if !child.wait().ok()?.success() {
         return None;
     }
-    Some(parse_nvidia_smi(&String::from_utf8_lossy(&out.stdout)))
+    Some(parse_nvidia_smi(&String::from_utf8_lossy(&text)))
 }
 
 fn parse_nvidia_smi(text: &str) -> Vec<Gpu> {
