@@ -215,7 +215,7 @@ impl Tracker {
                 None => m.extend(tagged(&prefix, false)),
             }
             if alone {
-                m.extend(procs().into_iter().filter(|&p| {
+                m.extend(own_children().into_iter().filter(|&p| {
                     stat(p).is_some_and(|(state, ppid)| ppid == me && state != 'Z')
                         && std::fs::read_to_string(format!("/proc/{p}/comm"))
                             .is_ok_and(|c| c.trim() != "conmon")
@@ -361,6 +361,22 @@ fn procs() -> Vec<i32> {
     rd.flatten()
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
         .collect()
+}
+
+/// The runner's children (its threads' `/proc/self/task/TID/children`), without reading every
+/// process of the node; every process of `/proc` where the kernel does not list children.
+fn own_children() -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return procs();
+    };
+    let mut out = Vec::new();
+    for t in tasks.flatten() {
+        match std::fs::read_to_string(t.path().join("children")) {
+            Ok(text) => out.extend(text.split_whitespace().filter_map(|n| n.parse::<i32>().ok())),
+            Err(_) => return procs(),
+        }
+    }
+    out
 }
 
 /// A process's state letter and parent, from `/proc/PID/stat`.
