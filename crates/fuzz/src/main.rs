@@ -196,6 +196,10 @@ fn main() -> ExitCode {
             let code = fuzz_runner::sandbox::exec_main(&args[2..]);
             return ExitCode::from(code.clamp(0, 255) as u8);
         }
+        Some(fuzz_runner::bridge::BRIDGE_ARG) => {
+            let code = fuzz_runner::bridge::bridge_main(&args[2..]);
+            return ExitCode::from(code.clamp(0, 255) as u8);
+        }
         Some("__multinode-ssh") => {
             let code = fuzz_runner::multinode::wrapper_main(&args[2..]);
             return ExitCode::from(code.clamp(0, 255) as u8);

@@ -10,6 +10,7 @@
 //! is stopped, the whole group is signalled (SIGTERM, then SIGKILL after the grace period;
 //! after a normal exit, whatever is left in the group gets SIGKILL).
 
+pub mod bridge;
 mod exec;
 mod expand;
 mod guard;

@@ -159,6 +159,10 @@ pub struct NodeConfig {
     /// 0600, as the nodes' environment files are: no value is on a command line.)
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// A job on a container runtime: every node's commands run in a container of the job's
+    /// image on that node (see [`crate::bridge`]).
+    #[serde(default)]
+    pub container: Option<crate::bridge::ContainerNodes>,
 }
 
 impl NodeConfig {
@@ -267,6 +271,51 @@ impl NodeConfig {
             words.splice(0..0, self.sandbox.iter().cloned());
         }
         let host = self.hosts.get(rank).cloned().unwrap_or_default();
+        if let Some(c) = &self.container {
+            // In a container of the job's image on the node: the setup runs in it (the
+            // environment file is bind-mounted at its path), and its network is the node's.
+            let mut inner = vec![
+                "sh".to_owned(),
+                "-c".to_owned(),
+                format!("{setup}exec \"$@\""),
+                "sh".to_owned(),
+            ];
+            inner.extend(
+                words
+                    .iter()
+                    .skip(self.sandbox.len() * usize::from(!local))
+                    .cloned(),
+            );
+            let all = c.wrap(&host, rank, inner);
+            let mut cmd = if local {
+                let mut x = Command::new(&all[0]);
+                x.args(&all[1..]);
+                x
+            } else if self.launcher == Launcher::Ssh {
+                let mut x = Command::new("ssh");
+                if let Some(f) = &self.ssh_config {
+                    x.arg("-F").arg(f);
+                }
+                let remote = all
+                    .iter()
+                    .map(|w| sh_quote(w))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                x.args(["-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-T", &host])
+                    .arg(remote);
+                x
+            } else {
+                let mut x = Command::new("srun");
+                x.args(["--overlap", "--nodes=1", "--ntasks=1", "-w", &host])
+                    .args(&all);
+                x
+            };
+            if local {
+                std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+            }
+            cmd.stdin(Stdio::piped());
+            return cmd;
+        }
         let mut cmd = if local && !(self.local_netns && rank > 0) {
             let mut c = Command::new("sh");
             c.arg("-c").arg(format!("{setup}exec \"$@\"")).arg("sh");
@@ -871,6 +920,7 @@ mod tests {
             gang_file: PathBuf::new(),
             events: None,
             secrets: vec![],
+            container: None,
         };
         assert_eq!(cfg.rank_of("gpu-b"), Some(1));
         assert_eq!(cfg.rank_of("gpu-a"), Some(0));

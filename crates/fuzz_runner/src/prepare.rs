@@ -265,7 +265,11 @@ pub fn prepare(
         let mut j = job(plan, t, run_dir, runtime, &host_dirs, &env_ctx, &mut notes)?;
         if let Some(p) = &program {
             for i in &mut j.instances {
-                i.argv[0] = p.clone();
+                // Under the bridge (a multinode head in a container), its command's first word.
+                let k = crate::bridge::command_at(&i.argv);
+                if let Some(w) = i.argv.get_mut(k) {
+                    *w = p.clone();
+                }
                 if let Some(w) = i.stop.first_mut() {
                     *w = p.clone();
                 }
@@ -415,9 +419,9 @@ fn job(
         TaskKind::Service => "service",
     };
     let refuse = |m: String| Err(RunError::Plan(format!("{what} `{}`: {m}", t.name)));
-    if t.multinode.is_some() && runtime != RuntimeKind::Host {
+    if t.multinode.is_some() && !matches!(runtime, RuntimeKind::Host | RuntimeKind::Podman) {
         return refuse(format!(
-            "multinode jobs run with `--runtime host` only for now, not {}",
+            "multinode jobs run with `--runtime host` or `--runtime podman` only for now, not {}",
             runtime.as_str()
         ));
     }
@@ -529,16 +533,31 @@ fn job(
             .and_then(|g| g.value)
             .unwrap_or(0),
     };
-    let node = match &t.multinode {
+    let mut node = match &t.multinode {
         Some(mn) => Some(
-            node_setup(t, mn, run_dir, cwd.as_deref(), view.as_ref(), env_ctx)
-                .map_err(|m| RunError::Plan(format!("{what} `{}`: {m}", t.name)))?,
+            node_setup(
+                t,
+                mn,
+                run_dir,
+                cwd.as_deref(),
+                view.as_ref(),
+                env_ctx,
+                runtime,
+            )
+            .map_err(|m| RunError::Plan(format!("{what} `{}`: {m}", t.name)))?,
         ),
         None => None,
     };
     if let Some(n) = &node {
         files.extend(n.files.iter().cloned());
     }
+    // The node configuration is written once the head's line is known (a container job's
+    // nodes take their options from it).
+    let node_config = |n: &NodeSetup| -> Result<(PathBuf, String, u32), RunError> {
+        let json = serde_json::to_string_pretty(&n.config)
+            .map_err(|e| RunError::Plan(format!("{what} `{}`: {e}", t.name)))?;
+        Ok((n.config_path.clone(), json, 0o600))
+    };
     for i in &t.instances {
         if node.is_some() && i.argv.is_none() {
             // A member node: it runs what the head starts there through the helpers.
@@ -634,6 +653,25 @@ fn job(
                         .replace(GRACE, &grace.to_string())
                 })
                 .collect();
+            // A multinode head in a container: its nodes' containers share its options, and
+            // the bridge outside it serves its helpers.
+            // Devices are passed where the node has them.
+            let (argv, prefix, absent) =
+                crate::bridge::present_devices(argv, line.prefix_words as usize);
+            if !absent.is_empty() {
+                let n = format!(
+                    "{what} `{}`: this node has no {}: not passed to its container",
+                    t.name,
+                    absent.join(", ")
+                );
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
+            }
+            let argv = match node.as_mut() {
+                Some(n) => bridge_setup(n, &argv, prefix, t)?,
+                None => argv,
+            };
             let env = match line.env_passing {
                 EnvPassing::ApptainerPrefix => env
                     .into_iter()
@@ -673,6 +711,9 @@ fn job(
     }
     if instances.is_empty() {
         return refuse("it has no instances".into());
+    }
+    if let Some(n) = &node {
+        files.push(node_config(n)?);
     }
     let depends_on = plan
         .graph
@@ -820,6 +861,56 @@ struct NodeSetup {
     /// configuration for the helpers).
     head_env: Vec<(String, String)>,
     gang_file: PathBuf,
+    /// Written beside the helpers once the head's line is known.
+    config: crate::multinode::NodeConfig,
+    config_path: PathBuf,
+    /// The executable the helpers call back.
+    exe: PathBuf,
+}
+
+/// A multinode head on a container runtime: its nodes' containers take the head's options,
+/// and its line runs under the bridge ([`crate::bridge`]).
+fn bridge_setup(
+    n: &mut NodeSetup,
+    argv: &[String],
+    prefix: usize,
+    t: &Task,
+) -> Result<Vec<String>, RunError> {
+    let (options, image) = crate::bridge::node_options(argv, prefix).ok_or_else(|| {
+        RunError::Plan(format!(
+            "job `{}`: its container line has no image to run its nodes in",
+            t.name
+        ))
+    })?;
+    let helpers = n
+        .config_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut options = options;
+    // The nodes' environment files, at their paths.
+    options.extend([
+        "--volume".to_owned(),
+        format!("{0}:{0}:ro", helpers.display()),
+    ]);
+    let label = argv
+        .iter()
+        .position(|w| w == "--name")
+        .and_then(|k| argv.get(k + 1))
+        .cloned()
+        .unwrap_or_else(|| format!("fuzz-{}", t.name));
+    let nodes = crate::bridge::ContainerNodes {
+        runtime: argv.first().cloned().unwrap_or_else(|| "podman".into()),
+        image,
+        options,
+        label: format!("{label}-nodes"),
+        netns: n.config.local_netns,
+    };
+    let dir = helpers.join(format!("{}.bridge", t.name));
+    let head = n.config.hosts.first().cloned().unwrap_or_default();
+    let out = crate::bridge::head_argv(&n.exe, &dir, &n.config_path, &nodes, &head, argv.to_vec());
+    n.config.container = Some(nodes);
+    Ok(out)
 }
 
 /// `cwd` is where the head's process starts on this node (on the host runtime a volume's
@@ -831,6 +922,7 @@ fn node_setup(
     cwd: Option<&Path>,
     view: Option<&crate::sandbox::View>,
     ctx: &EnvCtx,
+    runtime: RuntimeKind,
 ) -> Result<NodeSetup, String> {
     use crate::multinode::{helper_scripts, NodeConfig};
     let opts = ctx.multinode;
@@ -838,12 +930,17 @@ fn node_setup(
         "the runner was not told which executable its multinode helpers call (helper_exe)",
     )?;
     let helpers = run_dir.join("helpers");
-    let mut files: Vec<(PathBuf, String, u32)> = helper_scripts(exe, &helpers)
-        .into_iter()
-        .map(|(p, c)| (p, c, 0o755))
-        .collect();
+    // In a container, the helpers are clients of the bridge, at their container paths.
+    let container = runtime != RuntimeKind::Host;
+    let scripts = if container {
+        crate::bridge::client_scripts(&helpers)
+    } else {
+        helper_scripts(exe, &helpers)
+    };
+    let mut files: Vec<(PathBuf, String, u32)> =
+        scripts.into_iter().map(|(p, c)| (p, c, 0o755)).collect();
     let mut host_paths = BTreeMap::new();
-    for h in &t.helpers {
+    for h in t.helpers.iter().filter(|_| !container) {
         host_paths.insert(
             h.path.clone(),
             fill(&h.host_path, run_dir).display().to_string(),
@@ -907,10 +1004,9 @@ fn node_setup(
         gang_file: gang_file.clone(),
         events: ctx.events.map(Path::to_path_buf),
         secrets: ctx.secrets.values().cloned().collect(),
+        container: None,
     };
     let config_path = helpers.join(format!("{}.multinode.json", t.name));
-    let json = serde_json::to_string_pretty(&config).map_err(|e| e.to_string())?;
-    files.push((config_path.clone(), json, 0o600));
     let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
     head_env.push(("PATH".to_owned(), format!("{}:{path}", helpers.display())));
     head_env.push((
@@ -922,5 +1018,8 @@ fn node_setup(
         host_paths,
         head_env,
         gang_file,
+        config,
+        config_path,
+        exe: exe.clone(),
     })
 }
