@@ -91,13 +91,15 @@ fn exec_all_in_a_container_runs_in_a_container_on_every_netns_node() {
     // `readlink /bin/sh` is `busybox` only in the image (the node's own is not busybox).
     let script = format!(
         "echo \"head-says ip=$MULTINODE_NODE_IP sh=$(readlink /bin/sh)\"\n\
-         exec_all sh -c 'echo \"pod-says rank=$RANK host=$(hostname) sh=$(readlink /bin/sh) own=$(ip addr | awk \"/inet / && !/127.0.0.1/ {{print \\$2}}\" | cut -d/ -f1) head=$0 {marker}\"' \"$MULTINODE_NODE_IP\"\n"
+         exec_all sh -c 'echo \"pod-says rank=$RANK host=$(hostname) sh=$(readlink /bin/sh) own=$(ip addr | awk \"/inet / && !/127.0.0.1/ {{print \\$2}}\" | cut -d/ -f1) head=$0 {marker}\"' \"$MULTINODE_NODE_IP\"\n\
+         \"$MULTINODE_SSH_WRAPPER\" -o BatchMode=yes {h2} 'echo wrap-says $(hostname) $(readlink /bin/sh)'\n",
+        h2 = hosts.namespace(2)
     );
     let body: String = script.lines().map(|l| format!("      {l}\n")).collect();
     std::fs::write(
         &file,
         format!(
-            "version: v4\njobs:\n  train:\n    image:\n      uri: {image}\n    script: |\n      #!/bin/sh\n{body}    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 256MiB\n    multinode:\n      nodes: 3\n      implementation: generic\n      procs-per-node: 1\n"
+            "version: v4\njobs:\n  {marker}:\n    image:\n      uri: {image}\n    script: |\n      #!/bin/sh\n{body}    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 256MiB\n    multinode:\n      nodes: 3\n      implementation: generic\n      procs-per-node: 1\n"
         ),
     )
     .expect("write Fuzzfile");
@@ -135,7 +137,137 @@ fn exec_all_in_a_container_runs_in_a_container_on_every_netns_node() {
         })
         .collect();
     assert_eq!(said(&so, "pod-says"), want, "{so}\n{se}");
-    let left = containers(&conf, "train");
+    assert!(
+        so.contains(&format!("wrap-says {} busybox", hosts.namespace(2))),
+        "the SSH wrapper in the container did not reach node 2's container: {so}\n{se}"
+    );
+    let left = containers(&conf, &marker);
+    assert!(left.is_empty(), "containers left: {left:?}");
+    let procs = Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .expect("pgrep");
+    assert!(
+        procs.stdout.is_empty(),
+        "processes left: {}",
+        String::from_utf8_lossy(&procs.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The first node that fails stops the others, in their containers on their nodes; the job
+/// fails with its code and nothing is left: no container, no process.
+#[test]
+fn a_failing_node_in_a_container_stops_the_others_and_nothing_is_left() {
+    if !require(available()) {
+        return;
+    }
+    let hosts = Hosts::create(3).expect("create three hosts");
+    let d = std::env::temp_dir().join(format!("fuzz-mn-podman-fail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch");
+    let (image, conf) = image(&d);
+    let marker = format!("mnfail{}", std::process::id());
+    let file = d.join("fail.fz");
+    std::fs::write(
+        &file,
+        format!(
+            "version: v4\njobs:\n  {marker}:\n    image:\n      uri: {image}\n    script: |\n      #!/bin/sh\n      exec_all sh -c '[ \"$RANK\" = 1 ] && {{ sleep 1; exit 7; }}; exec sleep 300 # {marker}'\n    multinode:\n      nodes: 3\n      implementation: generic\n      procs-per-node: 1\n"
+        ),
+    )
+    .expect("write Fuzzfile");
+    let names: Vec<&str> = (0..3).map(|i| hosts.namespace(i)).collect();
+    let started = std::time::Instant::now();
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .arg("run")
+            .arg(&file)
+            .args(["--runtime", "podman", "--status", "never", "--grace", "1"])
+            .arg("--workdir")
+            .arg(d.join("run"))
+            .args(["--hosts", &names.join(",")])
+            .args(["--launcher", "local", "--local-netns"])
+            .env("CONTAINERS_CONF", &conf),
+        Duration::from_secs(180),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{so}\n{se}");
+    assert!(
+        se.contains(&format!(
+            "node {} (rank 1) exited with code 7 first",
+            hosts.namespace(1)
+        )),
+        "{so}\n{se}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "the other nodes were not stopped"
+    );
+    let left = containers(&conf, &marker);
+    assert!(left.is_empty(), "containers left: {left:?}");
+    let procs = Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .expect("pgrep");
+    assert!(
+        procs.stdout.is_empty(),
+        "processes left: {}",
+        String::from_utf8_lossy(&procs.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A job that times out while `exec_all` runs in its container: the head's container is
+/// stopped, and with it every node's container and process.
+#[test]
+fn a_container_job_that_times_out_leaves_no_node_behind() {
+    if !require(available()) {
+        return;
+    }
+    let hosts = Hosts::create(3).expect("create three hosts");
+    let d = std::env::temp_dir().join(format!("fuzz-mn-podman-timeout-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch");
+    let (image, conf) = image(&d);
+    let marker = format!("mnslow{}", std::process::id());
+    let file = d.join("slow.fz");
+    std::fs::write(
+        &file,
+        format!(
+            "version: v4\njobs:\n  {marker}:\n    image:\n      uri: {image}\n    script: |\n      #!/bin/sh\n      exec_all sh -c 'echo up-$RANK; trap \"\" TERM; exec sleep 300 # {marker}'\n    policy:\n      timeout:\n        execute: 4s\n    multinode:\n      nodes: 3\n      implementation: generic\n      procs-per-node: 1\n"
+        ),
+    )
+    .expect("write Fuzzfile");
+    let names: Vec<&str> = (0..3).map(|i| hosts.namespace(i)).collect();
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .arg("run")
+            .arg(&file)
+            .args(["--runtime", "podman", "--status", "never", "--grace", "1"])
+            .arg("--workdir")
+            .arg(d.join("run"))
+            .args(["--hosts", &names.join(",")])
+            .args(["--launcher", "local", "--local-netns", "--forward-streams"])
+            .env("CONTAINERS_CONF", &conf),
+        Duration::from_secs(180),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{so}\n{se}");
+    assert!(se.contains("timed out"), "{so}\n{se}");
+    assert_eq!(
+        said(&so, "up-").len(),
+        3,
+        "not every node started: {so}\n{se}"
+    );
+    let left = containers(&conf, &marker);
     assert!(left.is_empty(), "containers left: {left:?}");
     let procs = Command::new("pgrep")
         .args(["-f", &marker])
