@@ -224,10 +224,11 @@ fn podman_gets_the_memory_allocation_as_its_memlock_ulimit_never_lower() {
         assert_eq!(out.status.code(), Some(0), "{se}");
         let argv = std::fs::read_to_string(&record).expect("argv");
         let words: Vec<&str> = argv.lines().collect();
+        // `--ulimit host` comes first (podman's own defaults kept); then the memlock one.
         let k = words
-            .iter()
-            .position(|w| *w == "--ulimit")
-            .expect("--ulimit");
+            .windows(2)
+            .position(|w| w[0] == "--ulimit" && w[1].starts_with("memlock="))
+            .expect("--ulimit memlock=");
         assert_eq!(
             words[k + 1],
             want,
