@@ -386,7 +386,11 @@ fn nvidia_smi_is_started_only_when_a_job_asks_for_gpus() {
     let se = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{se}");
     assert!(se.contains("1 GPU(s): 0 NVIDIA H200 (nvidia-smi)"), "{se}");
-    assert_eq!(starts(), 1, "nvidia-smi started once for a job asking a GPU");
+    assert_eq!(
+        starts(),
+        1,
+        "nvidia-smi started once for a job asking a GPU"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

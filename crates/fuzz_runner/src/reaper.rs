@@ -372,7 +372,10 @@ fn own_children() -> Vec<i32> {
     let mut out = Vec::new();
     for t in tasks.flatten() {
         match std::fs::read_to_string(t.path().join("children")) {
-            Ok(text) => out.extend(text.split_whitespace().filter_map(|n| n.parse::<i32>().ok())),
+            Ok(text) => out.extend(
+                text.split_whitespace()
+                    .filter_map(|n| n.parse::<i32>().ok()),
+            ),
             Err(_) => return procs(),
         }
     }
