@@ -280,3 +280,80 @@ fn a_container_job_that_times_out_leaves_no_node_behind() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Open MPI in the job's image: `mpirun` in the head's container starts its daemons through
+/// the SSH wrapper there, which the bridge runs outside; each `orted` runs in a container of
+/// the image on its node, and every rank reports from its node. Nothing is left.
+#[test]
+fn open_mpi_in_containers_runs_a_rank_on_every_netns_node() {
+    let has_ompi = Path::new("/usr/bin/mpirun.openmpi").exists();
+    if !require(available().and_then(|()| {
+        if has_ompi {
+            Ok(())
+        } else {
+            Err("Open MPI is not installed (openmpi-bin)".into())
+        }
+    })) {
+        return;
+    }
+    let hosts = Hosts::create(3).expect("create three hosts");
+    let d = std::env::temp_dir().join(format!("fuzz-mn-podman-ompi-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch");
+    let (_, conf) = image(&d);
+    let out = output_within(
+        Command::new("bash").arg(root().join("scripts/container-test-image-ompi.sh")),
+        Duration::from_secs(120),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "container-test-image-ompi.sh failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let image = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let marker = format!("mnompi{}", std::process::id());
+    let subnet = hosts.subnet();
+    let file = d.join("ompi.fz");
+    std::fs::write(
+        &file,
+        format!(
+            "version: v4\njobs:\n  {marker}:\n    image:\n      uri: {image}\n    script: |\n      #!/bin/sh\n      echo \"ompi-says $(hostname) $OMPI_COMM_WORLD_RANK $(readlink /bin/sh)\"\n    env:\n      - OMPI_ALLOW_RUN_AS_ROOT=1\n      - OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n      - OMPI_MCA_plm_rsh_no_tree_spawn=1\n      - OMPI_MCA_oob_tcp_if_include={subnet}\n      - OMPI_MCA_btl_tcp_if_include={subnet}\n    multinode:\n      nodes: 3\n      implementation: openmpi\n      procs-per-node: 1\n"
+        ),
+    )
+    .expect("write Fuzzfile");
+    let names: Vec<&str> = (0..3).map(|i| hosts.namespace(i)).collect();
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_fuzz"))
+            .arg("run")
+            .arg(&file)
+            .args(["--runtime", "podman", "--status", "never", "--grace", "1"])
+            .arg("--workdir")
+            .arg(d.join("run"))
+            .args(["--hosts", &names.join(",")])
+            .args(["--launcher", "local", "--local-netns", "--forward-streams"])
+            .env("CONTAINERS_CONF", &conf),
+        Duration::from_secs(180),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    let want: Vec<String> = (0..3)
+        .map(|r| format!("ompi-says {} {r} busybox", hosts.namespace(r)))
+        .collect();
+    assert_eq!(said(&so, "ompi-says"), want, "{so}\n{se}");
+    let left = containers(&conf, &marker);
+    assert!(left.is_empty(), "containers left: {left:?}");
+    let procs = Command::new("pgrep")
+        .args(["-f", "orted"])
+        .output()
+        .expect("pgrep");
+    assert!(
+        !String::from_utf8_lossy(&procs.stdout).contains(&marker),
+        "processes left"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

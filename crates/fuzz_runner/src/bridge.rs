@@ -137,10 +137,13 @@ pub fn head_argv(
     ];
     let mut line = line;
     if nodes.netns {
+        // The head's node is a network namespace too: its container joins it, and has its
+        // name as host name, as every node's container does.
         if let Some(k) = line.iter().position(|w| w == "--network") {
             if let Some(v) = line.get_mut(k + 1) {
                 *v = format!("ns:/run/netns/{head_host}");
             }
+            line.splice(k..k, ["--hostname".to_owned(), head_host.to_owned()]);
         }
     }
     let at = 2.min(line.len());

@@ -99,6 +99,13 @@ kill -KILL $w 2>/dev/null
 exit $rc
 "#;
 
+/// The end of a node's command line in its container (see [`NodeConfig::node_command`]):
+/// runs the node script, then waits while a process of the command (which carries
+/// `FUZZ_NODE_ID`, see [`NODE_SCRIPT`]) is still there.
+const CONTAINER_NODE: &str = r#""$@"; rc=$?
+while grep -q -s -z '^FUZZ_NODE_ID=' /proc/[0-9]*/environ; do sleep 0.2; done
+exit $rc"#;
+
 /// How other nodes are reached (`fuzz run --launcher`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -274,10 +281,12 @@ impl NodeConfig {
         if let Some(c) = &self.container {
             // In a container of the job's image on the node: the setup runs in it (the
             // environment file is bind-mounted at its path), and its network is the node's.
+            // The container lives while a daemon the command left runs (Open MPI's `orted
+            // --daemonize`), found by `FUZZ_NODE_ID` as the node script finds it.
             let mut inner = vec![
                 "sh".to_owned(),
                 "-c".to_owned(),
-                format!("{setup}exec \"$@\""),
+                format!("{setup}{CONTAINER_NODE}"),
                 "sh".to_owned(),
             ];
             inner.extend(

@@ -669,7 +669,7 @@ fn job(
                 }
             }
             let argv = match node.as_mut() {
-                Some(n) => bridge_setup(n, &argv, prefix, t)?,
+                Some(n) => bridge_setup(n, &argv, prefix, t, env_ctx.multinode)?,
                 None => argv,
             };
             let env = match line.env_passing {
@@ -875,6 +875,7 @@ fn bridge_setup(
     argv: &[String],
     prefix: usize,
     t: &Task,
+    opts: &crate::MultinodeOptions,
 ) -> Result<Vec<String>, RunError> {
     let (options, image) = crate::bridge::node_options(argv, prefix).ok_or_else(|| {
         RunError::Plan(format!(
@@ -888,6 +889,15 @@ fn bridge_setup(
         .map(Path::to_path_buf)
         .unwrap_or_default();
     let mut options = options;
+    // Every node's name resolves in every container (an MPI launcher looks its hosts up; a
+    // node's own resolver may not know them).
+    let mut add_hosts = Vec::new();
+    for h in &n.config.hosts {
+        let ip =
+            address_of(h, opts).map_err(|m| RunError::Plan(format!("job `{}`: {m}", t.name)))?;
+        add_hosts.extend(["--add-host".to_owned(), format!("{h}:{ip}")]);
+    }
+    options.extend(add_hosts.iter().cloned());
     // The nodes' environment files, at their paths.
     options.extend([
         "--volume".to_owned(),
@@ -908,7 +918,9 @@ fn bridge_setup(
     };
     let dir = helpers.join(format!("{}.bridge", t.name));
     let head = n.config.hosts.first().cloned().unwrap_or_default();
-    let out = crate::bridge::head_argv(&n.exe, &dir, &n.config_path, &nodes, &head, argv.to_vec());
+    let mut line = argv.to_vec();
+    line.splice(2.min(line.len())..2.min(line.len()), add_hosts);
+    let out = crate::bridge::head_argv(&n.exe, &dir, &n.config_path, &nodes, &head, line);
     n.config.container = Some(nodes);
     Ok(out)
 }
