@@ -30,7 +30,7 @@ bin="$(realpath "$bin")"
 echo "== pytest-lsp: $bin server"
 PYTHONDONTWRITEBYTECODE=1 FUZZLINT="$bin" python3 -m pytest -q -p no:cacheprovider tests/lsp
 
-echo "== headless Neovim: a diagnostic for examples/nccl-torchrun-generic.fz"
+echo "== headless Neovim: a diagnostic for tests/specs/launcher-nproc-mismatch/bad.fz"
 FUZZLINT="$bin" timeout 60 nvim --headless --clean \
-  -c 'luafile tests/lsp/nvim/smoke.lua' examples/nccl-torchrun-generic.fz
+  -c 'luafile tests/lsp/nvim/smoke.lua' tests/specs/launcher-nproc-mismatch/bad.fz
 echo

@@ -649,9 +649,13 @@ impl Server {
         let a = self.analysis(key)?;
         let doc = self.docs.get(key)?;
         let lines = Lines::new(&a.text, &a.line_index, self.encoding);
+        // `cluster-profile-missing` is a note about the whole check, not about a place in the
+        // file (the command line says it once for a run): an editor does not get it on every
+        // GPU file it opens.
         let items = a
             .diagnostics
             .iter()
+            .filter(|d| d.rule != fuzzfile_diagnostics::Rule::ClusterProfileMissing)
             .map(|d| diagnostics::to_lsp(d, &lines, &doc.uri))
             .collect();
         Some((doc.uri.clone(), doc.version, items))

@@ -1,7 +1,7 @@
 -- Smoke test: headless Neovim starts `fuzzlint server` for the current buffer and waits for
 -- its diagnostics. Run from the repository root:
 --   FUZZLINT=target/debug/fuzzlint nvim --headless --clean \
---     -c 'luafile tests/lsp/nvim/smoke.lua' examples/nccl-torchrun-generic.fz
+--     -c 'luafile tests/lsp/nvim/smoke.lua' tests/specs/launcher-nproc-mismatch/bad.fz
 -- Prints each diagnostic and exits 0 when at least one arrived, 1 otherwise.
 local fuzzlint = os.getenv("FUZZLINT") or "target/debug/fuzzlint"
 local buf = vim.api.nvim_get_current_buf()
