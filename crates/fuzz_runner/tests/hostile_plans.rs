@@ -198,6 +198,9 @@ fn an_environment_name_that_is_a_command_is_refused() {
 /// nothing in it runs.
 #[test]
 fn environment_file_values_survive_the_shell() {
+    // A run's end signals the runner's leftover children, which in this test process would
+    // include the shells below: they start only while no run is going on.
+    let _alone = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
     let watch = tmp("env-values");
     let p = watch.join("p");
     let values = [
