@@ -53,6 +53,21 @@ fn image(dir: &Path) -> (String, PathBuf) {
     (String::from_utf8_lossy(&out.stdout).trim().to_owned(), conf)
 }
 
+/// No container labelled `marker` and no process naming it is left.
+fn assert_nothing_left(conf: &Path, marker: &str) {
+    let left = containers(conf, marker);
+    assert!(left.is_empty(), "containers left: {left:?}");
+    let procs = Command::new("pgrep")
+        .args(["-f", marker])
+        .output()
+        .expect("pgrep");
+    assert!(
+        procs.stdout.is_empty(),
+        "processes left: {}",
+        String::from_utf8_lossy(&procs.stdout)
+    );
+}
+
 fn containers(conf: &Path, label: &str) -> Vec<String> {
     let out = Command::new("podman")
         .args(["ps", "-a", "--format", "{{.Names}}"])
@@ -141,17 +156,7 @@ fn exec_all_in_a_container_runs_in_a_container_on_every_netns_node() {
         so.contains(&format!("wrap-says {} busybox", hosts.namespace(2))),
         "the SSH wrapper in the container did not reach node 2's container: {so}\n{se}"
     );
-    let left = containers(&conf, &marker);
-    assert!(left.is_empty(), "containers left: {left:?}");
-    let procs = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .expect("pgrep");
-    assert!(
-        procs.stdout.is_empty(),
-        "processes left: {}",
-        String::from_utf8_lossy(&procs.stdout)
-    );
+    assert_nothing_left(&conf, &marker);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -207,17 +212,7 @@ fn a_failing_node_in_a_container_stops_the_others_and_nothing_is_left() {
         started.elapsed() < Duration::from_secs(60),
         "the other nodes were not stopped"
     );
-    let left = containers(&conf, &marker);
-    assert!(left.is_empty(), "containers left: {left:?}");
-    let procs = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .expect("pgrep");
-    assert!(
-        procs.stdout.is_empty(),
-        "processes left: {}",
-        String::from_utf8_lossy(&procs.stdout)
-    );
+    assert_nothing_left(&conf, &marker);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -267,17 +262,7 @@ fn a_container_job_that_times_out_leaves_no_node_behind() {
         3,
         "not every node started: {so}\n{se}"
     );
-    let left = containers(&conf, &marker);
-    assert!(left.is_empty(), "containers left: {left:?}");
-    let procs = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .expect("pgrep");
-    assert!(
-        procs.stdout.is_empty(),
-        "processes left: {}",
-        String::from_utf8_lossy(&procs.stdout)
-    );
+    assert_nothing_left(&conf, &marker);
     let _ = std::fs::remove_dir_all(&d);
 }
 
