@@ -27,7 +27,9 @@
 //!
 //! The bridge runs the head's `podman run` as its child; when that ends, it stops what is left
 //! of its requests, removes every container it labelled for the job ([`LABEL`]) and the
-//! directory, and exits with the head's exit code.
+//! directory, and exits with the head's exit code. The runner removes the labelled containers
+//! again once the head's process group has ended: a stopped job's bridge is signalled with its
+//! group and may die before its own removal is done.
 
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -296,7 +298,7 @@ pub fn bridge_main(args: &[String]) -> i32 {
     for pid in left {
         terminate(pid);
     }
-    remove_containers(label);
+    remove_containers(program, label);
     let _ = std::fs::remove_dir_all(&dir);
     code
 }
@@ -316,9 +318,9 @@ fn terminate(pid: u32) {
 }
 
 /// Removes the containers of a job's nodes that are still there (none, when every request
-/// ended by itself).
-pub fn remove_containers(label: &str) {
-    let Ok(out) = Command::new("podman")
+/// ended by itself), by their label `label`, with the container runtime `runtime`.
+pub fn remove_containers(runtime: &str, label: &str) {
+    let Ok(out) = Command::new(runtime)
         .args(["ps", "-aq", "--filter"])
         .arg(format!("label={LABEL}={label}"))
         .stderr(Stdio::null())
@@ -331,7 +333,7 @@ pub fn remove_containers(label: &str) {
         .map(str::to_owned)
         .collect();
     if !ids.is_empty() {
-        let _ = Command::new("podman")
+        let _ = Command::new(runtime)
             .args(["rm", "-f", "-t", "0"])
             .args(&ids)
             .stdout(Stdio::null())

@@ -1123,6 +1123,14 @@ async fn run_instance(
     ctx.guard.release(pid as i32);
     // And what left the group (another session, a daemon): by cgroup or by tag.
     end_tracked(ctx, track).await;
+    // A multinode head's node containers: its bridge, killed with the group, may not have
+    // removed them.
+    if let Some(nodes) = inst.node_containers.clone() {
+        let _ = tokio::task::spawn_blocking(move || {
+            crate::bridge::remove_containers(&nodes.runtime, &nodes.label)
+        })
+        .await;
+    }
     for p in pumps {
         let abort = p.abort_handle();
         if tokio::time::timeout(Duration::from_secs(2), p)

@@ -123,6 +123,9 @@ pub struct Instance {
     /// How many nodes of `demand` it runs on this node: a multinode head with the local
     /// launcher runs every node here; else 1.
     pub nodes_here: u64,
+    /// A multinode head in a container: its nodes' containers, which the runner removes once
+    /// the head has ended however it ended (the bridge removes them too, unless it was killed).
+    pub node_containers: Option<crate::bridge::ContainerNodes>,
 }
 
 fn fill(path: &str, run_dir: &Path) -> PathBuf {
@@ -695,6 +698,7 @@ fn job(
             memlock: memlock.clone(),
             stop,
             demand,
+            node_containers: node.as_ref().and_then(|n| n.config.container.clone()),
             nodes_here: match &t.multinode {
                 Some(mn) if env_ctx.multinode.launcher == crate::multinode::Launcher::Local => {
                     mn.nodes.max(1)
