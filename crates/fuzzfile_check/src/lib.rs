@@ -23,9 +23,10 @@ pub mod rules;
 pub mod semantics;
 pub mod settings;
 pub mod suppress;
+pub mod template;
 
 pub use fuzzfile_diagnostics::{
-    Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, RuleName, Severity, TextRange,
+    Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, RuleCategory, RuleName, Severity, TextRange,
 };
 pub use fuzzfile_model::Fuzzfile;
 pub use fuzzfile_syntax::Tree;

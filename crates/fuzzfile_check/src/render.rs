@@ -14,7 +14,7 @@ pub fn plain(a: &Analysis) -> String {
 /// stays bounded for a file with thousands of findings.
 pub fn plain_capped(a: &Analysis, max: usize) -> String {
     let shown = a.diagnostics.len().min(max);
-    let mut out = plain_of(a, &a.diagnostics[..shown]);
+    let mut out = plain_diagnostics(&a.text, &a.line_index, &a.diagnostics[..shown]);
     let rest = a.diagnostics.len() - shown;
     if rest > 0 {
         let _ = writeln!(
@@ -26,7 +26,13 @@ pub fn plain_capped(a: &Analysis, max: usize) -> String {
     out
 }
 
-fn plain_of(a: &Analysis, diagnostics: &[crate::Diagnostic]) -> String {
+/// As [`plain`], for diagnostics of any text (a template, a values file).
+pub fn plain_diagnostics(
+    text: &str,
+    line_index: &crate::LineIndex,
+    diagnostics: &[crate::Diagnostic],
+) -> String {
+    let a = Located { text, line_index };
     let mut out = String::new();
     for d in diagnostics {
         let s = a.line_col(d.range.start);
@@ -43,7 +49,7 @@ fn plain_of(a: &Analysis, diagnostics: &[crate::Diagnostic]) -> String {
             e.column,
             printable(&d.message)
         );
-        frame(a, d.range, &mut out);
+        frame(&a, d.range, &mut out);
         for l in &d.labels {
             let p = a.line_col(l.range.start);
             let _ = writeln!(
@@ -53,7 +59,7 @@ fn plain_of(a: &Analysis, diagnostics: &[crate::Diagnostic]) -> String {
                 p.column,
                 printable(&l.message)
             );
-            frame(a, l.range, &mut out);
+            frame(&a, l.range, &mut out);
         }
         if let Some(h) = &d.help {
             let _ = writeln!(out, "  help: {}", printable(h));
@@ -70,7 +76,7 @@ fn plain_of(a: &Analysis, diagnostics: &[crate::Diagnostic]) -> String {
                     p.column,
                     q.line,
                     q.column,
-                    short_debug(ed.range.slice(&a.text), EDIT_WINDOW),
+                    short_debug(ed.range.slice(a.text), EDIT_WINDOW),
                     short_debug(&ed.replacement, EDIT_WINDOW)
                 );
             }
@@ -79,10 +85,22 @@ fn plain_of(a: &Analysis, diagnostics: &[crate::Diagnostic]) -> String {
     out
 }
 
-fn frame(a: &Analysis, range: fuzzfile_diagnostics::TextRange, out: &mut String) {
+/// A text and its line index.
+struct Located<'a> {
+    text: &'a str,
+    line_index: &'a crate::LineIndex,
+}
+
+impl Located<'_> {
+    fn line_col(&self, offset: u32) -> crate::LineCol {
+        self.line_index.line_col(self.text, offset)
+    }
+}
+
+fn frame(a: &Located<'_>, range: fuzzfile_diagnostics::TextRange, out: &mut String) {
     let line = a.line_index.line_of(range.start);
-    let lr = a.line_index.line_range(&a.text, line);
-    let text = lr.slice(&a.text);
+    let lr = a.line_index.line_range(a.text, line);
+    let text = lr.slice(a.text);
     let start = (range.start - lr.start) as usize;
     let end = (range.end.min(lr.end).max(range.start) - lr.start) as usize;
     let x = excerpt(text, start, end, LINE_WINDOW);

@@ -1,6 +1,8 @@
 //! The `## Example` and `## Use instead` blocks of every rule's documentation run as tests:
 //! the example reports the rule, the alternative does not. How a block is read (the `version:`
-//! completion, cluster profiles) is described in `src/rules/mod.rs`.
+//! completion, cluster profiles) is described in `src/rules/mod.rs`. A ```` ```yaml template ````
+//! block is an application template, checked (`fuzzfile_check::template`) with the
+//! ```` ```yaml values ```` block after it as its values file.
 
 use fuzzfile_check::profile::{parse_profile, ClusterProfile};
 use fuzzfile_check::rules::{documentation, meta, FixAvailability};
@@ -100,6 +102,53 @@ fn input(rule: Rule, heading: &str, section: &str) -> (String, Option<ClusterPro
     (text, profile)
 }
 
+/// The template of a section with a ```` ```yaml template ```` block, and its values.
+fn template_input(section: &str) -> Option<fuzzfile_check::template::TemplateInput> {
+    use fuzzfile_check::template::{Source, TemplateInput};
+    let blocks = blocks(section);
+    let i = blocks.iter().position(|b| b.info == "yaml template")?;
+    let values = blocks
+        .get(i + 1)
+        .filter(|b| b.info == "yaml values")
+        .map(|b| Source {
+            display: "values.yaml".into(),
+            text: b.body.clone(),
+        });
+    Some(TemplateInput {
+        template: Source {
+            display: "template.yaml".into(),
+            text: blocks[i].body.clone(),
+        },
+        values,
+        ..TemplateInput::default()
+    })
+}
+
+/// The findings of `rule` on a template, in the template and in its values file.
+fn template_findings(
+    rule: Rule,
+    input: fuzzfile_check::template::TemplateInput,
+) -> Vec<Diagnostic> {
+    let t = fuzzfile_check::template::check(input, &Options::default());
+    t.diagnostics
+        .iter()
+        .chain(t.values_findings.iter().flat_map(|f| f.diagnostics.iter()))
+        .filter(|d| d.rule == rule)
+        .cloned()
+        .collect()
+}
+
+/// The findings of `rule` on a section: its template, or its Fuzzfile.
+fn section_findings(rule: Rule, heading: &str, section: &str) -> Vec<Diagnostic> {
+    match template_input(section) {
+        Some(t) => template_findings(rule, t),
+        None => {
+            let (text, profile) = input(rule, heading, section);
+            findings(rule, &text, profile)
+        }
+    }
+}
+
 fn findings(rule: Rule, text: &str, profile: Option<ClusterProfile>) -> Vec<Diagnostic> {
     let options = Options {
         profile,
@@ -122,6 +171,21 @@ fn every_example_fires_its_rule_and_every_alternative_does_not() {
                 failures.push(format!("`{}` has no `## {heading}`", rule.name()));
                 continue;
             };
+            if let Some(t) = template_input(section) {
+                let found = template_findings(rule, t);
+                if found.is_empty() == fires {
+                    failures.push(format!(
+                        "`{}`: the template of `## {heading}` {}:\n{found:#?}",
+                        rule.name(),
+                        if fires {
+                            "does not report the rule"
+                        } else {
+                            "reports the rule"
+                        }
+                    ));
+                }
+                continue;
+            }
             let (text, profile) = input(rule, heading, section);
             // A block that does not parse would trivially not report most rules.
             if !(rule == Rule::YamlSyntax && fires) {
@@ -186,8 +250,7 @@ fn rules_that_declare_a_fix_show_one_in_their_example() {
         let Some(section) = section(&doc, "Example") else {
             continue;
         };
-        let (text, profile) = input(rule, "Example", section);
-        if !findings(rule, &text, profile)
+        if !section_findings(rule, "Example", section)
             .iter()
             .any(|d| d.fix.is_some())
         {

@@ -21,6 +21,8 @@ pub enum RuleCategory {
     Gpu,
     /// The checker's own settings (suppressions).
     Meta,
+    /// Application templates (Go `text/template`) and their values files.
+    Template,
 }
 
 macro_rules! rules {

@@ -283,6 +283,10 @@ registry! {
     no_command::NoCommand,
     nvlink_domain_spanned::NvlinkDomainSpanned,
     policy_retry_ignored::PolicyRetryIgnored,
+    template_exec_error::TemplateExecError,
+    template_fail::TemplateFail,
+    template_missing_value::TemplateMissingValue,
+    template_syntax_error::TemplateSyntaxError,
     torch_distributed_launch_deprecated::TorchDistributedLaunchDeprecated,
     launcher_missing_master_addr::LauncherMissingMasterAddr,
     launcher_missing_node_rank::LauncherMissingNodeRank,
@@ -294,6 +298,7 @@ registry! {
     unknown_reference::UnknownReference,
     unsupported_version::UnsupportedVersion,
     unused_suppression::UnusedSuppression,
+    values_file_error::ValuesFileError,
     yaml_syntax::YamlSyntax,
 }
 

@@ -1,0 +1,553 @@
+//! Checking an application template: a Fuzzfile written as a Go `text/template` (the
+//! Fuzzball catalog's `template.yaml` with its `values.yaml`).
+//!
+//! [`check`] reads the values (the values file's declarations and defaults, then the
+//! `--values` files, then `--set NAME=VALUE`), parses and renders the template with
+//! `fuzzfile_template` (deterministic [`RenderOptions`] by default: a fixed seed and clock),
+//! analyses the rendered text with every rule ([`crate::analyze_with`]) and maps each finding
+//! back to the template through the render's source map ([`map`]):
+//!
+//! - a range in text the template copied maps exactly; a range in text an action printed
+//!   maps to the action (`{{ ... }}`); when the printed text came from values, the message
+//!   and the labels name them and where they are declared (`(from value `ContainerUri`,
+//!   values.yaml:12:5)`);
+//! - a fix is kept only when every edit falls in copied text ([`map::Mapper::exact`]): a fix
+//!   never edits an action or the bytes a value printed;
+//! - the template's own errors are findings of their own rules, at template positions:
+//!   `template-syntax-error` (parse errors: unbalanced `{{ end }}`, unknown function),
+//!   `template-fail` (a `fail` reached with these values: its own message),
+//!   `template-exec-error` (wrong argument, bad field or index, undefined template, limits),
+//!   `template-missing-value` (a `.Name` the values do not declare: Go prints `<no value>`;
+//!   said once when there are no values at all) and `values-file-error` (in the values
+//!   file, or about a `--set`).
+//!
+//! Which files are templates, and which values file belongs to one, is decided by name
+//! ([`is_template_name`], [`values_file_names`]): `template.yaml` and `*.template.yaml` (`.yml`,
+//! and `*.template.fz`). A Fuzzfile with another name is checked as a Fuzzfile even when it
+//! holds `{{`: `{{` is common in plain Fuzzfiles (a `docker inspect --format {{.Id}}` in a
+//! script), and rendering those would report errors that are not there.
+//!
+//! Pure: the caller reads the files ([`Source`]); each source is parsed once per check.
+
+pub mod map;
+pub mod values;
+
+use crate::{analyze_with, fixes, Analysis, Diagnostic, Fix, LineIndex, Options, Rule, TextRange};
+use fuzzfile_diagnostics::{Edit, Severity};
+use fuzzfile_template::{ExecErrorKind, NoteKind, RenderOptions, Rendered, Value};
+use std::collections::BTreeMap;
+
+/// A file's text and the name it is shown by.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Source {
+    pub display: String,
+    pub text: String,
+}
+
+/// What a template is checked with.
+#[derive(Clone, Debug, Default)]
+pub struct TemplateInput {
+    pub template: Source,
+    /// The values file beside the template (its declarations and defaults), if one was found.
+    pub values: Option<Source>,
+    /// Where a values file was looked for (for the message when none was found).
+    pub looked_for: Vec<String>,
+    /// `--values FILE`, in order: each sets values over the ones before.
+    pub override_files: Vec<Source>,
+    /// `--set NAME=VALUE`, in order, applied last.
+    pub set: Vec<String>,
+}
+
+/// Findings in a file other than the template (a values file).
+#[derive(Clone, Debug)]
+pub struct FileFindings {
+    pub display: String,
+    pub text: String,
+    pub line_index: LineIndex,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The rendered text and its analysis.
+#[derive(Debug)]
+pub struct RenderedCheck {
+    pub rendered: Rendered,
+    pub analysis: Analysis,
+}
+
+/// Everything known about one template.
+#[derive(Debug)]
+pub struct TemplateAnalysis {
+    pub input: TemplateInput,
+    /// Of the template's text.
+    pub line_index: LineIndex,
+    /// Every finding at template positions, sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Findings in the values file and the `--values` files (only those with findings).
+    pub values_findings: Vec<FileFindings>,
+    /// The render and the analysis of its text, when the template rendered.
+    pub rendered: Option<RenderedCheck>,
+    pub options: Options,
+    pub render_options: RenderOptions,
+}
+
+impl TemplateAnalysis {
+    /// The template's text.
+    pub fn text(&self) -> &str {
+        &self.input.template.text
+    }
+    pub fn line_col(&self, offset: u32) -> crate::LineCol {
+        self.line_index.line_col(self.text(), offset)
+    }
+}
+
+/// Every finding as [`crate::render::plain`] writes them: the template's, then each values
+/// file's under a `--- FILE ---` line.
+pub fn plain(t: &TemplateAnalysis) -> String {
+    let mut out = crate::render::plain_diagnostics(t.text(), &t.line_index, &t.diagnostics);
+    for f in &t.values_findings {
+        out.push_str(&format!("--- {} ---\n", f.display));
+        out.push_str(&crate::render::plain_diagnostics(
+            &f.text,
+            &f.line_index,
+            &f.diagnostics,
+        ));
+    }
+    out
+}
+
+/// Whether a file name names an application template: `template.yaml`, `template.yml`, or
+/// `<anything>.template.yaml|yml|fz`.
+pub fn is_template_name(file_name: &str) -> bool {
+    ["yaml", "yml", "fz"].iter().any(|ext| {
+        file_name
+            .strip_suffix(ext)
+            .and_then(|s| s.strip_suffix('.'))
+            .is_some_and(|stem| (stem == "template" && *ext != "fz") || stem.ends_with(".template"))
+    })
+}
+
+/// Whether a file name names a values file (never checked as a Fuzzfile): `values.yaml`,
+/// `values.yml`, `<anything>.values.yaml|yml`.
+pub fn is_values_name(file_name: &str) -> bool {
+    ["yaml", "yml"].iter().any(|ext| {
+        file_name
+            .strip_suffix(ext)
+            .and_then(|s| s.strip_suffix('.'))
+            .is_some_and(|stem| stem == "values" || stem.ends_with(".values"))
+    })
+}
+
+/// The names of the values file of a template, in the order they are looked for in its
+/// directory: `<stem>.values.yaml` (and `.yml`) for `<stem>.template.yaml`, then
+/// `values.yaml` and `values.yml`.
+pub fn values_file_names(template_file_name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for ext in ["yaml", "yml", "fz"] {
+        if let Some(stem) = template_file_name
+            .strip_suffix(ext)
+            .and_then(|s| s.strip_suffix(".template."))
+        {
+            out.push(format!("{stem}.values.yaml"));
+            out.push(format!("{stem}.values.yml"));
+        }
+    }
+    out.push("values.yaml".into());
+    out.push("values.yml".into());
+    out
+}
+
+/// Check a template with deterministic render options.
+pub fn check(input: TemplateInput, options: &Options) -> TemplateAnalysis {
+    check_with(input, options, &RenderOptions::default())
+}
+
+/// Check a template.
+pub fn check_with(
+    input: TemplateInput,
+    options: &Options,
+    render_options: &RenderOptions,
+) -> TemplateAnalysis {
+    let text = input.template.text.as_str();
+    let line_index = LineIndex::new(text);
+    let mut diagnostics = Vec::new();
+
+    // The values: every source read once, its findings kept with it.
+    let mut loaded = values::load(input.values.as_ref(), &input.override_files);
+    let set_problems = values::apply_set(&mut loaded, &input.set);
+    let sources: Vec<&Source> = input
+        .values
+        .iter()
+        .chain(input.override_files.iter())
+        .collect();
+    let mut files: Vec<FileFindings> = sources
+        .iter()
+        .zip(std::mem::take(&mut loaded.findings))
+        .map(|(s, d)| FileFindings {
+            display: s.display.clone(),
+            text: s.text.clone(),
+            line_index: LineIndex::new(&s.text),
+            diagnostics: d,
+        })
+        .collect();
+    for p in set_problems {
+        diagnostics.push(
+            Diagnostic::new(Rule::ValuesFileError, TextRange::empty(0), p)
+                .with_help("`--set NAME=VALUE` sets a value the values file declares, with a value of its kind"),
+        );
+    }
+    let has_values = input.values.is_some() || !input.override_files.is_empty();
+
+    let mut rendered = None;
+    match fuzzfile_template::parse(&input.template.display, text) {
+        Err(errors) => {
+            for e in errors {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Rule::TemplateSyntaxError,
+                        TextRange::from_usize(e.span.start, e.span.end),
+                        e.message,
+                    )
+                    .with_help("Go's text/template refuses the template when parsing it: nothing is rendered until this is corrected"),
+                );
+            }
+        }
+        Ok(template) => {
+            let data = Value::Map(loaded.data.clone());
+            match fuzzfile_template::render(&template, &data, render_options) {
+                Err(e) => {
+                    let range = TextRange::from_usize(e.span.start, e.span.end);
+                    let d = match e.kind {
+                        ExecErrorKind::Fail => Diagnostic::new(Rule::TemplateFail, range, e.message)
+                            .with_help(if has_values {
+                                "the template stops here with these values: change the values (the values file, `--values`, `--set`) or the condition that leads to this `fail`"
+                            } else {
+                                "the template stops here with no values at all: give it its values file (beside it, or `--values FILE`)"
+                            }),
+                        _ => Diagnostic::new(Rule::TemplateExecError, range, e.message)
+                            .with_help(if has_values {
+                                "Go's text/template stops rendering here with these values"
+                            } else {
+                                "Go's text/template stops rendering here; no values were given (every `.Name` is missing), so give the values file beside the template or with `--values FILE`"
+                            }),
+                    };
+                    diagnostics.push(d);
+                }
+                Ok(out) => {
+                    missing_values(&out, &input, &loaded, &files, has_values, &mut diagnostics);
+                    let analysis = analyze_with(&out.text, options);
+                    let mapper = map::Mapper::new(&out.map);
+                    let note = |names: &[String]| value_note(names, &loaded, &files);
+                    for d in &analysis.diagnostics {
+                        diagnostics.push(map_diagnostic(d, &mapper, &note));
+                    }
+                    rendered = Some(RenderedCheck {
+                        rendered: out,
+                        analysis,
+                    });
+                }
+            }
+        }
+    }
+
+    // The settings apply to the template's own findings as they do in an analysis (the
+    // rendered text's findings had them applied already).
+    let template_rule = |r: Rule| {
+        matches!(
+            r,
+            Rule::TemplateSyntaxError
+                | Rule::TemplateFail
+                | Rule::TemplateExecError
+                | Rule::TemplateMissingValue
+                | Rule::ValuesFileError
+        )
+    };
+    let rules = &options.rules;
+    diagnostics.retain(|d| !template_rule(d.rule) || rules.is_enabled(d.rule));
+    for d in diagnostics.iter_mut().filter(|d| template_rule(d.rule)) {
+        d.severity = rules.severity_of(d.rule);
+    }
+    fuzzfile_diagnostics::sort_diagnostics(&mut diagnostics);
+    for f in &mut files {
+        rules.retain_enabled(&mut f.diagnostics);
+        rules.rewrite_severities(&mut f.diagnostics);
+        fuzzfile_diagnostics::sort_diagnostics(&mut f.diagnostics);
+    }
+    files.retain(|f| !f.diagnostics.is_empty());
+    TemplateAnalysis {
+        input,
+        line_index,
+        diagnostics,
+        values_findings: files,
+        rendered,
+        options: options.clone(),
+        render_options: render_options.clone(),
+    }
+}
+
+/// `template-missing-value` findings from the render's notes: one per place with values,
+/// one for the whole template without any.
+fn missing_values(
+    out: &Rendered,
+    input: &TemplateInput,
+    loaded: &values::Values,
+    files: &[FileFindings],
+    has_values: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut seen = std::collections::HashSet::new();
+    for note in &out.notes {
+        let NoteKind::MissingKey { name } = &note.kind;
+        let range = TextRange::from_usize(note.span.start, note.span.end);
+        if !has_values {
+            let looked = if input.looked_for.is_empty() {
+                String::new()
+            } else {
+                format!(" (looked for {})", input.looked_for.join(", "))
+            };
+            diagnostics.push(
+                Diagnostic::new(
+                    Rule::TemplateMissingValue,
+                    range,
+                    format!("no values file beside the template{looked}: it is checked with no values, so `.{name}` and every other value are missing"),
+                )
+                .with_help("put the template's values file beside it (`values.yaml`, or `<name>.values.yaml` for `<name>.template.yaml`), or give one with `--values FILE`"),
+            );
+            return;
+        }
+        if !seen.insert((note.span.start, name.clone())) {
+            continue;
+        }
+        let file = files
+            .first()
+            .map(|f| f.display.as_str())
+            .unwrap_or("the values");
+        let mut d = Diagnostic::new(
+            Rule::TemplateMissingValue,
+            range,
+            format!("`.{name}` is not declared in {file}: Go prints `<no value>` here"),
+        );
+        d = match closest(name, loaded.declared.keys()) {
+            Some(k) => d.with_help(format!("did you mean `.{k}`?")),
+            None => d.with_help(format!(
+                "declare `{name}` in {file} (`- name: {name}` with its `string_value`, `uint_value` or `bool_value`)"
+            )),
+        };
+        diagnostics.push(d);
+    }
+}
+
+/// The declared name closest to `name` (a case difference, or at most two edits).
+fn closest<'a>(name: &str, names: impl Iterator<Item = &'a String>) -> Option<&'a String> {
+    let mut best: Option<(usize, &String)> = None;
+    for k in names {
+        let d = if k.eq_ignore_ascii_case(name) {
+            0
+        } else {
+            edit_distance(name, k)
+        };
+        if d <= 2 && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, k));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// `(from value `X`, values.yaml:12:5)`: the values printed text came from, each with the
+/// place of its declaration.
+fn value_note(names: &[String], loaded: &values::Values, files: &[FileFindings]) -> String {
+    let one = |name: &String| {
+        let place = loaded.declared.get(name).and_then(|d| {
+            let f = files.get(d.source)?;
+            let p = f.line_index.line_col(&f.text, d.range.start);
+            Some(format!("{}:{}:{}", f.display, p.line, p.column))
+        });
+        match place {
+            Some(p) => format!("`{name}`, {p}"),
+            None => format!("`{name}`"),
+        }
+    };
+    match names {
+        [] => String::new(),
+        [n] => format!("(from value {})", one(n)),
+        _ => format!(
+            "(from values {})",
+            names.iter().map(one).collect::<Vec<_>>().join("; ")
+        ),
+    }
+}
+
+/// A finding of the rendered text at template positions.
+fn map_diagnostic(
+    d: &Diagnostic,
+    mapper: &map::Mapper<'_>,
+    note: &dyn Fn(&[String]) -> String,
+) -> Diagnostic {
+    let m = mapper.map(d.range);
+    let mut out = d.clone();
+    out.range = m.range;
+    if !m.values.is_empty() {
+        out.message = format!("{} {}", d.message, note(&m.values));
+    }
+    for l in &mut out.labels {
+        let lm = mapper.map(l.range);
+        l.range = lm.range;
+        if !lm.values.is_empty() {
+            l.message = format!("{} {}", l.message, note(&lm.values));
+        }
+    }
+    out.fix = d.fix.as_ref().and_then(|f| map_fix(f, mapper));
+    out
+}
+
+/// A fix of the rendered text as a fix of the template: only when every edit is in copied
+/// text.
+fn map_fix(f: &Fix, mapper: &map::Mapper<'_>) -> Option<Fix> {
+    let edits = f
+        .edits
+        .iter()
+        .map(|e| {
+            mapper.exact(e.range).map(|range| Edit {
+                range,
+                replacement: e.replacement.clone(),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Fix {
+        message: f.message.clone(),
+        edits,
+    })
+}
+
+/// Errors by rule and message, digits masked (a finding that only moved is the same).
+fn error_counts(diags: &[Diagnostic]) -> BTreeMap<(Rule, String), usize> {
+    let mut m = BTreeMap::new();
+    for d in diags.iter().filter(|d| d.severity == Severity::Error) {
+        let msg: String = d
+            .message
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect();
+        *m.entry((d.rule, msg)).or_insert(0) += 1;
+    }
+    m
+}
+
+/// What `fuzzlint check --fix` writes for a template: the fixes of the rendered text that
+/// verify there ([`fixes::verified_fixes`]) and whose edits all fall in copied template text,
+/// applied to the template; the result is checked again with the same values and options,
+/// and kept only when it renders and has no error the template did not have. The template's
+/// own text when nothing applies.
+pub fn fix_template(t: &TemplateAnalysis) -> String {
+    let text = t.text();
+    let Some(r) = &t.rendered else {
+        return text.to_owned();
+    };
+    let mapper = map::Mapper::new(&r.rendered.map);
+    let mapped: Vec<Fix> = fixes::verified_fixes(&r.analysis)
+        .into_iter()
+        .filter_map(|f| map_fix(f, &mapper))
+        .collect();
+    if mapped.is_empty() {
+        return text.to_owned();
+    }
+    // One template edit can stand for several rendered ones (text inside a `range`): each
+    // template edit once.
+    let mut edits: Vec<&Edit> = mapped.iter().flat_map(|f| f.edits.iter()).collect();
+    edits.sort_by(|a, b| {
+        (a.range.start, a.range.end, &a.replacement).cmp(&(
+            b.range.start,
+            b.range.end,
+            &b.replacement,
+        ))
+    });
+    edits.dedup_by(|a, b| a.range == b.range && a.replacement == b.replacement);
+    let fixed = fuzzfile_diagnostics::apply_edits(text, edits);
+    if fixed == text {
+        return fixed;
+    }
+    let mut input = t.input.clone();
+    input.template.text = fixed.clone();
+    let after = check_with(input, &t.options, &t.render_options);
+    let before = error_counts(&t.diagnostics);
+    let ok = after.rendered.is_some()
+        && error_counts(&after.diagnostics)
+            .iter()
+            .all(|(k, n)| before.get(k).copied().unwrap_or(0) >= *n);
+    if ok {
+        fixed
+    } else {
+        text.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_names() {
+        for yes in [
+            "template.yaml",
+            "template.yml",
+            "a__b.template.yaml",
+            "x.template.yml",
+            "x.template.fz",
+        ] {
+            assert!(is_template_name(yes), "{yes}");
+        }
+        for no in [
+            "templates.yaml",
+            "template.fz",
+            "mytemplate.yaml",
+            "x.yaml",
+            "values.yaml",
+            "x.template",
+        ] {
+            assert!(!is_template_name(no), "{no}");
+        }
+        assert!(is_values_name("values.yaml") && is_values_name("a__b.values.yaml"));
+        assert!(!is_values_name("myvalues.yaml") && !is_values_name("a.template.yaml"));
+    }
+
+    #[test]
+    fn values_file_names_beside_a_template() {
+        assert_eq!(
+            values_file_names("a__b.template.yaml"),
+            [
+                "a__b.values.yaml",
+                "a__b.values.yml",
+                "values.yaml",
+                "values.yml"
+            ]
+        );
+        assert_eq!(
+            values_file_names("template.yaml"),
+            ["values.yaml", "values.yml"]
+        );
+    }
+
+    #[test]
+    fn closest_name() {
+        let names = ["ContainerUri".to_owned(), "Cores".to_owned()];
+        assert_eq!(closest("ContainerURI", names.iter()), Some(&names[0]));
+        assert_eq!(closest("Core", names.iter()), Some(&names[1]));
+        assert_eq!(closest("Memory", names.iter()), None);
+    }
+}
