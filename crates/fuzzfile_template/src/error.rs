@@ -8,7 +8,10 @@ use crate::Span;
 #[error("{message}")]
 pub struct ParseError {
     pub span: Span,
+    /// What is wrong, in Go's words where Go has them (`unexpected {{end}}`, `unclosed action`).
     pub message: String,
+    /// What to do about it, where there is something to say.
+    pub help: Option<String>,
 }
 
 /// A render that stopped.
