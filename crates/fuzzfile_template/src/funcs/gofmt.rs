@@ -1,0 +1,745 @@
+//! Go's `fmt` printing of values, as templates reach it: `{{ .X }}` prints with `fmt.Fprint`
+//! (text/template/exec.go `printValue`), `print`/`println`/`printf` are `fmt.Sprint`,
+//! `fmt.Sprintln` and `fmt.Sprintf` (text/template/funcs.go `builtins`).
+//!
+//! After Go's fmt/print.go (`doPrint`, `doPrintln`, `doPrintf`, `printArg`, `printValue`,
+//! `badVerb`) and fmt/format.go (`fmtInteger`, `fmtFloat`, `pad`, `truncateString`), and
+//! strconv/ftoa.go (`%e`, `%f`, `%g`; shortest digits for `%v`) and strconv/quote.go
+//! (`Quote`).
+
+use super::gv::V;
+
+/// One verb's flags, width and precision (fmt/format.go `fmtFlags`, `wid`, `prec`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flags {
+    pub sharp: bool,
+    pub zero: bool,
+    pub plus: bool,
+    pub minus: bool,
+    pub space: bool,
+    pub sharp_v: bool,
+    pub wid: Option<usize>,
+    pub prec: Option<usize>,
+}
+
+/// `fmt.Sprint`: operands printed with `%v`, a space between two operands when neither is a
+/// string (print.go `doPrint`).
+pub fn sprint(args: &[V]) -> String {
+    let mut out = String::new();
+    let mut prev_string = false;
+    for (i, a) in args.iter().enumerate() {
+        let is_string = matches!(a, V::Str(_));
+        if i > 0 && !is_string && !prev_string {
+            out.push(' ');
+        }
+        print_arg(&mut out, a, 'v', &Flags::default());
+        prev_string = is_string;
+    }
+    out
+}
+
+/// `fmt.Sprintln`: operands with `%v`, always a space between them, and a newline.
+pub fn sprintln(args: &[V]) -> String {
+    let mut out = String::new();
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        print_arg(&mut out, a, 'v', &Flags::default());
+    }
+    out.push('\n');
+    out
+}
+
+/// `%v` of one value with no flags: what `{{ .X }}` prints for a valid value.
+pub fn format_v(v: &V) -> String {
+    let mut out = String::new();
+    print_arg(&mut out, v, 'v', &Flags::default());
+    out
+}
+
+/// `fmt.Sprintf` (print.go `doPrintf`), without argument indexes (`%[1]d`).
+pub fn sprintf(format: &str, args: &[V]) -> String {
+    let mut out = String::new();
+    let b = format.as_bytes();
+    let end = b.len();
+    let mut arg_num = 0usize;
+    let mut i = 0usize;
+    'format: while i < end {
+        let last = i;
+        while i < end && b[i] != b'%' {
+            i += 1;
+        }
+        if i > last {
+            out.push_str(&format[last..i]);
+        }
+        if i >= end {
+            break;
+        }
+        i += 1;
+        let mut f = Flags::default();
+        // Flags.
+        while i < end {
+            match b[i] {
+                b'#' => f.sharp = true,
+                b'0' => f.zero = !f.minus,
+                b'+' => f.plus = true,
+                b'-' => {
+                    f.minus = true;
+                    f.zero = false;
+                }
+                b' ' => f.space = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        // Width.
+        if i < end && b[i] == b'*' {
+            i += 1;
+            match int_from_arg(args, &mut arg_num) {
+                Some(w) => {
+                    if w < 0 {
+                        f.minus = true;
+                        f.zero = false;
+                    }
+                    f.wid = Some(w.unsigned_abs() as usize);
+                }
+                None => out.push_str("%!(BADWIDTH)"),
+            }
+        } else {
+            let (n, ni) = parse_num(b, i);
+            f.wid = n;
+            i = ni;
+        }
+        // Precision.
+        if i + 1 < end && b[i] == b'.' {
+            i += 1;
+            if i < end && b[i] == b'*' {
+                i += 1;
+                match int_from_arg(args, &mut arg_num) {
+                    Some(p) if p >= 0 => f.prec = Some(p as usize),
+                    Some(_) => f.prec = None,
+                    None => out.push_str("%!(BADPREC)"),
+                }
+            } else {
+                let (n, ni) = parse_num(b, i);
+                f.prec = Some(n.unwrap_or(0));
+                i = ni;
+            }
+        }
+        if i >= end {
+            out.push_str("%!(NOVERB)");
+            break;
+        }
+        let verb = match format[i..].chars().next() {
+            Some(c) => c,
+            None => break 'format,
+        };
+        i += verb.len_utf8();
+        if verb == '%' {
+            out.push('%');
+            continue;
+        }
+        let Some(arg) = args.get(arg_num) else {
+            out.push_str("%!");
+            out.push(verb);
+            out.push_str("(MISSING)");
+            continue;
+        };
+        if verb == 'v' {
+            f.sharp_v = f.sharp;
+            f.sharp = false;
+            f.plus = false;
+        }
+        print_arg(&mut out, arg, verb, &f);
+        arg_num += 1;
+    }
+    if arg_num < args.len() {
+        out.push_str("%!(EXTRA ");
+        for (k, a) in args[arg_num..].iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            if a.is_nilish() {
+                out.push_str("<nil>");
+            } else {
+                out.push_str(a.type_name());
+                out.push('=');
+                print_arg(&mut out, a, 'v', &Flags::default());
+            }
+        }
+        out.push(')');
+    }
+    out
+}
+
+fn parse_num(b: &[u8], mut i: usize) -> (Option<usize>, usize) {
+    let start = i;
+    let mut n: usize = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        // fmt's tooLarge: a width or precision over 1e6 is not a number.
+        if n >= 1_000_000 {
+            return (None, b.len());
+        }
+        n = n * 10 + (b[i] - b'0') as usize;
+        i += 1;
+    }
+    if i == start {
+        (None, i)
+    } else {
+        (Some(n), i)
+    }
+}
+
+/// print.go `intFromArg`: `*` takes an int argument.
+fn int_from_arg(args: &[V], arg_num: &mut usize) -> Option<i64> {
+    let a = args.get(*arg_num)?;
+    *arg_num += 1;
+    match a {
+        V::Int(i) | V::Int64(i) => Some(*i).filter(|i| i.unsigned_abs() <= 1_000_000),
+        V::Uint(u) if *u <= 1_000_000 => Some(*u as i64),
+        _ => None,
+    }
+}
+
+/// print.go `printArg` and `printValue`: one operand under one verb.
+pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
+    match v {
+        V::Invalid | V::Nil => match verb {
+            'T' | 'v' => pad(out, "<nil>", f),
+            _ => bad_verb(out, v, verb),
+        },
+        V::Bool(b) => match verb {
+            't' | 'v' => pad(out, if *b { "true" } else { "false" }, f),
+            _ => bad_verb(out, v, verb),
+        },
+        V::Int(i) | V::Int64(i) => fmt_integer_verb(out, *i as u64, true, verb, f, v),
+        V::Uint(u) => fmt_integer_verb(out, *u, false, verb, f, v),
+        V::Float(x) => match verb {
+            'v' => fmt_float(out, *x, 'g', None, f),
+            'g' | 'G' => fmt_float(out, *x, verb, None, f),
+            'e' | 'E' | 'f' => fmt_float(out, *x, verb, Some(6), f),
+            'F' => fmt_float(out, *x, 'f', Some(6), f),
+            _ => bad_verb(out, v, verb),
+        },
+        V::Str(s) => fmt_string(out, s, verb, f, v),
+        V::Time { .. } => match verb {
+            // time.Time is a fmt.Stringer: its String() for the string verbs.
+            'v' | 's' | 'x' | 'X' | 'q' => {
+                let s = time_string(v);
+                fmt_string(out, &s, verb, f, v)
+            }
+            _ => bad_verb(out, v, verb),
+        },
+        V::List(_) | V::Strs(_) => {
+            let items = v.list_items().unwrap_or_default();
+            if f.sharp_v {
+                out.push_str(v.type_name());
+                out.push('{');
+                for (k, it) in items.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    print_arg(out, it, verb, f);
+                }
+                out.push('}');
+                return;
+            }
+            out.push('[');
+            for (k, it) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(' ');
+                }
+                print_arg(out, it, verb, f);
+            }
+            out.push(']');
+        }
+        V::Map(m) => {
+            if f.sharp_v {
+                out.push_str(v.type_name());
+                out.push('{');
+            } else {
+                out.push_str("map[");
+            }
+            for (k, (key, val)) in m.borrow().iter().enumerate() {
+                if k > 0 {
+                    out.push_str(if f.sharp_v { ", " } else { " " });
+                }
+                fmt_string(out, key, verb, f, &V::Str(key.clone()));
+                out.push(':');
+                print_arg(out, val, verb, f);
+            }
+            out.push(if f.sharp_v { '}' } else { ']' });
+        }
+    }
+}
+
+/// print.go `badVerb`: `%!d(string=abc)`.
+fn bad_verb(out: &mut String, v: &V, verb: char) {
+    out.push_str("%!");
+    out.push(verb);
+    out.push('(');
+    if v.is_nilish() {
+        out.push_str("<nil>");
+    } else {
+        out.push_str(v.type_name());
+        out.push('=');
+        print_arg(out, v, 'v', &Flags::default());
+    }
+    out.push(')');
+}
+
+/// format.go `pad`: width in runes, spaces (or zeros with the `0` flag) left, or right with
+/// `-`.
+fn pad(out: &mut String, s: &str, f: &Flags) {
+    let Some(w) = f.wid else {
+        out.push_str(s);
+        return;
+    };
+    let n = s.chars().count();
+    let fill = w.saturating_sub(n);
+    let c = if f.zero { '0' } else { ' ' };
+    if f.minus {
+        out.push_str(s);
+        out.extend(std::iter::repeat_n(' ', fill));
+    } else {
+        out.extend(std::iter::repeat_n(c, fill));
+        out.push_str(s);
+    }
+}
+
+fn fmt_integer_verb(out: &mut String, u: u64, signed: bool, verb: char, f: &Flags, v: &V) {
+    match verb {
+        'v' | 'd' => fmt_integer(out, u, 10, signed, verb, f, false),
+        'b' => fmt_integer(out, u, 2, signed, verb, f, false),
+        'o' | 'O' => fmt_integer(out, u, 8, signed, verb, f, false),
+        'x' => fmt_integer(out, u, 16, signed, verb, f, false),
+        'X' => fmt_integer(out, u, 16, signed, verb, f, true),
+        'c' => {
+            let c = char::from_u32(u as u32)
+                .filter(|_| u <= 0x10FFFF)
+                .unwrap_or('\u{FFFD}');
+            let mut tmp = [0u8; 4];
+            pad(out, c.encode_utf8(&mut tmp), f);
+        }
+        'q' => {
+            let c = char::from_u32(u as u32)
+                .filter(|_| u <= 0x10FFFF)
+                .unwrap_or('\u{FFFD}');
+            let q = quote_with(&c.to_string(), '\'', f.plus);
+            pad(out, &q, f);
+        }
+        'U' => {
+            let mut s = format!("U+{:04X}", u);
+            if f.sharp {
+                if let Some(c) = char::from_u32(u as u32) {
+                    s.push_str(&format!(" '{c}'"));
+                }
+            }
+            pad(out, &s, f);
+        }
+        _ => bad_verb(out, v, verb),
+    }
+}
+
+/// format.go `fmtInteger`.
+fn fmt_integer(
+    out: &mut String,
+    u: u64,
+    base: u64,
+    signed: bool,
+    verb: char,
+    f: &Flags,
+    upper: bool,
+) {
+    let negative = signed && (u as i64) < 0;
+    let mut u = if negative { (u as i64).unsigned_abs() } else { u };
+    let mut prec = 0usize;
+    if let Some(p) = f.prec {
+        prec = p;
+        if p == 0 && u == 0 {
+            let g = Flags { zero: false, ..*f };
+            pad(out, "", &g);
+            return;
+        }
+    } else if f.zero && f.wid.is_some() && !f.minus {
+        prec = f.wid.unwrap_or(0);
+        if negative || f.plus || f.space {
+            prec = prec.saturating_sub(1);
+        }
+    }
+    let digits: &[u8] = if upper {
+        b"0123456789ABCDEFX"
+    } else {
+        b"0123456789abcdefx"
+    };
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        buf.push(digits[(u % base) as usize]);
+        u /= base;
+        if u == 0 {
+            break;
+        }
+    }
+    while buf.len() < prec {
+        buf.push(b'0');
+    }
+    if f.sharp {
+        match base {
+            2 => buf.extend_from_slice(b"b0"),
+            8 => {
+                if buf.last() != Some(&b'0') {
+                    buf.push(b'0');
+                }
+            }
+            16 => {
+                buf.push(digits[16]);
+                buf.push(b'0');
+            }
+            _ => {}
+        }
+    }
+    if verb == 'O' {
+        buf.extend_from_slice(b"o0");
+    }
+    if negative {
+        buf.push(b'-');
+    } else if f.plus {
+        buf.push(b'+');
+    } else if f.space {
+        buf.push(b' ');
+    }
+    buf.reverse();
+    let s = String::from_utf8_lossy(&buf);
+    let g = Flags { zero: false, ..*f };
+    pad(out, &s, &g);
+}
+
+/// print.go `fmtString` and format.go `fmtS`, `fmtQ`, `fmtSx`.
+fn fmt_string(out: &mut String, s: &str, verb: char, f: &Flags, v: &V) {
+    match verb {
+        'v' if f.sharp_v => pad(out, &quote_with(s, '"', false), f),
+        'v' | 's' => {
+            let t = truncate(s, f.prec);
+            pad(out, t, f)
+        }
+        'q' => {
+            let t = truncate(s, f.prec);
+            if f.sharp && can_backquote(t) {
+                pad(out, &format!("`{t}`"), f)
+            } else {
+                pad(out, &quote_with(t, '"', f.plus), f)
+            }
+        }
+        'x' | 'X' => {
+            let bytes = s.as_bytes();
+            let n = f.prec.map_or(bytes.len(), |p| p.min(bytes.len()));
+            let mut r = String::new();
+            for (k, byte) in bytes[..n].iter().enumerate() {
+                if f.space && k > 0 {
+                    r.push(' ');
+                }
+                if f.sharp && (f.space || k == 0) {
+                    r.push_str(if verb == 'x' { "0x" } else { "0X" });
+                }
+                if verb == 'x' {
+                    r.push_str(&format!("{byte:02x}"));
+                } else {
+                    r.push_str(&format!("{byte:02X}"));
+                }
+            }
+            pad(out, &r, f)
+        }
+        _ => bad_verb(out, v, verb),
+    }
+}
+
+fn truncate(s: &str, prec: Option<usize>) -> &str {
+    match prec {
+        Some(p) => match s.char_indices().nth(p) {
+            Some((i, _)) => &s[..i],
+            None => s,
+        },
+        None => s,
+    }
+}
+
+fn can_backquote(s: &str) -> bool {
+    s.chars()
+        .all(|c| c != '`' && c != '\u{FEFF}' && (c == '\t' || !(c < ' ' || c == '\u{7F}')))
+}
+
+/// strconv.Quote (`'"'`) and QuoteRune (`'\''`); `ascii_only` is QuoteToASCII (`%+q`).
+pub fn quote_with(s: &str, q: char, ascii_only: bool) -> String {
+    let mut r = String::with_capacity(s.len() + 2);
+    r.push(q);
+    for c in s.chars() {
+        if c == q || c == '\\' {
+            r.push('\\');
+            r.push(c);
+            continue;
+        }
+        if ascii_only {
+            if c.is_ascii() && is_print(c) {
+                r.push(c);
+                continue;
+            }
+        } else if is_print(c) {
+            r.push(c);
+            continue;
+        }
+        match c {
+            '\u{7}' => r.push_str("\\a"),
+            '\u{8}' => r.push_str("\\b"),
+            '\u{c}' => r.push_str("\\f"),
+            '\n' => r.push_str("\\n"),
+            '\r' => r.push_str("\\r"),
+            '\t' => r.push_str("\\t"),
+            '\u{b}' => r.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                r.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if (c as u32) < 0x10000 => r.push_str(&format!("\\u{:04x}", c as u32)),
+            c => r.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    r.push(q);
+    r
+}
+
+/// unicode.IsPrint, closely: letters, marks, numbers, punctuation, symbols and the ASCII
+/// space; not controls, other spaces, format characters or unassigned code points.
+fn is_print(c: char) -> bool {
+    if c.is_ascii() {
+        return (' '..='~').contains(&c);
+    }
+    !(c.is_control()
+        || c.is_whitespace()
+        || matches!(c as u32,
+            0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
+            | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
+            | 0xE000..=0xF8FF | 0xFFFE | 0xFFFF | 0xF0000..=0x10FFFF))
+}
+
+/// time.Time's String() in UTC: `2006-01-02 15:04:05.999999999 +0000 UTC`.
+pub fn time_string(v: &V) -> String {
+    let V::Time { unix_seconds, nanos } = v else {
+        return String::new();
+    };
+    let days = unix_seconds.div_euclid(86_400);
+    let secs = unix_seconds.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    );
+    if *nanos > 0 {
+        let frac = format!("{nanos:09}");
+        s.push('.');
+        s.push_str(frac.trim_end_matches('0'));
+    }
+    s.push_str(" +0000 UTC");
+    s
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar (Howard
+/// Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Decimal digits of |x| (no leading zeros; empty for zero) and the decimal point's place:
+/// x = 0.d1d2d3... × 10^dp (strconv's `decimalSlice`). `digits: None` is the shortest
+/// representation that reads back as x; `Some(n)` rounds to n significant digits.
+fn decimal(x: f64, digits: Option<usize>) -> (Vec<u8>, i32) {
+    let x = x.abs();
+    if x == 0.0 {
+        return (Vec::new(), 0);
+    }
+    let s = match digits {
+        None => format!("{x:e}"),
+        Some(n) => format!("{:.*e}", n.saturating_sub(1), x),
+    };
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let mut d: Vec<u8> = mant.bytes().filter(u8::is_ascii_digit).collect();
+    let mut dp = exp + 1;
+    // Rounding can carry into a new digit ("9.99" to 2 digits is "1.0e1" in Rust already).
+    while d.first() == Some(&b'0') && d.len() > 1 {
+        d.remove(0);
+        dp -= 1;
+    }
+    (d, dp)
+}
+
+/// strconv.FormatFloat(x, verb, prec, 64) for 'e', 'E', 'f', 'g', 'G'; `prec: None` is -1
+/// (shortest).
+pub fn format_float(x: f64, verb: char, prec: Option<usize>) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "+Inf".into() } else { "-Inf".into() };
+    }
+    let neg = x.is_sign_negative();
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    let lower = verb.to_ascii_lowercase();
+    let e_char = if verb.is_ascii_uppercase() { 'E' } else { 'e' };
+    match lower {
+        'f' => {
+            let body = match prec {
+                Some(p) => format!("{:.*}", p, x.abs()),
+                None => {
+                    let (d, dp) = decimal(x, None);
+                    let p = (d.len() as i32 - dp).max(0) as usize;
+                    fmt_f(&d, dp, p)
+                }
+            };
+            out.push_str(&body);
+        }
+        'e' => {
+            let (d, dp) = match prec {
+                Some(p) => decimal(x, Some(p + 1)),
+                None => decimal(x, None),
+            };
+            let p = prec.unwrap_or(d.len().saturating_sub(1));
+            out.push_str(&fmt_e(&d, dp, p, e_char));
+        }
+        _ => {
+            // 'g'
+            let shortest = prec.is_none();
+            let (mut d, dp) = match prec {
+                Some(p) => decimal(x, Some(p.max(1))),
+                None => decimal(x, None),
+            };
+            if !shortest {
+                while d.len() > 1 && d.last() == Some(&b'0') {
+                    d.pop();
+                }
+                if d == b"0" {
+                    d.clear();
+                }
+            }
+            let nd = d.len() as i32;
+            let mut p = match prec {
+                Some(p) => p.max(1) as i32,
+                None => nd,
+            };
+            let mut eprec = p;
+            if eprec > nd && nd >= dp {
+                eprec = nd;
+            }
+            if shortest {
+                eprec = 6;
+            }
+            let exp = dp - 1;
+            if exp < -4 || exp >= eprec {
+                if p > nd {
+                    p = nd;
+                }
+                out.push_str(&fmt_e(&d, dp, (p - 1).max(0) as usize, e_char));
+            } else {
+                if p > dp {
+                    p = nd;
+                }
+                out.push_str(&fmt_f(&d, dp, (p - dp).max(0) as usize));
+            }
+        }
+    }
+    out
+}
+
+/// strconv `fmtE`: d.ddde±dd.
+fn fmt_e(d: &[u8], dp: i32, prec: usize, e_char: char) -> String {
+    let mut s = String::new();
+    s.push(d.first().map_or('0', |c| *c as char));
+    if prec > 0 {
+        s.push('.');
+        for k in 1..=prec {
+            s.push(d.get(k).map_or('0', |c| *c as char));
+        }
+    }
+    s.push(e_char);
+    let exp = if d.is_empty() { 0 } else { dp - 1 };
+    s.push(if exp < 0 { '-' } else { '+' });
+    let e = exp.unsigned_abs();
+    if e < 10 {
+        s.push('0');
+    }
+    s.push_str(&e.to_string());
+    s
+}
+
+/// strconv `fmtF`: ddd.ddd.
+fn fmt_f(d: &[u8], dp: i32, prec: usize) -> String {
+    let mut s = String::new();
+    if dp > 0 {
+        let m = (dp as usize).min(d.len());
+        s.push_str(std::str::from_utf8(&d[..m]).unwrap_or(""));
+        for _ in m..dp as usize {
+            s.push('0');
+        }
+    } else {
+        s.push('0');
+    }
+    if prec > 0 {
+        s.push('.');
+        for k in 1..=prec as i32 {
+            let j = dp + k - 1;
+            let c = if j < 0 {
+                '0'
+            } else {
+                d.get(j as usize).map_or('0', |c| *c as char)
+            };
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// format.go `fmtFloat`: sign, padding and infinities around strconv's digits.
+fn fmt_float(out: &mut String, x: f64, verb: char, default_prec: Option<usize>, f: &Flags) {
+    let prec = if f.prec.is_some() { f.prec } else { default_prec };
+    let mut num = format_float(x, verb, prec);
+    if !num.starts_with('-') && !num.starts_with('+') {
+        num.insert(0, '+');
+    }
+    if f.space && num.starts_with('+') && !f.plus {
+        num.replace_range(0..1, " ");
+    }
+    if num[1..].starts_with('I') || num[1..].starts_with('N') {
+        if num[1..].starts_with('N') && !f.space && !f.plus {
+            num.remove(0);
+        }
+        let g = Flags { zero: false, ..*f };
+        pad(out, &num, &g);
+        return;
+    }
+    if f.plus || !num.starts_with('+') {
+        if let Some(w) = f.wid {
+            if f.zero && w > num.len() {
+                out.push_str(&num[..1]);
+                out.extend(std::iter::repeat_n('0', w - num.len()));
+                out.push_str(&num[1..]);
+                return;
+            }
+        }
+        pad(out, &num, f);
+        return;
+    }
+    pad(out, &num[1..], f);
+}

@@ -1,0 +1,118 @@
+//! The executor's values: [`crate::Value`] with the Go type distinctions that change what a
+//! template does (Go's `reflect.Value` as `text/template/exec.go` sees it): `int` and `int64`
+//! (sprig's arithmetic returns `int64`, which an `int` parameter rejects), `[]string` and
+//! `[]interface {}`, a nil `interface {}` held in a list or map, and the invalid value of a
+//! missing map key (printed `<no value>`).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::Value;
+
+/// A map: Go maps are references (`set` on a `dict` changes it where it is held).
+pub type MapRef = Rc<RefCell<BTreeMap<String, V>>>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum V {
+    /// Go's zero `reflect.Value` (exec.go `zero`): a missing map key, a pipeline's nil result.
+    Invalid,
+    /// A nil `interface {}` (an element of a `[]interface {}` or a map value).
+    Nil,
+    Bool(bool),
+    /// Go's `int`.
+    Int(i64),
+    /// Go's `int64` (sprig's `add`, `sub`, `mul`, `max`, `int64`, ...).
+    Int64(i64),
+    /// Go's `uint64`.
+    Uint(u64),
+    Float(f64),
+    Str(String),
+    /// `[]interface {}`.
+    List(Rc<Vec<V>>),
+    /// `[]string` (`splitList`, `toStrings`, `keys`).
+    Strs(Rc<Vec<String>>),
+    /// `map[string]interface {}`.
+    Map(MapRef),
+    /// `time.Time` in UTC.
+    Time { unix_seconds: i64, nanos: u32 },
+}
+
+impl V {
+    pub fn from_value(v: &Value) -> V {
+        match v {
+            Value::Nil => V::Nil,
+            Value::Bool(b) => V::Bool(*b),
+            Value::Int(i) => V::Int(*i),
+            Value::Uint(u) => V::Uint(*u),
+            Value::Float(f) => V::Float(*f),
+            Value::String(s) => V::Str(s.clone()),
+            Value::List(l) => V::List(Rc::new(l.iter().map(V::from_value).collect())),
+            Value::Map(m) => V::map(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), V::from_value(v)))
+                    .collect(),
+            ),
+            Value::Time { unix_seconds, nanos } => V::Time {
+                unix_seconds: *unix_seconds,
+                nanos: *nanos,
+            },
+        }
+    }
+
+    pub fn map(m: BTreeMap<String, V>) -> V {
+        V::Map(Rc::new(RefCell::new(m)))
+    }
+
+    pub fn list(l: Vec<V>) -> V {
+        V::List(Rc::new(l))
+    }
+
+    /// Go's type name, as `fmt`'s `%T` and the executor's messages print it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            V::Invalid => "<nil>",
+            V::Nil => "interface {}",
+            V::Bool(_) => "bool",
+            V::Int(_) => "int",
+            V::Int64(_) => "int64",
+            V::Uint(_) => "uint64",
+            V::Float(_) => "float64",
+            V::Str(_) => "string",
+            V::List(_) => "[]interface {}",
+            V::Strs(_) => "[]string",
+            V::Map(_) => "map[string]interface {}",
+            V::Time { .. } => "time.Time",
+        }
+    }
+
+    /// exec.go `isTrue` (after `indirectInterface`): false, 0, nil, invalid, and empty
+    /// strings, lists and maps are false. A `time.Time` (a struct) is true.
+    pub fn truth(&self) -> bool {
+        match self {
+            V::Invalid | V::Nil => false,
+            V::Bool(b) => *b,
+            V::Int(i) | V::Int64(i) => *i != 0,
+            V::Uint(u) => *u != 0,
+            V::Float(f) => *f != 0.0,
+            V::Str(s) => !s.is_empty(),
+            V::List(l) => !l.is_empty(),
+            V::Strs(l) => !l.is_empty(),
+            V::Map(m) => !m.borrow().is_empty(),
+            V::Time { .. } => true,
+        }
+    }
+
+    /// The elements of a list of either kind, as `interface {}` values.
+    pub fn list_items(&self) -> Option<Vec<V>> {
+        match self {
+            V::List(l) => Some(l.as_ref().clone()),
+            V::Strs(l) => Some(l.iter().map(|s| V::Str(s.clone())).collect()),
+            _ => None,
+        }
+    }
+
+    pub fn is_nilish(&self) -> bool {
+        matches!(self, V::Invalid | V::Nil)
+    }
+}

@@ -1,0 +1,1000 @@
+//! slim-sprig's functions (github.com/go-task/slim-sprig: functions.go `genericMap`,
+//! strings.go, numeric.go, defaults.go, list.go, dict.go, crypto.go, date.go), with the
+//! runtime panics Go's `safeCall` turns into errors worded as Go words them.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::gofmt;
+use super::gv::V;
+use super::{CallError, Ctx};
+
+fn a(args: &[V], i: usize) -> &V {
+    args.get(i).unwrap_or(&V::Invalid)
+}
+
+fn s(args: &[V], i: usize) -> &str {
+    match a(args, i) {
+        V::Str(s) => s,
+        _ => "",
+    }
+}
+
+fn int(args: &[V], i: usize) -> i64 {
+    match a(args, i) {
+        V::Int(i) | V::Int64(i) => *i,
+        _ => 0,
+    }
+}
+
+fn op(msg: impl Into<String>) -> CallError {
+    CallError::Operand(msg.into())
+}
+
+pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallError> {
+    let st = |x: String| Ok(V::Str(x));
+    match name {
+        // functions.go: strings
+        "trim" => st(s(&args, 0).trim().to_string()),
+        "upper" => st(map_chars(s(&args, 0), true)),
+        "lower" => st(map_chars(s(&args, 0), false)),
+        "title" => st(title(s(&args, 0))),
+        "substr" => substring(int(&args, 0), int(&args, 1), s(&args, 2)).map(V::Str),
+        "trunc" => st(trunc(int(&args, 0), s(&args, 1))),
+        "repeat" => repeat(s(&args, 1), int(&args, 0), ctx).map(V::Str),
+        "trimAll" | "trimall" => {
+            let cut = s(&args, 0);
+            st(s(&args, 1).trim_matches(|c| cut.contains(c)).to_string())
+        }
+        "trimSuffix" => {
+            let x = s(&args, 1);
+            st(x.strip_suffix(s(&args, 0)).unwrap_or(x).to_string())
+        }
+        "trimPrefix" => {
+            let x = s(&args, 1);
+            st(x.strip_prefix(s(&args, 0)).unwrap_or(x).to_string())
+        }
+        "contains" => Ok(V::Bool(s(&args, 1).contains(s(&args, 0)))),
+        "hasPrefix" => Ok(V::Bool(s(&args, 1).starts_with(s(&args, 0)))),
+        "hasSuffix" => Ok(V::Bool(s(&args, 1).ends_with(s(&args, 0)))),
+        "quote" => st(args
+            .iter()
+            .filter(|v| !v.is_nilish())
+            .map(|v| gofmt::quote_with(&strval(v), '"', false))
+            .collect::<Vec<_>>()
+            .join(" ")),
+        "squote" => st(args
+            .iter()
+            .filter(|v| !v.is_nilish())
+            .map(|v| format!("'{}'", gofmt::format_v(v)))
+            .collect::<Vec<_>>()
+            .join(" ")),
+        "cat" => {
+            let v: Vec<V> = args.into_iter().filter(|v| !v.is_nilish()).collect();
+            let f = vec!["%v"; v.len()].join(" ");
+            st(gofmt::sprintf(&f, &v))
+        }
+        "indent" => indent(int(&args, 0), s(&args, 1), ctx).map(V::Str),
+        "nindent" => indent(int(&args, 0), s(&args, 1), ctx).map(|x| V::Str(format!("\n{x}"))),
+        "replace" => st(s(&args, 2).replace(s(&args, 0), s(&args, 1))),
+        "plural" => st(if int(&args, 2) == 1 { s(&args, 0) } else { s(&args, 1) }.to_string()),
+        "sha256sum" => st(sha256_hex(s(&args, 0).as_bytes())),
+        "toString" => st(strval(a(&args, 0))),
+        "atoi" => Ok(V::Int(s(&args, 0).parse::<i64>().unwrap_or(0))),
+        "int64" => Ok(V::Int64(to_int64(a(&args, 0)))),
+        "int" => Ok(V::Int(to_int64(a(&args, 0)))),
+        "float64" => Ok(V::Float(to_float64(a(&args, 0)))),
+        "split" => {
+            let m = go_split(s(&args, 1), s(&args, 0))
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (format!("_{i}"), V::Str(p)))
+                .collect();
+            Ok(V::map(m))
+        }
+        "splitn" => {
+            let m = go_splitn(s(&args, 2), s(&args, 0), int(&args, 1))
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (format!("_{i}"), V::Str(p)))
+                .collect();
+            Ok(V::map(m))
+        }
+        "splitList" => Ok(V::Strs(Rc::new(go_split(s(&args, 1), s(&args, 0))))),
+        "toStrings" => Ok(V::Strs(Rc::new(strslice(a(&args, 0))))),
+        "join" => st(strslice(a(&args, 1)).join(s(&args, 0))),
+        "sortAlpha" => {
+            let v = a(&args, 0);
+            let mut l = if v.list_items().is_some() {
+                strslice(v)
+            } else {
+                vec![strval(v)]
+            };
+            l.sort();
+            Ok(V::Strs(Rc::new(l)))
+        }
+        "until" => Ok(V::list(
+            until_step(0, int(&args, 0), if int(&args, 0) < 0 { -1 } else { 1 })
+                .into_iter()
+                .map(V::Int)
+                .collect(),
+        )),
+        "seq" => st(seq(&args.iter().map(|v| int(std::slice::from_ref(v), 0)).collect::<Vec<_>>())),
+        // Arithmetic (functions.go): int64, wrapping as Go's integers do.
+        "add1" => Ok(V::Int64(to_int64(a(&args, 0)).wrapping_add(1))),
+        "add" => Ok(V::Int64(
+            args.iter().fold(0i64, |acc, v| acc.wrapping_add(to_int64(v))),
+        )),
+        "sub" => Ok(V::Int64(to_int64(a(&args, 0)).wrapping_sub(to_int64(a(&args, 1))))),
+        "mul" => Ok(V::Int64(
+            args.iter()
+                .skip(1)
+                .fold(to_int64(a(&args, 0)), |acc, v| acc.wrapping_mul(to_int64(v))),
+        )),
+        "div" | "mod" => {
+            let (x, y) = (to_int64(a(&args, 0)), to_int64(a(&args, 1)));
+            if y == 0 {
+                return Err(op("runtime error: integer divide by zero"));
+            }
+            Ok(V::Int64(if name == "div" {
+                x.wrapping_div(y)
+            } else {
+                x.wrapping_rem(y)
+            }))
+        }
+        "randInt" => {
+            let (min, max) = (int(&args, 0), int(&args, 1));
+            let n = max.wrapping_sub(min);
+            if n <= 0 {
+                return Err(op("invalid argument to Intn"));
+            }
+            let r = (ctx.rng.next_u64() % n as u64) as i64;
+            Ok(V::Int(min.wrapping_add(r)))
+        }
+        "max" | "biggest" | "min" => {
+            let mut acc = to_int64(a(&args, 0));
+            for v in args.iter().skip(1) {
+                let b = to_int64(v);
+                if (name == "min" && b < acc) || (name != "min" && b > acc) {
+                    acc = b;
+                }
+            }
+            Ok(V::Int64(acc))
+        }
+        // defaults.go
+        "default" => {
+            let given = args.get(1);
+            match given {
+                Some(g) if !empty(g) => Ok(g.clone()),
+                _ => Ok(a(&args, 0).clone()),
+            }
+        }
+        "empty" => Ok(V::Bool(empty(a(&args, 0)))),
+        "coalesce" => Ok(args.iter().find(|v| !empty(v)).cloned().unwrap_or(V::Nil)),
+        "all" => Ok(V::Bool(args.iter().all(|v| !empty(v)))),
+        "any" => Ok(V::Bool(args.iter().any(|v| !empty(v)))),
+        "toJson" => st(to_json(a(&args, 0), None).unwrap_or_default()),
+        "toPrettyJson" => st(to_json(a(&args, 0), Some(0)).unwrap_or_default()),
+        "ternary" => Ok(if matches!(a(&args, 2), V::Bool(true)) {
+            a(&args, 0).clone()
+        } else {
+            a(&args, 1).clone()
+        }),
+        // Paths (path package).
+        "base" => st(path_base(s(&args, 0))),
+        "dir" => st(path_dir(s(&args, 0))),
+        "clean" => st(path_clean(s(&args, 0))),
+        "ext" => {
+            let p = s(&args, 0);
+            let ext = p
+                .rfind(['.', '/'])
+                .filter(|&i| p.as_bytes()[i] == b'.')
+                .map_or("", |i| &p[i..]);
+            st(ext.to_string())
+        }
+        "isAbs" => Ok(V::Bool(s(&args, 0).starts_with('/'))),
+        // Encoding.
+        "b64enc" => st(b64_encode(s(&args, 0).as_bytes())),
+        "b64dec" => st(match b64_decode(s(&args, 0)) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => e,
+        }),
+        // Data structures: list.go, dict.go.
+        "list" | "tuple" => Ok(V::list(args)),
+        "dict" => {
+            let mut m = BTreeMap::new();
+            let mut i = 0;
+            while i < args.len() {
+                let key = strval(&args[i]);
+                m.insert(key, args.get(i + 1).cloned().unwrap_or(V::Str(String::new())));
+                i += 2;
+            }
+            Ok(V::map(m))
+        }
+        "get" => Ok(match a(&args, 0) {
+            V::Map(m) => m.borrow().get(s(&args, 1)).cloned().unwrap_or(V::Str(String::new())),
+            _ => V::Str(String::new()),
+        }),
+        "set" => match a(&args, 0) {
+            V::Map(m) => {
+                m.borrow_mut()
+                    .insert(s(&args, 1).to_string(), a(&args, 2).clone());
+                Ok(V::Map(m.clone()))
+            }
+            _ => Err(op("assignment to entry in nil map")),
+        },
+        "unset" => match a(&args, 0) {
+            V::Map(m) => {
+                m.borrow_mut().remove(s(&args, 1));
+                Ok(V::Map(m.clone()))
+            }
+            v => Ok(v.clone()),
+        },
+        "hasKey" => Ok(V::Bool(match a(&args, 0) {
+            V::Map(m) => m.borrow().contains_key(s(&args, 1)),
+            _ => false,
+        })),
+        "keys" => {
+            // Go's map order is random; sorted here (sort with sortAlpha to match Go).
+            let mut k = Vec::new();
+            for m in &args {
+                if let V::Map(m) = m {
+                    k.extend(m.borrow().keys().cloned());
+                }
+            }
+            k.sort();
+            Ok(V::Strs(Rc::new(k)))
+        }
+        "append" | "push" => {
+            let mut l = list_of(a(&args, 0), "Cannot push on type")?;
+            l.push(a(&args, 1).clone());
+            Ok(V::list(l))
+        }
+        "prepend" => {
+            let mut l = list_of(a(&args, 0), "Cannot prepend on type")?;
+            l.insert(0, a(&args, 1).clone());
+            Ok(V::list(l))
+        }
+        "first" => Ok(list_of(a(&args, 0), "Cannot find first on type")?
+            .first()
+            .cloned()
+            .unwrap_or(V::Nil)),
+        "last" => Ok(list_of(a(&args, 0), "Cannot find last on type")?
+            .last()
+            .cloned()
+            .unwrap_or(V::Nil)),
+        "rest" => {
+            let l = list_of(a(&args, 0), "Cannot find rest on type")?;
+            Ok(if l.is_empty() { V::Nil } else { V::list(l[1..].to_vec()) })
+        }
+        "initial" => {
+            let l = list_of(a(&args, 0), "Cannot find initial on type")?;
+            Ok(if l.is_empty() {
+                V::Nil
+            } else {
+                V::list(l[..l.len() - 1].to_vec())
+            })
+        }
+        "reverse" => {
+            let mut l = list_of(a(&args, 0), "Cannot find reverse on type")?;
+            l.reverse();
+            Ok(V::list(l))
+        }
+        "uniq" => {
+            let l = list_of(a(&args, 0), "Cannot find uniq on type")?;
+            let mut d: Vec<V> = Vec::new();
+            for x in l {
+                if !d.iter().any(|y| deep_equal(y, &x)) {
+                    d.push(x);
+                }
+            }
+            Ok(V::list(d))
+        }
+        "compact" => {
+            let l = list_of(a(&args, 0), "Cannot compact on type")?;
+            Ok(V::list(l.into_iter().filter(|x| !empty(x)).collect()))
+        }
+        "without" => {
+            let l = list_of(a(&args, 0), "Cannot find without on type")?;
+            let omit = &args[1..];
+            Ok(V::list(
+                l.into_iter()
+                    .filter(|x| !omit.iter().any(|o| deep_equal(o, x)))
+                    .collect(),
+            ))
+        }
+        "has" => match a(&args, 1) {
+            V::Invalid | V::Nil => Ok(V::Bool(false)),
+            h => {
+                let l = list_of(h, "Cannot find has on type")?;
+                Ok(V::Bool(l.iter().any(|x| deep_equal(a(&args, 0), x))))
+            }
+        },
+        "concat" => {
+            let mut r = Vec::new();
+            for l in &args {
+                r.extend(list_of(l, "Cannot concat type")?);
+            }
+            Ok(if r.is_empty() { V::Nil } else { V::list(r) })
+        }
+        "slice" => sprig_slice(&args),
+        // Flow control, dates.
+        "fail" => Err(CallError::Fail(s(&args, 0).to_string())),
+        "now" => Ok(V::Time {
+            unix_seconds: ctx.now_unix_seconds,
+            nanos: 0,
+        }),
+        "unixEpoch" => st(match a(&args, 0) {
+            V::Time { unix_seconds, .. } => unix_seconds.to_string(),
+            _ => String::new(),
+        }),
+        _ => Err(CallError::Argument(format!("function {name:?} not defined"))),
+    }
+}
+
+/// strings.go `strval`: a string as is, a Stringer's String(), else `%v`.
+pub(crate) fn strval(v: &V) -> String {
+    match v {
+        V::Str(s) => s.clone(),
+        V::Time { .. } => gofmt::time_string(v),
+        v => gofmt::format_v(v),
+    }
+}
+
+/// strings.go `strslice`.
+fn strslice(v: &V) -> Vec<String> {
+    match v {
+        V::Strs(l) => l.as_ref().clone(),
+        V::List(l) => l.iter().filter(|x| !x.is_nilish()).map(strval).collect(),
+        V::Invalid | V::Nil => Vec::new(),
+        v => vec![strval(v)],
+    }
+}
+
+/// numeric.go `toInt64`.
+pub(crate) fn to_int64(v: &V) -> i64 {
+    match v {
+        V::Str(s) => s.parse::<i64>().unwrap_or(0),
+        V::Int(i) | V::Int64(i) => *i,
+        V::Uint(u) => i64::try_from(*u).unwrap_or(i64::MAX),
+        V::Float(f) => go_f64_to_i64(*f),
+        V::Bool(b) => i64::from(*b),
+        _ => 0,
+    }
+}
+
+/// Go's `int64(f)` on amd64 (CVTTSD2SQ): truncation, and 0x8000000000000000 for NaN and
+/// out-of-range values.
+fn go_f64_to_i64(f: f64) -> i64 {
+    if f.is_nan() || f >= 9_223_372_036_854_775_808.0 || f < -9_223_372_036_854_775_808.0 {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
+
+/// numeric.go `toFloat64`.
+fn to_float64(v: &V) -> f64 {
+    match v {
+        V::Str(s) => s.parse::<f64>().unwrap_or(0.0),
+        V::Int(i) | V::Int64(i) => *i as f64,
+        V::Uint(u) => *u as f64,
+        V::Float(f) => *f,
+        V::Bool(b) => f64::from(u8::from(*b)),
+        _ => 0.0,
+    }
+}
+
+/// defaults.go `empty`.
+pub(crate) fn empty(v: &V) -> bool {
+    match v {
+        V::Time { .. } => false,
+        v => !v.truth(),
+    }
+}
+
+fn list_of(v: &V, what: &str) -> Result<Vec<V>, CallError> {
+    match v.list_items() {
+        Some(l) => Ok(l),
+        // reflect.TypeOf(nil).Kind() dereferences a nil Type.
+        None if v.is_nilish() => Err(op(
+            "runtime error: invalid memory address or nil pointer dereference",
+        )),
+        None => Err(op(format!("{what} {}", reflect_kind_name(v)))),
+    }
+}
+
+/// reflect.Kind's String().
+fn reflect_kind_name(v: &V) -> &'static str {
+    match v {
+        V::Invalid | V::Nil => "invalid",
+        V::Bool(_) => "bool",
+        V::Int(_) => "int",
+        V::Int64(_) => "int64",
+        V::Uint(_) => "uint64",
+        V::Float(_) => "float64",
+        V::Str(_) => "string",
+        V::List(_) | V::Strs(_) => "slice",
+        V::Map(_) => "map",
+        V::Time { .. } => "struct",
+    }
+}
+
+/// reflect.DeepEqual on the executor's values (an `int` is not an `int64`).
+fn deep_equal(x: &V, y: &V) -> bool {
+    match (x, y) {
+        (V::List(_) | V::Strs(_), V::List(_) | V::Strs(_)) => {
+            x.type_name() == y.type_name() && x.list_items() == y.list_items()
+        }
+        _ => x == y,
+    }
+}
+
+/// list.go `slice` (which replaces Go's builtin `slice` in a sprig function map).
+fn sprig_slice(args: &[V]) -> Result<V, CallError> {
+    let list = a(args, 0);
+    let len = match list {
+        V::List(l) => l.len(),
+        V::Strs(l) => l.len(),
+        V::Invalid | V::Nil => {
+            return Err(op(
+                "runtime error: invalid memory address or nil pointer dereference",
+            ))
+        }
+        v => {
+            return Err(op(format!(
+                "list should be type of slice or array but {}",
+                reflect_kind_name(v)
+            )))
+        }
+    };
+    if len == 0 {
+        return Ok(V::Nil);
+    }
+    let start = args.get(1).map_or(0, to_int64);
+    let end = args.get(2).map_or(len as i64, to_int64);
+    if start < 0 || end < start || end > len as i64 {
+        return Err(op("reflect.Value.Slice: slice index out of bounds"));
+    }
+    let (start, end) = (start as usize, end as usize);
+    Ok(match list {
+        V::Strs(l) => V::Strs(Rc::new(l[start..end].to_vec())),
+        V::List(l) => V::list(l[start..end].to_vec()),
+        _ => V::Nil,
+    })
+}
+
+/// strings.go `substring`, with Go's slice-bounds panics.
+fn substring(start: i64, end: i64, s: &str) -> Result<String, CallError> {
+    let len = s.len() as i64;
+    let (lo, hi) = if start < 0 {
+        if end < 0 {
+            return Err(op(format!("runtime error: slice bounds out of range [:{end}]")));
+        }
+        if end > len {
+            return Err(op(format!(
+                "runtime error: slice bounds out of range [:{end}] with length {len}"
+            )));
+        }
+        (0, end)
+    } else if end < 0 || end > len {
+        if start > len {
+            return Err(op(format!(
+                "runtime error: slice bounds out of range [{start}:{len}]"
+            )));
+        }
+        (start, len)
+    } else {
+        if start > end {
+            return Err(op(format!(
+                "runtime error: slice bounds out of range [{start}:{end}]"
+            )));
+        }
+        (start, end)
+    };
+    Ok(byte_slice(s, lo as usize, hi as usize))
+}
+
+/// `s[lo:hi]` on bytes; a cut inside a UTF-8 sequence becomes U+FFFD (Go keeps the bytes).
+fn byte_slice(s: &str, lo: usize, hi: usize) -> String {
+    match s.get(lo..hi) {
+        Some(t) => t.to_string(),
+        None => String::from_utf8_lossy(s.as_bytes().get(lo..hi).unwrap_or(&[])).into_owned(),
+    }
+}
+
+/// strings.go `trunc`.
+fn trunc(c: i64, s: &str) -> String {
+    let len = s.len() as i64;
+    if c < 0 && len + c > 0 {
+        return byte_slice(s, (len + c) as usize, s.len());
+    }
+    if c >= 0 && len > c {
+        return byte_slice(s, 0, c as usize);
+    }
+    s.to_string()
+}
+
+fn repeat(s: &str, count: i64, ctx: &Ctx) -> Result<String, CallError> {
+    if count < 0 {
+        return Err(op("strings: negative Repeat count"));
+    }
+    if (s.len() as u128) * (count as u128) > ctx.max_output_bytes as u128 {
+        return Err(CallError::Limit(format!(
+            "repeat of {} bytes {count} times is larger than the output bound ({} bytes)",
+            s.len(),
+            ctx.max_output_bytes
+        )));
+    }
+    Ok(s.repeat(count as usize))
+}
+
+/// strings.go `indent`.
+fn indent(spaces: i64, v: &str, ctx: &Ctx) -> Result<String, CallError> {
+    let pad = repeat(" ", spaces, ctx)?;
+    let body = v.replace('\n', &format!("\n{pad}"));
+    if (body.len() as u128) > ctx.max_output_bytes as u128 {
+        return Err(CallError::Limit(format!(
+            "indent result is larger than the output bound ({} bytes)",
+            ctx.max_output_bytes
+        )));
+    }
+    Ok(pad + &body)
+}
+
+/// strings.ToUpper / ToLower, rune by rune (Go's simple case mapping: a rune whose full
+/// mapping is several runes is kept).
+fn map_chars(s: &str, upper: bool) -> String {
+    s.chars()
+        .map(|c| {
+            let mut m: Vec<char> = if upper {
+                c.to_uppercase().collect()
+            } else {
+                c.to_lowercase().collect()
+            };
+            if m.len() == 1 {
+                m.pop().unwrap_or(c)
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// strings.Title: the first letter of each word upper-cased (strings.go `isSeparator`).
+fn title(s: &str) -> String {
+    fn is_separator(c: char) -> bool {
+        if c.is_ascii() {
+            return !(c.is_ascii_alphanumeric() || c == '_');
+        }
+        if c.is_alphanumeric() {
+            return false;
+        }
+        c.is_whitespace()
+    }
+    let mut prev = ' ';
+    s.chars()
+        .map(|c| {
+            let r = if is_separator(prev) {
+                let mut m: Vec<char> = c.to_uppercase().collect();
+                if m.len() == 1 {
+                    m.pop().unwrap_or(c)
+                } else {
+                    c
+                }
+            } else {
+                c
+            };
+            prev = c;
+            r
+        })
+        .collect()
+}
+
+/// strings.Split: an empty separator splits after each UTF-8 sequence.
+fn go_split(s: &str, sep: &str) -> Vec<String> {
+    if sep.is_empty() {
+        return s.chars().map(String::from).collect();
+    }
+    s.split(sep).map(str::to_string).collect()
+}
+
+/// strings.SplitN.
+fn go_splitn(s: &str, sep: &str, n: i64) -> Vec<String> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if n < 0 {
+        return go_split(s, sep);
+    }
+    if sep.is_empty() {
+        let chars: Vec<char> = s.chars().collect();
+        let n = (n as usize).min(chars.len());
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut v: Vec<String> = chars[..n - 1].iter().map(|c| c.to_string()).collect();
+        v.push(chars[n - 1..].iter().collect());
+        return v;
+    }
+    s.splitn(n as usize, sep).map(str::to_string).collect()
+}
+
+/// numeric.go `untilStep`.
+fn until_step(start: i64, stop: i64, step: i64) -> Vec<i64> {
+    let mut v = Vec::new();
+    if stop < start {
+        if step >= 0 {
+            return v;
+        }
+        let mut i = start;
+        while i > stop && v.len() < 1_000_000 {
+            v.push(i);
+            i = i.wrapping_add(step);
+        }
+        return v;
+    }
+    if step <= 0 {
+        return v;
+    }
+    let mut i = start;
+    while i < stop && v.len() < 1_000_000 {
+        v.push(i);
+        i = i.wrapping_add(step);
+    }
+    v
+}
+
+/// numeric.go `seq`.
+fn seq(p: &[i64]) -> String {
+    let join = |v: Vec<i64>| {
+        v.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    match p {
+        [end] => {
+            let inc = if *end < 1 { -1 } else { 1 };
+            join(until_step(1, end + inc, inc))
+        }
+        [start, end] => {
+            let step = if end < start { -1 } else { 1 };
+            join(until_step(*start, end + step, step))
+        }
+        [start, step, end] => {
+            let mut inc = 1;
+            if end < start {
+                inc = -1;
+                if *step > 0 {
+                    return String::new();
+                }
+            }
+            join(until_step(*start, end + inc, *step))
+        }
+        _ => String::new(),
+    }
+}
+
+/// path.Clean.
+fn path_clean(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let rooted = p.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else if !rooted {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    let body = parts.join("/");
+    match (rooted, body.is_empty()) {
+        (true, _) => format!("/{body}"),
+        (false, true) => ".".into(),
+        (false, false) => body,
+    }
+}
+
+/// path.Base.
+fn path_base(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        return "/".into();
+    }
+    match t.rfind('/') {
+        Some(i) => t[i + 1..].to_string(),
+        None => t.to_string(),
+    }
+}
+
+/// path.Dir.
+fn path_dir(p: &str) -> String {
+    let dir = match p.rfind('/') {
+        Some(i) => &p[..=i],
+        None => "",
+    };
+    path_clean(dir)
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// encoding/base64 StdEncoding.EncodeToString.
+fn b64_encode(b: &[u8]) -> String {
+    let mut r = String::with_capacity(b.len().div_ceil(3) * 4);
+    for chunk in b.chunks(3) {
+        let n = chunk.len();
+        let v = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= n {
+                r.push(B64[((v >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                r.push('=');
+            }
+        }
+    }
+    r
+}
+
+/// encoding/base64 StdEncoding.DecodeString; the error as Go words it (`illegal base64 data
+/// at input byte N`). Newlines are skipped, as Go skips them.
+fn b64_decode(s: &str) -> Result<Vec<u8>, String> {
+    let err = |i: usize| format!("illegal base64 data at input byte {i}");
+    let mut out = Vec::new();
+    let mut quad: Vec<u32> = Vec::new();
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\n' || c == b'\r' {
+            i += 1;
+            continue;
+        }
+        if c == b'=' {
+            // Padding: the quad must have 2 or 3 symbols, and only padding (and newlines)
+            // may follow.
+            let have = quad.len();
+            if have < 2 {
+                return Err(err(i));
+            }
+            let need = 4 - have;
+            let mut j = i;
+            let mut seen = 0;
+            while j < bytes.len() && seen < need {
+                match bytes[j] {
+                    b'=' => seen += 1,
+                    b'\n' | b'\r' => {}
+                    _ => return Err(err(j)),
+                }
+                j += 1;
+            }
+            if seen < need {
+                return Err(err(bytes.len()));
+            }
+            while j < bytes.len() && (bytes[j] == b'\n' || bytes[j] == b'\r') {
+                j += 1;
+            }
+            if j < bytes.len() {
+                return Err(err(j));
+            }
+            let v = quad.iter().fold(0u32, |acc, x| (acc << 6) | x) << (6 * need);
+            out.push((v >> 16) as u8);
+            if have == 3 {
+                out.push((v >> 8) as u8);
+            }
+            return Ok(out);
+        }
+        let Some(x) = B64.iter().position(|&b| b == c) else {
+            return Err(err(i));
+        };
+        quad.push(x as u32);
+        if quad.len() == 4 {
+            let v = quad.iter().fold(0u32, |acc, x| (acc << 6) | x);
+            out.extend_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
+            quad.clear();
+        }
+        i += 1;
+    }
+    if !quad.is_empty() {
+        return Err(err(bytes.len()));
+    }
+    Ok(out)
+}
+
+/// SHA-256 (FIPS 180-4), hex: crypto.go `sha256sum`.
+fn sha256_hex(data: &[u8]) -> String {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2,
+    ];
+    let mut h: [u32; 8] = [
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+        0x5be0cd19,
+    ];
+    let mut msg = data.to_vec();
+    let bit_len = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bit_len.to_be_bytes());
+    for block in msg.chunks(64) {
+        let mut w = [0u32; 64];
+        for (t, word) in block.chunks(4).enumerate().take(16) {
+            w[t] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for t in 16..64 {
+            let s0 = w[t - 15].rotate_right(7) ^ w[t - 15].rotate_right(18) ^ (w[t - 15] >> 3);
+            let s1 = w[t - 2].rotate_right(17) ^ w[t - 2].rotate_right(19) ^ (w[t - 2] >> 10);
+            w[t] = w[t - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[t - 7])
+                .wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = h;
+        for t in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[t])
+                .wrapping_add(w[t]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            hh = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    h.iter().map(|x| format!("{x:08x}")).collect()
+}
+
+/// encoding/json `Marshal` (`indent: Some(0)`: `MarshalIndent(v, "", "  ")`). `None` where
+/// Go's Marshal fails (NaN, infinities): sprig's `toJson` then prints nothing.
+pub(crate) fn to_json(v: &V, indent: Option<usize>) -> Option<String> {
+    let mut out = String::new();
+    json_value(&mut out, v, indent)?;
+    Some(out)
+}
+
+fn json_newline(out: &mut String, level: Option<usize>) {
+    if let Some(l) = level {
+        out.push('\n');
+        for _ in 0..l {
+            out.push_str("  ");
+        }
+    }
+}
+
+fn json_value(out: &mut String, v: &V, level: Option<usize>) -> Option<()> {
+    match v {
+        V::Invalid | V::Nil => out.push_str("null"),
+        V::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        V::Int(i) | V::Int64(i) => out.push_str(&i.to_string()),
+        V::Uint(u) => out.push_str(&u.to_string()),
+        V::Float(f) => out.push_str(&json_float(*f)?),
+        V::Str(s) => json_string(out, s),
+        V::Time { .. } => {
+            json_string(out, &rfc3339(v));
+        }
+        V::List(_) | V::Strs(_) => {
+            let items = v.list_items().unwrap_or_default();
+            out.push('[');
+            if items.is_empty() {
+                out.push(']');
+                return Some(());
+            }
+            for (k, it) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                json_newline(out, level.map(|l| l + 1));
+                json_value(out, it, level.map(|l| l + 1))?;
+            }
+            json_newline(out, level);
+            out.push(']');
+        }
+        V::Map(m) => {
+            let m = m.borrow();
+            out.push('{');
+            if m.is_empty() {
+                out.push('}');
+                return Some(());
+            }
+            for (k, (key, val)) in m.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                json_newline(out, level.map(|l| l + 1));
+                json_string(out, key);
+                out.push(':');
+                if level.is_some() {
+                    out.push(' ');
+                }
+                json_value(out, val, level.map(|l| l + 1))?;
+            }
+            json_newline(out, level);
+            out.push('}');
+        }
+    }
+    Some(())
+}
+
+/// encoding/json `floatEncoder`: 'f' format, or 'e' below 1e-6 and from 1e21, with a
+/// two-digit negative exponent shortened (`1e-07` → `1e-7`).
+fn json_float(f: f64) -> Option<String> {
+    if f.is_nan() || f.is_infinite() {
+        return None;
+    }
+    let abs = f.abs();
+    let s = if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let mut s = gofmt::format_float(f, 'e', None);
+        let n = s.len();
+        if n >= 4 && s.as_bytes()[n - 4] == b'e' && s.as_bytes()[n - 3] == b'-' && s.as_bytes()[n - 2] == b'0' {
+            s.remove(n - 2);
+        }
+        s
+    } else {
+        gofmt::format_float(f, 'f', None)
+    };
+    Some(s)
+}
+
+/// encoding/json string encoding with HTML escaping (`<`, `>`, `&` as `\u003c` ...) and
+/// U+2028, U+2029 escaped.
+fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// time.Time's MarshalJSON in UTC (RFC 3339 with nanoseconds trimmed).
+fn rfc3339(v: &V) -> String {
+    let s = gofmt::time_string(v);
+    // "2000-01-01 00:00:00[.frac] +0000 UTC" → "2000-01-01T00:00:00[.frac]Z"
+    let main = s.trim_end_matches(" +0000 UTC");
+    main.replacen(' ', "T", 1) + "Z"
+}
