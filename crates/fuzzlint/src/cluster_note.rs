@@ -37,11 +37,10 @@ impl fmt::Display for ClusterNote {
 pub fn take(checked: &mut [Checked]) -> Option<ClusterNote> {
     let mut files = 0;
     for c in checked.iter_mut() {
-        let before = c.analysis.diagnostics.len();
-        c.analysis
-            .diagnostics
-            .retain(|d| d.rule != Rule::ClusterProfileMissing);
-        if c.analysis.diagnostics.len() != before {
+        let diagnostics = c.diagnostics_mut();
+        let before = diagnostics.len();
+        diagnostics.retain(|d| d.rule != Rule::ClusterProfileMissing);
+        if diagnostics.len() != before {
             files += 1;
         }
     }

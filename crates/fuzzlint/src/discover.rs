@@ -1,5 +1,7 @@
 //! Finding Fuzzfiles: explicit files are taken as they are; directories are walked honouring
-//! .gitignore, keeping `*.fz` files and `*.yaml`/`*.yml` files that look like Fuzzfiles.
+//! .gitignore, keeping `*.fz` files and `*.yaml`/`*.yml` files that look like Fuzzfiles
+//! (application templates, `template.yaml` and `*.template.yaml`, among them: a template
+//! too has its top-level `version:` and `jobs:` or `services:`; values files never).
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +45,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             }
             let path = entry.path();
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
             let keep = match ext {
+                // A template's values file is read with its template, never as a Fuzzfile.
+                _ if fuzzfile_check::template::is_values_name(name) => false,
                 "fz" => true,
                 "yaml" | "yml" => fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
                     .is_ok_and(|t| looks_like_fuzzfile(&t)),

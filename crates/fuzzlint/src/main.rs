@@ -10,10 +10,12 @@ mod detect;
 mod discover;
 mod output;
 mod settings;
+mod templates;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use fuzzfile_check::config::{self, Selector};
-use fuzzfile_check::{Analysis, Rule};
+use fuzzfile_check::template::{FileFindings, TemplateAnalysis};
+use fuzzfile_check::{Analysis, Diagnostic, LineCol, LineIndex, Rule};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -68,8 +70,19 @@ enum ProfileCommand {
 struct CheckArgs {
     /// Files or directories (default: the current directory); `-` is standard input.
     /// Directories are searched for `*.fz` files and for `*.yaml`/`*.yml` files with a
-    /// top-level `version:` and `jobs:` or `services:`, honouring .gitignore.
+    /// top-level `version:` and `jobs:` or `services:`, honouring .gitignore. Application
+    /// templates (`template.yaml`, `*.template.yaml`) are rendered with the values file beside
+    /// them (`values.yaml`, `<name>.values.yaml`) and the result is checked, with positions in
+    /// the template.
     paths: Vec<PathBuf>,
+    /// Values for templates, over the defaults of their values file: a file shaped like
+    /// `values.yaml`, or a mapping `Name: value`. May be given several times (later wins).
+    #[arg(long = "values", value_name = "FILE")]
+    values: Vec<PathBuf>,
+    /// A value for templates, over the defaults and `--values`: `--set Cores=8`. May be given
+    /// several times.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -137,9 +150,57 @@ pub struct Checked {
     pub path: PathBuf,
     /// The path as shown to the user.
     pub display: String,
-    pub analysis: Analysis,
+    pub body: Body,
     /// The settings it was checked with.
     pub settings: std::sync::Arc<settings::FileSettings>,
+}
+
+/// What was found in a file.
+pub enum Body {
+    Fuzzfile(Analysis),
+    /// An application template: findings at template positions.
+    Template(Box<TemplateAnalysis>),
+    /// The values file of a template, listed when it has findings (not counted as a file
+    /// checked: its template is).
+    Values(FileFindings),
+}
+
+impl Checked {
+    pub fn text(&self) -> &str {
+        match &self.body {
+            Body::Fuzzfile(a) => &a.text,
+            Body::Template(t) => t.text(),
+            Body::Values(f) => &f.text,
+        }
+    }
+    pub fn line_index(&self) -> &LineIndex {
+        match &self.body {
+            Body::Fuzzfile(a) => &a.line_index,
+            Body::Template(t) => &t.line_index,
+            Body::Values(f) => &f.line_index,
+        }
+    }
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        self.line_index().line_col(self.text(), offset)
+    }
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match &self.body {
+            Body::Fuzzfile(a) => &a.diagnostics,
+            Body::Template(t) => &t.diagnostics,
+            Body::Values(f) => &f.diagnostics,
+        }
+    }
+    pub fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic> {
+        match &mut self.body {
+            Body::Fuzzfile(a) => &mut a.diagnostics,
+            Body::Template(t) => &mut t.diagnostics,
+            Body::Values(f) => &mut f.diagnostics,
+        }
+    }
+    /// Whether it counts as a file checked (a values file does through its template).
+    pub fn counted(&self) -> bool {
+        !matches!(self.body, Body::Values(_))
+    }
 }
 
 fn main() -> ExitCode {
@@ -323,26 +384,51 @@ fn check(args: CheckArgs) -> ExitCode {
         let _ = out.flush();
         return ExitCode::SUCCESS;
     }
-    let results: Vec<Result<Checked, String>> = files
+    // `--values` files are read once, for every template.
+    let mut override_files = Vec::new();
+    for p in &args.values {
+        match fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::FUZZFILE) {
+            Ok(text) => override_files.push(fuzzfile_check::template::Source {
+                display: discover::display(p),
+                text,
+            }),
+            Err(e) => {
+                eprintln!("error: --values: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let template_args = templates::Args {
+        override_files,
+        set: args.set.clone(),
+    };
+    let results: Vec<Result<Vec<Checked>, String>> = files
         .par_iter()
         .zip(file_settings.par_iter())
         .map(|(path, settings)| {
+            if templates::is_template(path) {
+                return templates::check(path, settings, &template_args);
+            }
             let bytes =
                 fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
             let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
-            Ok(Checked {
+            Ok(vec![Checked {
                 path: path.clone(),
                 display: discover::display(path),
-                analysis,
+                body: Body::Fuzzfile(analysis),
                 settings: std::sync::Arc::clone(settings),
-            })
+            }])
         })
         .collect();
-    let mut checked = Vec::with_capacity(results.len());
+    let mut checked: Vec<Checked> = Vec::with_capacity(results.len());
     let mut io_errors = false;
+    let mut listed_values = std::collections::HashSet::new();
     for r in results {
         match r {
-            Ok(c) => checked.push(c),
+            // A values file shared by several templates (`--values`) is listed once.
+            Ok(list) => checked.extend(list.into_iter().filter(|c| {
+                !matches!(c.body, Body::Values(_)) || listed_values.insert(c.display.clone())
+            })),
             Err(e) => {
                 eprintln!("error: {e}");
                 io_errors = true;
@@ -355,7 +441,7 @@ fn check(args: CheckArgs) -> ExitCode {
         // `checked` lacks the files that could not be read: each entry carries its own path.
         for c in checked.iter_mut() {
             let path = &c.path;
-            if !c.analysis.diagnostics.iter().any(|d| d.fix.is_some()) {
+            if !c.diagnostics().iter().any(|d| d.fix.is_some()) {
                 continue;
             }
             if path.as_os_str() == "-" {
@@ -365,16 +451,27 @@ fn check(args: CheckArgs) -> ExitCode {
             }
             // Apply, re-analyse, repeat: a fix can reveal or enable another. Only fixes whose
             // result parses and has no new error are applied.
-            let text = fuzzfile_check::fix_until_stable(&c.analysis);
             let options = &c.settings.options;
-            if text != c.analysis.text {
+            let text = match &c.body {
+                Body::Fuzzfile(a) => fuzzfile_check::fix_until_stable(a),
+                Body::Template(t) => fuzzfile_check::template::fix_template(t),
+                Body::Values(_) => continue,
+            };
+            if text != c.text() {
                 if let Err(e) = std::fs::write(path, &text) {
                     eprintln!("error: cannot write {}: {e}", path.display());
                     io_errors = true;
                     continue;
                 }
                 fixed_files += 1;
-                c.analysis = fuzzfile_check::analyze_with(&text, options);
+                c.body = match &c.body {
+                    Body::Template(t) => {
+                        let mut input = t.input.clone();
+                        input.template.text = text;
+                        Body::Template(Box::new(fuzzfile_check::template::check(input, options)))
+                    }
+                    _ => Body::Fuzzfile(fuzzfile_check::analyze_with(&text, options)),
+                };
             }
         }
         if fixed_files > 0 && args.format == Format::Human {
@@ -435,7 +532,7 @@ fn check(args: CheckArgs) -> ExitCode {
         c.settings
             .fail_on
             .threshold()
-            .is_some_and(|t| c.analysis.diagnostics.iter().any(|d| d.severity >= t))
+            .is_some_and(|t| c.diagnostics().iter().any(|d| d.severity >= t))
     });
     if failed {
         ExitCode::from(1)

@@ -172,8 +172,7 @@ pub fn check_with(
     let mut diagnostics = Vec::new();
 
     // The values: every source read once, its findings kept with it.
-    let mut loaded = values::load(input.values.as_ref(), &input.override_files);
-    let set_problems = values::apply_set(&mut loaded, &input.set);
+    let mut loaded = values::load(input.values.as_ref(), &input.override_files, &input.set);
     let sources: Vec<&Source> = input
         .values
         .iter()
@@ -189,11 +188,12 @@ pub fn check_with(
             diagnostics: d,
         })
         .collect();
-    for p in set_problems {
-        diagnostics.push(
-            Diagnostic::new(Rule::ValuesFileError, TextRange::empty(0), p)
-                .with_help("`--set NAME=VALUE` sets a value the values file declares, with a value of its kind"),
-        );
+    for p in std::mem::take(&mut loaded.set_problems) {
+        diagnostics.push(Diagnostic::new(
+            Rule::ValuesFileError,
+            TextRange::empty(0),
+            p,
+        ));
     }
     let has_values = input.values.is_some() || !input.override_files.is_empty();
 
@@ -207,7 +207,7 @@ pub fn check_with(
                         TextRange::from_usize(e.span.start, e.span.end),
                         e.message,
                     )
-                    .with_help("Go's text/template refuses the template when parsing it: nothing is rendered until this is corrected"),
+                    .with_help(e.help.unwrap_or_else(|| "Go's text/template refuses the template when parsing it: nothing is rendered until this is corrected".into())),
                 );
             }
         }
@@ -216,7 +216,36 @@ pub fn check_with(
             match fuzzfile_template::render(&template, &data, render_options) {
                 Err(e) => {
                     let range = TextRange::from_usize(e.span.start, e.span.end);
+                    let required = if e.kind == ExecErrorKind::Fail {
+                        required_values(&template, &loaded.data, render_options, &e.span)
+                    } else {
+                        Vec::new()
+                    };
                     let d = match e.kind {
+                        ExecErrorKind::Fail if !required.is_empty() => {
+                            let names = required
+                                .iter()
+                                .map(|n| format!("`{n}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ");
+                            let example = required
+                                .iter()
+                                .map(|n| format!("--set {n}=..."))
+                                .collect::<Vec<_>>()
+                                .join(" ");
+                            Diagnostic::new(
+                                Rule::TemplateFail,
+                                range,
+                                format!(
+                                    "{} (the template's `fail`: it asks for {names}, empty in these values)",
+                                    e.message
+                                ),
+                            )
+                            .with_severity(Severity::Info)
+                            .with_help(format!(
+                                "this is how the template asks for a value it has no default for; the Fuzzfile it renders is checked once the value is given: `{example}` or `--values FILE`"
+                            ))
+                        }
                         ExecErrorKind::Fail => Diagnostic::new(Rule::TemplateFail, range, e.message)
                             .with_help(if has_values {
                                 "the template stops here with these values: change the values (the values file, `--values`, `--set`) or the condition that leads to this `fail`"
@@ -264,7 +293,9 @@ pub fn check_with(
     let rules = &options.rules;
     diagnostics.retain(|d| !template_rule(d.rule) || rules.is_enabled(d.rule));
     for d in diagnostics.iter_mut().filter(|d| template_rule(d.rule)) {
-        d.severity = rules.severity_of(d.rule);
+        if let Some(&s) = rules.severity.get(&d.rule) {
+            d.severity = s;
+        }
     }
     fuzzfile_diagnostics::sort_diagnostics(&mut diagnostics);
     for f in &mut files {
@@ -281,6 +312,53 @@ pub fn check_with(
         rendered,
         options: options.clone(),
         render_options: render_options.clone(),
+    }
+}
+
+/// The most values tried one at a time by [`required_values`].
+const MAX_REQUIRED_TRIALS: usize = 32;
+
+/// The values, empty in `data`, that the `fail` at `span` asks for: filling one of them alone
+/// (with a placeholder text) makes the render pass that `fail` (or fail elsewhere). Empty
+/// when the `fail` does not depend on an empty value: then it is the template's verdict on
+/// the values given.
+fn required_values(
+    template: &fuzzfile_template::Template,
+    data: &BTreeMap<String, Value>,
+    render_options: &RenderOptions,
+    span: &fuzzfile_template::Span,
+) -> Vec<String> {
+    let empty: Vec<&String> = data
+        .iter()
+        .filter(|(_, v)| matches!(v, Value::String(s) if s.trim().is_empty()))
+        .map(|(k, _)| k)
+        .take(MAX_REQUIRED_TRIALS)
+        .collect();
+    let passes = |fill: &[&String]| {
+        let mut d = data.clone();
+        for name in fill {
+            d.insert(
+                (*name).clone(),
+                Value::String(format!("{name}-placeholder")),
+            );
+        }
+        match fuzzfile_template::render(template, &Value::Map(d), render_options) {
+            Ok(_) => true,
+            Err(e) => e.kind != ExecErrorKind::Fail || e.span != *span,
+        }
+    };
+    let one: Vec<String> = empty
+        .iter()
+        .filter(|n| passes(&[**n]))
+        .map(|n| (*n).clone())
+        .collect();
+    if !one.is_empty() || empty.is_empty() {
+        return one;
+    }
+    if passes(&empty) {
+        empty.into_iter().cloned().collect()
+    } else {
+        Vec::new()
     }
 }
 
@@ -324,7 +402,7 @@ fn missing_values(
         let mut d = Diagnostic::new(
             Rule::TemplateMissingValue,
             range,
-            format!("`.{name}` is not declared in {file}: Go prints `<no value>` here"),
+            format!("`.{name}` is not declared in {file}: the template reads it as missing (Go prints `<no value>` where it is printed)"),
         );
         d = match closest(name, loaded.declared.keys()) {
             Some(k) => d.with_help(format!("did you mean `.{k}`?")),
@@ -373,9 +451,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// place of its declaration.
 fn value_note(names: &[String], loaded: &values::Values, files: &[FileFindings]) -> String {
     let one = |name: &String| {
-        let place = loaded.declared.get(name).and_then(|d| {
-            let f = files.get(d.source)?;
-            let p = f.line_index.line_col(&f.text, d.range.start);
+        let place = loaded.declared.get(name).and_then(|span| {
+            let f = files.first()?;
+            let p = f
+                .line_index
+                .line_col(&f.text, u32::try_from(span.start).ok()?);
             Some(format!("{}:{}:{}", f.display, p.line, p.column))
         });
         match place {

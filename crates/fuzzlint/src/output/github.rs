@@ -17,8 +17,8 @@ fn escape_property(s: &str) -> String {
 
 pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
     for c in checked {
-        let a = &c.analysis;
-        for d in &a.diagnostics {
+        let a = c;
+        for d in c.diagnostics() {
             let level = match d.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",

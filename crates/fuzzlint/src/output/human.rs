@@ -8,7 +8,7 @@
 use crate::Checked;
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
 use fuzzfile_check::render::{excerpt, frame_source, printable, LINE_WINDOW};
-use fuzzfile_check::{Analysis, Diagnostic, Severity, TextRange};
+use fuzzfile_check::{Diagnostic, Severity, TextRange};
 use std::io::{self, Write};
 
 /// The most lines a span may cover for ariadne to draw it; a longer one gets the compact
@@ -23,26 +23,26 @@ pub fn write(
 ) -> io::Result<()> {
     let mut counts = [0usize; 3];
     for c in checked {
-        let a = &c.analysis;
-        if a.diagnostics.is_empty() {
+        let diagnostics = c.diagnostics();
+        if diagnostics.is_empty() {
             continue;
         }
-        for d in &a.diagnostics {
+        for d in diagnostics {
             counts[d.severity as usize] += 1;
         }
         // What the file holds reaches the terminal only in printable form: control characters
         // in the frames are replaced, byte for byte, and escaped in messages and paths.
-        let text = frame_source(&a.text);
+        let text = frame_source(c.text());
         let source = Source::from(text.as_ref());
-        let shown = a.diagnostics.len().min(max_per_file);
-        for d in &a.diagnostics[..shown] {
-            if fits_ariadne(a, d) {
+        let shown = diagnostics.len().min(max_per_file);
+        for d in &diagnostics[..shown] {
+            if fits_ariadne(c, d) {
                 ariadne_frame(out, c, &source, d, color)?;
             } else {
                 compact_frame(out, c, d)?;
             }
         }
-        let rest = a.diagnostics.len() - shown;
+        let rest = diagnostics.len() - shown;
         if rest > 0 {
             writeln!(
                 out,
@@ -53,7 +53,7 @@ pub fn write(
         }
     }
     let [info, warn, err] = counts;
-    let files = checked.len();
+    let files = checked.iter().filter(|c| c.counted()).count();
     let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     if err + warn + info == 0 {
         writeln!(out, "{}: no problems found", plural(files, "file"))?;
@@ -75,13 +75,13 @@ fn ranges(d: &Diagnostic) -> impl Iterator<Item = TextRange> + '_ {
 }
 
 /// Whether every line the finding's spans touch is short, and no span covers many lines.
-fn fits_ariadne(a: &Analysis, d: &Diagnostic) -> bool {
+fn fits_ariadne(c: &Checked, d: &Diagnostic) -> bool {
+    let index = c.line_index();
     ranges(d).all(|r| {
-        let first = a.line_index.line_of(r.start);
-        let last = a.line_index.line_of(r.end);
+        let first = index.line_of(r.start);
+        let last = index.line_of(r.end);
         last - first < MAX_SPAN_LINES
-            && (first..=last)
-                .all(|l| a.line_index.line_range(&a.text, l).len() as usize <= LINE_WINDOW)
+            && (first..=last).all(|l| index.line_range(c.text(), l).len() as usize <= LINE_WINDOW)
     })
 }
 
@@ -145,9 +145,9 @@ fn ariadne_frame(
 /// The frame of a finding on a long line (or over many lines): ariadne's layout, each span's
 /// first line cut to a window around it, carets under the span.
 fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result<()> {
-    let a = &c.analysis;
+    let (text, index) = (c.text(), c.line_index());
     let (_, _, kind) = kind_name(d.severity);
-    let pos = a.line_col(d.range.start);
+    let pos = c.line_col(d.range.start);
     let file = printable(&c.display);
     let mut spans: Vec<(TextRange, &str)> = std::iter::once((d.range, d.message.as_str()))
         .chain(d.labels.iter().map(|l| (l.range, l.message.as_str())))
@@ -155,7 +155,7 @@ fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result
     spans.sort_by_key(|(r, _)| r.start);
     let last_line = spans
         .iter()
-        .map(|(r, _)| a.line_index.line_of(r.start) + 1)
+        .map(|(r, _)| index.line_of(r.start) + 1)
         .max()
         .unwrap_or(1);
     let gutter = last_line.to_string().len();
@@ -170,11 +170,11 @@ fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result
     writeln!(out, "{pad}╭─[ {file}:{}:{} ]", pos.line, pos.column)?;
     writeln!(out, "{pad}│")?;
     for (r, message) in spans {
-        let line = a.line_index.line_of(r.start);
-        let lr = a.line_index.line_range(&a.text, line);
+        let line = index.line_of(r.start);
+        let lr = index.line_range(text, line);
         let start = (r.start - lr.start) as usize;
         let end = (r.end.min(lr.end).max(r.start) - lr.start) as usize;
-        let x = excerpt(lr.slice(&a.text), start, end, LINE_WINDOW);
+        let x = excerpt(lr.slice(text), start, end, LINE_WINDOW);
         let more = if r.end > lr.end || x.cut_span {
             "…"
         } else {

@@ -1,17 +1,17 @@
 //! `{"version": 1, "files": N, "diagnostics": [...]}`.
 
 use crate::Checked;
-use fuzzfile_check::{Analysis, Diagnostic, TextRange};
+use fuzzfile_check::{Diagnostic, TextRange};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 
-pub fn range_json(a: &Analysis, r: TextRange) -> Value {
+pub fn range_json(a: &Checked, r: TextRange) -> Value {
     let s = a.line_col(r.start);
     let e = a.line_col(r.end);
     json!({ "start": { "line": s.line, "column": s.column }, "end": { "line": e.line, "column": e.column } })
 }
 
-pub fn diagnostic_json(file: &str, a: &Analysis, d: &Diagnostic) -> Value {
+pub fn diagnostic_json(file: &str, a: &Checked, d: &Diagnostic) -> Value {
     let fix = d.fix.as_ref().map(|f| {
         json!({
             "message": f.message,
@@ -48,7 +48,7 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
     }
     let doc = Doc {
         diagnostics: Stream(checked),
-        files: checked.len(),
+        files: checked.iter().filter(|c| c.counted()).count(),
         version: 1,
     };
     let mut w = io::BufWriter::new(&mut *out);
@@ -63,10 +63,9 @@ struct Stream<'a>(&'a [Checked]);
 impl serde::Serialize for Stream<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.0.iter().flat_map(|c| {
-            c.analysis
-                .diagnostics
+            c.diagnostics()
                 .iter()
-                .map(|d| diagnostic_json(&c.display, &c.analysis, d))
+                .map(|d| diagnostic_json(&c.display, c, d))
         }))
     }
 }

@@ -16,7 +16,7 @@ fn level(s: Severity) -> &'static str {
 
 /// The SARIF result of one diagnostic.
 fn result_json(c: &Checked, d: &fuzzfile_check::Diagnostic) -> Value {
-    let a = &c.analysis;
+    let a = c;
     let region = |r: fuzzfile_check::TextRange| {
         let s = a.line_col(r.start);
         let e = a.line_col(r.end);
@@ -67,7 +67,7 @@ impl serde::Serialize for Results<'_> {
         s.collect_seq(
             self.0
                 .iter()
-                .flat_map(|c| c.analysis.diagnostics.iter().map(|d| result_json(c, d))),
+                .flat_map(|c| c.diagnostics().iter().map(|d| result_json(c, d))),
         )
     }
 }

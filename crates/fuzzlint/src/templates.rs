@@ -1,0 +1,91 @@
+//! Application templates on the command line: which files are templates (by name:
+//! `template.yaml`, `*.template.yaml`; `fuzzfile_check::template::is_template_name`), the
+//! values file beside each (`<name>.values.yaml` for `<name>.template.yaml`, else
+//! `values.yaml`), and the check of one template with `--values` and `--set`. Each file is
+//! read once, through `fuzzfile_io`.
+
+use crate::{discover, settings::FileSettings, Body, Checked};
+use fuzzfile_check::template::{self, Source, TemplateInput};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The overrides of every template of a run.
+pub struct Args {
+    pub override_files: Vec<Source>,
+    pub set: Vec<String>,
+}
+
+/// Whether `path` is checked as an application template.
+pub fn is_template(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(template::is_template_name)
+}
+
+/// Read the template and its values file; check it. The template's entry, then its values
+/// file's and the `--values` files' when they have findings.
+pub fn check(
+    path: &Path,
+    settings: &Arc<FileSettings>,
+    args: &Args,
+) -> Result<Vec<Checked>, String> {
+    let text = fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
+        .map_err(|e| e.to_string())?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let candidates = template::values_file_names(name);
+    let mut values = None;
+    let mut values_path = None;
+    for c in &candidates {
+        let p = dir.join(c);
+        if p.is_file() {
+            let text = fuzzfile_io::read_to_string(&p, fuzzfile_io::Kind::FUZZFILE)
+                .map_err(|e| e.to_string())?;
+            values = Some(Source {
+                display: discover::display(&p),
+                text,
+            });
+            values_path = Some(p);
+            break;
+        }
+    }
+    let input = TemplateInput {
+        template: Source {
+            display: discover::display(path),
+            text,
+        },
+        values,
+        looked_for: candidates
+            .iter()
+            .map(|c| discover::display(&dir.join(c)))
+            .collect(),
+        override_files: args.override_files.clone(),
+        set: args.set.clone(),
+    };
+    let mut t = template::check(input, &settings.options);
+    let mut out = Vec::new();
+    let findings = std::mem::take(&mut t.values_findings);
+    out.push(Checked {
+        path: path.to_path_buf(),
+        display: discover::display(path),
+        body: Body::Template(Box::new(t)),
+        settings: Arc::clone(settings),
+    });
+    for f in findings {
+        let p = values_path
+            .as_ref()
+            .filter(|p| discover::display(p) == f.display)
+            .cloned()
+            .unwrap_or_else(|| f.display.clone().into());
+        out.push(Checked {
+            path: p,
+            display: f.display.clone(),
+            body: Body::Values(f),
+            settings: Arc::clone(settings),
+        });
+    }
+    Ok(out)
+}
