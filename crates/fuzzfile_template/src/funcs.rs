@@ -432,7 +432,7 @@ fn eq(arg1: &V, rest: &[V]) -> Result<bool, CallError> {
                     if r1 != r2 && r1 != 0 && r2 != 0 {
                         return Err(CallError::Argument(format!(
                             "non-comparable types {}: {}, {}: {}",
-                            gofmt::format_v(arg1),
+                            gofmt::format_verb(arg1, 's'),
                             arg1.type_name(),
                             a.type_name(),
                             gofmt::format_v(a)
@@ -447,7 +447,7 @@ fn eq(arg1: &V, rest: &[V]) -> Result<bool, CallError> {
                             _ => {
                                 return Err(CallError::Argument(format!(
                                     "non-comparable type {}: {}",
-                                    gofmt::format_v(a),
+                                    gofmt::format_verb(a, 's'),
                                     a.type_name()
                                 )))
                             }

@@ -53,8 +53,13 @@ pub fn sprintln(args: &[V]) -> String {
 
 /// `%v` of one value with no flags: what `{{ .X }}` prints for a valid value.
 pub fn format_v(v: &V) -> String {
+    format_verb(v, 'v')
+}
+
+/// One value under one verb with no flags (`%s` in Go's own error messages).
+pub fn format_verb(v: &V, verb: char) -> String {
     let mut out = String::new();
-    print_arg(&mut out, v, 'v', &Flags::default());
+    print_arg(&mut out, v, verb, &Flags::default());
     out
 }
 
@@ -204,6 +209,10 @@ fn int_from_arg(args: &[V], arg_num: &mut usize) -> Option<i64> {
 
 /// print.go `printArg` and `printValue`: one operand under one verb.
 pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
+    if verb == 'T' && !v.is_nilish() {
+        pad(out, v.type_name(), f);
+        return;
+    }
     match v {
         V::Invalid | V::Nil => match verb {
             'T' | 'v' => pad(out, "<nil>", f),
@@ -310,6 +319,10 @@ fn pad(out: &mut String, s: &str, f: &Flags) {
 
 fn fmt_integer_verb(out: &mut String, u: u64, signed: bool, verb: char, f: &Flags, v: &V) {
     match verb {
+        'v' if f.sharp_v && !signed => {
+            let g = Flags { sharp: true, ..*f };
+            fmt_integer(out, u, 16, false, verb, &g, false)
+        }
         'v' | 'd' => fmt_integer(out, u, 10, signed, verb, f, false),
         'b' => fmt_integer(out, u, 2, signed, verb, f, false),
         'o' | 'O' => fmt_integer(out, u, 8, signed, verb, f, false),
