@@ -3,10 +3,9 @@
 //! `fuzz plan` lowers a Fuzzfile to its launch plan (JSON) or draws its job graph;
 //! `fuzz run` executes a Fuzzfile or a plan on this node (`fuzz_runner`).
 
-/// The analysis allocates many small strings; mimalloc makes a large file about 1.7× faster
-/// to check than the system allocator (docs/benchmarks.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// The system allocator: `fuzz run` starts a tokio runtime's threads, and mimalloc's eager
+// arena commit per thread costs a trivial job several milliseconds (docs/benchmarks.md,
+// "A trivial job"); `fuzzlint`, which analyses many files, keeps mimalloc.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use fuzzfile_check::{render, Severity};

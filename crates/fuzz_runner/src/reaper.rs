@@ -227,7 +227,7 @@ impl Tracker {
         sweep(members, None, grace, &never);
         // Zombies re-parented to the runner that nobody else waits for.
         if alone && has_unwaited_children() {
-            for p in procs() {
+            for p in own_children() {
                 if stat(p).is_some_and(|(state, ppid)| ppid == me && state == 'Z') {
                     let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
                 }
@@ -330,7 +330,7 @@ fn reap_zombies_of(dir: &Path) {
     if !has_unwaited_children() {
         return;
     }
-    for p in procs() {
+    for p in own_children() {
         if !stat(p).is_some_and(|(state, ppid)| state == 'Z' && ppid == me) {
             continue;
         }
@@ -345,9 +345,9 @@ fn reap_zombies_of(dir: &Path) {
 }
 
 /// Whether the runner has a child that exited and was not waited for, found without waiting
-/// for it (`waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT)`). The zombie reapers below walk `/proc`
-/// (every process of the node: thousands on a large one) only when this says there is
-/// something to reap; after a normal end there is not.
+/// for it (`waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT)`). The zombie reapers below list the
+/// runner's children only when this says there is something to reap; after a normal end there
+/// is not.
 fn has_unwaited_children() -> bool {
     let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
     !matches!(waitid(Id::All, flags), Ok(WaitStatus::StillAlive) | Err(_))
@@ -382,6 +382,43 @@ fn own_children() -> Vec<i32> {
     out
 }
 
+/// Every descendant of the runner, by the kernel's lists of children (`/proc/PID/task/TID/
+/// children`), without reading every process of the node; every process of `/proc` where the
+/// kernel does not list children. A tagged process is always a descendant: the tag is inherited
+/// through the environment, and an orphan is re-parented to the runner (its subreaper), not to
+/// `init`.
+fn descendants() -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut next = own_children();
+    let mut seen = BTreeSet::new();
+    while let Some(p) = next.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        out.push(p);
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue; // ended since it was listed
+        };
+        for t in tasks.flatten() {
+            match std::fs::read_to_string(t.path().join("children")) {
+                Ok(text) => next.extend(
+                    text.split_whitespace()
+                        .filter_map(|n| n.parse::<i32>().ok()),
+                ),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    // The task ended, or the kernel lists no children at all.
+                    if !t.path().exists() {
+                        continue;
+                    }
+                    return procs();
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    out
+}
+
 /// A process's state letter and parent, from `/proc/PID/stat`.
 fn stat(pid: i32) -> Option<(char, i32)> {
     stat3(pid).map(|(s, p, _)| (s, p))
@@ -410,7 +447,7 @@ pub(crate) fn reap_group_orphans(groups: &BTreeSet<i32>, keep: i32) {
         return;
     }
     let me = std::process::id() as i32;
-    for p in procs() {
+    for p in own_children() {
         if p == keep {
             continue;
         }
@@ -425,7 +462,7 @@ pub(crate) fn reap_group_orphans(groups: &BTreeSet<i32>, keep: i32) {
 /// Live processes whose environment holds `entry` (exactly, or as a prefix when `exact` is
 /// false).
 fn tagged(entry: &str, exact: bool) -> Vec<i32> {
-    procs()
+    descendants()
         .into_iter()
         .filter(|&p| {
             std::fs::read(format!("/proc/{p}/environ")).is_ok_and(|env| {
