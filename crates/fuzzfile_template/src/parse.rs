@@ -56,6 +56,11 @@ pub struct St {
     fatal: Option<ParseError>,
     /// `define` and `block` bodies in the order they end, as `Tree.add` sees them.
     defines: BTreeMap<String, Define>,
+    /// The template's name, for messages.
+    name: String,
+    /// `Tree.actionLine`: the line of the `{{` of the action being read, 0 when none (Go
+    /// clears it when an action ends, nested ones included).
+    action_line: usize,
 }
 
 fn err_at(span: Span, message: impl Into<String>, help: Option<&str>) -> ParseError {
@@ -99,8 +104,17 @@ fn describe(t: &Tok) -> String {
 
 /// `Tree.unexpected`: a lexer error is reported as itself, anything else as `unexpected X
 /// in CONTEXT`.
-fn unexpected_err(t: &Tok, context: &str) -> ParseError {
+fn unexpected_err(t: &Tok, context: &str, st: &St) -> ParseError {
     if let TokKind::Error(msg) = &t.kind {
+        let msg = if st.action_line != 0 && st.action_line != t.line {
+            if msg.ends_with(" action") {
+                format!("{msg} started at {}:{}", st.name, st.action_line)
+            } else {
+                format!("{msg} in action started at {}:{}", st.name, st.action_line)
+            }
+        } else {
+            msg.clone()
+        };
         let help = if msg.starts_with("unclosed action") {
             Some("close the action with }} (an action ends on the line where it starts unless a string or parentheses span lines)")
         } else if msg.starts_with("bad character") {
@@ -112,7 +126,7 @@ fn unexpected_err(t: &Tok, context: &str) -> ParseError {
         } else {
             None
         };
-        return err_at(t.span.clone(), msg.clone(), help);
+        return err_at(t.span.clone(), msg, help);
     }
     let help = match (&t.kind, context) {
         (TokKind::Char | TokKind::Assign, _) if t.val == "=" || t.val == "," => {
@@ -140,7 +154,28 @@ fn sp<'a>() -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
 
 /// Fails with `Tree.unexpected(token, context)` on whatever token comes.
 fn unexpected<'a, O>(context: &'static str) -> impl Parser<'a, In<'a>, O, Ex<'a>> + Clone {
-    any().try_map_with(move |t: Tok<'a>, e| Err(fatal(e, unexpected_err(&t, context))))
+    any().try_map_with(move |t: Tok<'a>, e| {
+        let err = unexpected_err(&t, context, state(e));
+        Err(fatal(e, err))
+    })
+}
+
+/// `{{` and any spaces; Go's `textOrAction` notes the action's line (`actionLine`).
+fn ld_set<'a>() -> impl Parser<'a, In<'a>, Tok<'a>, Ex<'a>> + Clone {
+    tok(TokKind::LeftDelim)
+        .try_map_with(|l: Tok<'a>, e| {
+            state(e).action_line = l.line;
+            Ok(l)
+        })
+        .then_ignore(sp())
+}
+
+/// The action is read: no action line (Go's `clearActionLine`).
+fn clear<'a>() -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
+    empty().try_map_with(|(), e| {
+        state(e).action_line = 0;
+        Ok(())
+    })
 }
 
 /// Succeeds with the state's variable count (for `popVars`).
@@ -300,8 +335,6 @@ fn operand_parser<'a>(pipeline_in_parens: Boxed<'a, (Pipeline, Span)>) -> Boxed<
                 .collect();
             let end = fields.last().map_or(0, |f| f.span.end);
             let start = node.span().start;
-            let source: &In<'a> = &e.slice();
-            let _ = source;
             Ok(match node {
                 Arg::Field {
                     names: mut first, ..
@@ -576,14 +609,15 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
     let rd = || tok(K::RightDelim);
 
     // `{{end}}`: its span.
-    let end_act = ld()
+    let end_act = ld_set()
         .then_ignore(tok(K::End))
         .then_ignore(sp())
         .then(choice((rd(), unexpected("end"))))
+        .then_ignore(clear())
         .map(|(l, r)| l.span.start..r.span.end)
         .boxed();
     // `{{else}}`, or `{{else` before `if`/`with` (left unread).
-    let else_any = ld()
+    let else_any = ld_set()
         .then_ignore(tok(K::Else))
         .then_ignore(sp())
         .then(choice((
@@ -592,6 +626,7 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
             tok(K::With).rewind().map(|t| (t.span.start, ElseKind::With)),
             unexpected("else"),
         )))
+        .then_ignore(clear())
         .map(|(l, (end, kind))| (l.span.start..end, kind))
         .boxed();
     // After an `{{else}}`: the `{{end}}`.
@@ -615,10 +650,11 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
         Recursive::declare();
 
     // `{{else}} list {{end}}`.
-    let else_plain = ld()
+    let else_plain = ld_set()
         .then_ignore(tok(K::Else))
         .then_ignore(sp())
         .then_ignore(choice((rd(), unexpected("else"))))
+        .then_ignore(clear())
         .ignore_then(list.clone())
         .then(end_after_else.clone())
         .map(|(l, end)| (Some(l), end))
@@ -661,8 +697,9 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
             .boxed()
     };
 
-    let else_if = ld()
+    let else_if = ld_set()
         .then_ignore(tok(K::Else))
+        .then_ignore(clear())
         .then_ignore(sp())
         .then_ignore(tok(K::If))
         .then(if_body.clone())
@@ -676,8 +713,9 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
             };
             (Some(vec![Node::If(branch)]), end)
         });
-    let else_with = ld()
+    let else_with = ld_set()
         .then_ignore(tok(K::Else))
+        .then_ignore(clear())
         .then_ignore(sp())
         .then_ignore(tok(K::With))
         .then(with_body.clone())
@@ -747,6 +785,8 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
             let st = state(e);
             let vars = std::mem::replace(&mut st.vars, vec!["$".to_string()]);
             let depth = std::mem::replace(&mut st.range_depth, 0);
+            // A new tree: no action line of its own yet.
+            st.action_line = 0;
             Ok((vars, depth))
         })
     };
@@ -783,7 +823,7 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
     let simple_end = |context: &'static str| sp().ignore_then(choice((rd(), unexpected(context))));
 
     // `action`: a control or a pipeline; `{{end}}` and `{{else}}` are not items.
-    let action = ld()
+    let action = ld_set()
         .then(choice((
             tok(K::If)
                 .ignore_then(if_body.clone())
@@ -796,11 +836,9 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                 .map(|b| (None, Some(("with", b)))),
             tok(K::Block)
                 .ignore_then(block)
-                .try_map_with(|((name, name_span), pipe, body, end), e| {
-                    let _ = &end;
-                    Ok((Some(Item::Block(name, name_span, pipe, body, end)), None))
-                })
-                .map(|x| x),
+                .map(|((name, name_span), pipe, body, end)| {
+                    (Some(Item::Block(name, name_span, pipe, body, end)), None)
+                }),
             tok(K::Template)
                 .ignore_then(template)
                 .map(|((name, name_span), (pipe, end))| {
@@ -837,6 +875,7 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                 .map(|(pipe, end)| (Some(Item::Action(pipe, end)), None)),
         )))
         .try_map_with(move |(l, (item, control)), e| {
+            state(e).action_line = 0;
             let start = l.span.start;
             if let Some((kind, b)) = control {
                 let br = branch(l, b);
@@ -879,7 +918,8 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                 }
                 Some(Item::Break(end)) => Node::Break { span: start..end.end },
                 Some(Item::Continue(end)) => Node::Continue { span: start..end.end },
-                None => Node::Comment { span: start..start },
+                // Every alternative above yields an item or a control.
+                None => return Err(Cheap::new(e.span())),
             })
         });
 
@@ -958,7 +998,7 @@ fn list_fallback<'a, O>() -> impl Parser<'a, In<'a>, O, Ex<'a>> + Clone {
                 Some("an {{if}}, {{with}}, {{range}}, {{define}} or {{block}} is not closed: add its {{end}}"),
             )
         } else {
-            unexpected_err(&t, "input")
+            unexpected_err(&t, "input", state(e))
         };
         Err(fatal(e, err))
     })
@@ -967,14 +1007,17 @@ fn list_fallback<'a, O>() -> impl Parser<'a, In<'a>, O, Ex<'a>> + Clone {
 /// `{{else if}}`/`{{else with}}` where it is not allowed: Go reads the keyword as the start
 /// of the else list's first item (`unexpected <if> in input`).
 fn else_wrong<'a, O>(kinds: &'static [TokKind]) -> impl Parser<'a, In<'a>, O, Ex<'a>> + Clone {
-    tok(TokKind::LeftDelim)
-        .then_ignore(sp())
+    ld_set()
+        .then_ignore(clear())
         .then_ignore(tok(TokKind::Else))
         .then_ignore(sp())
         .ignore_then(
             any()
                 .filter(move |t: &Tok<'a>| kinds.contains(&t.kind))
-                .try_map_with(|t: Tok<'a>, e| Err(fatal(e, unexpected_err(&t, "input")))),
+                .try_map_with(|t: Tok<'a>, e| {
+                    let err = unexpected_err(&t, "input", state(e));
+                    Err(fatal(e, err))
+                }),
         )
 }
 
@@ -1038,12 +1081,43 @@ fn check_nesting(toks: &[Tok]) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// Parses `text`, the template named `name`.
+/// The stack of the thread that parses: the recursive grammar takes tens of kilobytes a
+/// level in a debug build, so [`MAX_NESTING`] levels need more than a test thread's 2 MiB.
+/// Only the pages used are ever touched.
+const PARSE_STACK_BYTES: usize = 64 << 20;
+
+/// Parses `text`, the template named `name`, on a thread of its own with a stack large
+/// enough for [`MAX_NESTING`] levels.
 pub fn parse(name: &str, text: &str) -> Result<Template, Vec<ParseError>> {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("template-parse".into())
+            .stack_size(PARSE_STACK_BYTES)
+            .spawn_scoped(scope, || parse_here(name, text));
+        match spawned {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(vec![err_at(
+                    0..0,
+                    "internal error: the template parser stopped",
+                    Some("please report this template"),
+                )])
+            }),
+            Err(e) => Err(vec![err_at(
+                0..0,
+                format!("cannot start the template parser's thread: {e}"),
+                None,
+            )]),
+        }
+    })
+}
+
+/// [`parse`] on the calling thread's stack.
+fn parse_here(name: &str, text: &str) -> Result<Template, Vec<ParseError>> {
     let toks = lex::lex_named(name, text);
     check_nesting(&toks).map_err(|e| vec![e])?;
     let mut state = SimpleState(St {
         vars: vec!["$".to_string()],
+        name: name.to_string(),
         ..St::default()
     });
     let parser = template_parser();

@@ -1,4 +1,4 @@
-//! The template lexer: a port of Go's `text/template/parse/lex.go` (Go 1.23: `lexText`,
+//! The template lexer: a port of Go's `text/template/parse/lex.go` (Go 1.23 and later: `lexText`,
 //! `lexLeftDelim`, `lexComment`, `lexRightDelim`, `lexInsideAction`, `lexSpace`,
 //! `lexIdentifier`, `lexFieldOrVariable`, `atTerminator`, `lexChar`, `lexNumber`/`scanNumber`,
 //! `lexQuote`, `lexRawQuote`). Go's lexer runs lazily, driven by the parser, and stops at its
@@ -154,11 +154,7 @@ pub(crate) fn format_rune_u(c: Option<char>) -> String {
 }
 
 struct Lexer<'a> {
-    name: &'a str,
     input: &'a str,
-    /// The line of the `{{` of the action being read (0 between actions): an error on a
-    /// later line says where the action started, as Go's `Tree.unexpected` does.
-    action_line: usize,
     pos: usize,
     start: usize,
     paren_depth: i64,
@@ -172,8 +168,8 @@ pub fn lex(input: &str) -> Vec<Tok<'_>> {
     lex_named("", input)
 }
 
-/// [`lex`] for the template `name` (named in errors that span lines).
-pub fn lex_named<'a>(name: &'a str, input: &'a str) -> Vec<Tok<'a>> {
+/// [`lex`] (the name is for messages; kept for symmetry with Go's `lex(name, input, ...)`).
+pub fn lex_named<'a>(_name: &'a str, input: &'a str) -> Vec<Tok<'a>> {
     let mut line_starts = vec![0];
     for (i, b) in input.bytes().enumerate() {
         if b == b'\n' {
@@ -181,8 +177,6 @@ pub fn lex_named<'a>(name: &'a str, input: &'a str) -> Vec<Tok<'a>> {
         }
     }
     let mut l = Lexer {
-        name,
-        action_line: 0,
         input,
         pos: 0,
         start: 0,
@@ -245,16 +239,6 @@ impl<'a> Lexer<'a> {
         } else {
             let c = self.input.get(self.start..).and_then(|s| s.chars().next());
             self.start + c.map_or(0, char::len_utf8)
-        };
-        let line = self.line_of(self.start);
-        let msg = if self.action_line != 0 && self.action_line != line {
-            if msg.ends_with(" action") {
-                format!("{msg} started at {}:{}", self.name, self.action_line)
-            } else {
-                format!("{msg} in action started at {}:{}", self.name, self.action_line)
-            }
-        } else {
-            msg
         };
         self.push(TokKind::Error(msg), self.start..end);
         Next::Stop
@@ -340,7 +324,6 @@ impl<'a> Lexer<'a> {
                 continue;
             }
             self.push(TokKind::LeftDelim, delim..delim + 2);
-            self.action_line = self.line_of(delim);
             self.paren_depth = 0;
             return Next::Continue;
         }
@@ -372,7 +355,6 @@ impl<'a> Lexer<'a> {
         }
         self.pos += 2;
         self.emit(TokKind::RightDelim);
-        self.action_line = 0;
         if trim {
             self.skip_left_space();
             self.start = self.pos;
@@ -384,7 +366,9 @@ impl<'a> Lexer<'a> {
         match self.peek() {
             None => true,
             Some(c) => {
-                is_space(c) || matches!(c, '.' | ',' | '|' | ':' | ')' | '(' | '}')
+                is_space(c)
+                    || matches!(c, '.' | ',' | '|' | ':' | ')' | '(')
+                    || self.rest().starts_with(b"}}")
             }
         }
     }
@@ -430,7 +414,8 @@ impl<'a> Lexer<'a> {
             '`' => self.lex_raw_quote(),
             '$' => self.lex_variable(),
             '\'' => self.lex_char(),
-            '.' if !self.rest().first().is_some_and(u8::is_ascii_digit) => {
+            // Go's look-ahead: `.` starts a field unless a digit or the end follows.
+            '.' if self.rest().first().is_some_and(|b| !b.is_ascii_digit()) => {
                 self.lex_field_or_variable(TokKind::Field)
             }
             '.' | '+' | '-' | '0'..='9' => {
@@ -449,7 +434,7 @@ impl<'a> Lexer<'a> {
             ')' => {
                 self.paren_depth -= 1;
                 if self.paren_depth < 0 {
-                    self.error(format!("unexpected right paren {}", format_rune_u(Some(r))))
+                    self.error("unexpected right paren".into())
                 } else {
                     self.emit(TokKind::RightParen);
                     Next::Continue
