@@ -696,7 +696,7 @@ impl State<'_> {
                 return match typ {
                     Some(Ty::Any) => Ok(Ev::plain(V::Nil)),
                     Some(Ty::RValue) | None => Ok(Ev::plain(V::Invalid)),
-                    Some(Ty::Map) => Ok(Ev::plain(V::map(Default::default()))),
+                    Some(Ty::Map) => Ok(Ev::plain(V::Nil)),
                     Some(t) => Err(wrong(&span, format!("cannot assign nil to {}", t.go_name()))),
                 }
             }
@@ -786,10 +786,8 @@ impl State<'_> {
                     ..ev
                 }),
                 Ty::RValue => Ok(ev),
-                Ty::Map => Ok(Ev {
-                    v: V::map(Default::default()),
-                    ..ev
-                }),
+                // A nil map: readable, but `set` fails as Go's assignment panics.
+                Ty::Map => Ok(Ev { v: V::Nil, ..ev }),
                 t => Err(wrong(
                     span,
                     format!("invalid value; expected {}", t.go_name()),

@@ -221,6 +221,7 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
                     .insert(s(&args, 1).to_string(), a(&args, 2).clone());
                 Ok(V::Map(m.clone()))
             }
+            // A nil map (a missing value): Go panics.
             _ => Err(op("assignment to entry in nil map")),
         },
         "unset" => match a(&args, 0) {
@@ -228,7 +229,7 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
                 m.borrow_mut().remove(s(&args, 1));
                 Ok(V::Map(m.clone()))
             }
-            v => Ok(v.clone()),
+            _ => Ok(V::map(BTreeMap::new())),
         },
         "hasKey" => Ok(V::Bool(match a(&args, 0) {
             V::Map(m) => m.borrow().contains_key(s(&args, 1)),
@@ -264,16 +265,13 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             .cloned()
             .unwrap_or(V::Nil)),
         "rest" => {
+            // An empty list's rest is a nil []interface{}: printed `[]`.
             let l = list_of(a(&args, 0), "Cannot find rest on type")?;
-            Ok(if l.is_empty() { V::Nil } else { V::list(l[1..].to_vec()) })
+            Ok(V::list(l.get(1..).unwrap_or(&[]).to_vec()))
         }
         "initial" => {
             let l = list_of(a(&args, 0), "Cannot find initial on type")?;
-            Ok(if l.is_empty() {
-                V::Nil
-            } else {
-                V::list(l[..l.len() - 1].to_vec())
-            })
+            Ok(V::list(l[..l.len().saturating_sub(1)].to_vec()))
         }
         "reverse" => {
             let mut l = list_of(a(&args, 0), "Cannot find reverse on type")?;
@@ -315,7 +313,7 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             for l in &args {
                 r.extend(list_of(l, "Cannot concat type")?);
             }
-            Ok(if r.is_empty() { V::Nil } else { V::list(r) })
+            Ok(V::list(r))
         }
         "slice" => sprig_slice(&args),
         // Flow control, dates.
@@ -749,56 +747,62 @@ fn b64_encode(b: &[u8]) -> String {
     r
 }
 
-/// encoding/base64 StdEncoding.DecodeString; the error as Go words it (`illegal base64 data
-/// at input byte N`). Newlines are skipped, as Go skips them.
+/// encoding/base64 StdEncoding.DecodeString (base64.go `decodeQuantum`); the error as Go
+/// words it (`illegal base64 data at input byte N`, N where Go reports it). Newlines are
+/// skipped, as Go skips them.
 fn b64_decode(s: &str) -> Result<Vec<u8>, String> {
     let err = |i: usize| format!("illegal base64 data at input byte {i}");
+    let is_nl = |b: u8| b == b'\n' || b == b'\r';
+    let bytes = s.as_bytes();
     let mut out = Vec::new();
     let mut quad: Vec<u32> = Vec::new();
-    let bytes = s.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'\n' || c == b'\r' {
-            i += 1;
+    let mut si = 0;
+    loop {
+        if si == bytes.len() {
+            // decodeQuantum: an incomplete quantum at the end is an error at its start.
+            if quad.is_empty() {
+                return Ok(out);
+            }
+            return Err(err(si - quad.len()));
+        }
+        let c = bytes[si];
+        si += 1;
+        if is_nl(c) {
             continue;
         }
         if c == b'=' {
-            // Padding: the quad must have 2 or 3 symbols, and only padding (and newlines)
-            // may follow.
-            let have = quad.len();
-            if have < 2 {
-                return Err(err(i));
-            }
-            let need = 4 - have;
-            let mut j = i;
-            let mut seen = 0;
-            while j < bytes.len() && seen < need {
-                match bytes[j] {
-                    b'=' => seen += 1,
-                    b'\n' | b'\r' => {}
-                    _ => return Err(err(j)),
+            let j = quad.len();
+            match j {
+                0 | 1 => return Err(err(si - 1)),
+                2 => {
+                    while si < bytes.len() && is_nl(bytes[si]) {
+                        si += 1;
+                    }
+                    if si == bytes.len() {
+                        return Err(err(bytes.len()));
+                    }
+                    if bytes[si] != b'=' {
+                        return Err(err(si - 1));
+                    }
+                    si += 1;
                 }
-                j += 1;
+                _ => {}
             }
-            if seen < need {
-                return Err(err(bytes.len()));
+            while si < bytes.len() && is_nl(bytes[si]) {
+                si += 1;
             }
-            while j < bytes.len() && (bytes[j] == b'\n' || bytes[j] == b'\r') {
-                j += 1;
+            if si < bytes.len() {
+                return Err(err(si));
             }
-            if j < bytes.len() {
-                return Err(err(j));
-            }
-            let v = quad.iter().fold(0u32, |acc, x| (acc << 6) | x) << (6 * need);
+            let v = quad.iter().fold(0u32, |acc, x| (acc << 6) | x) << (6 * (4 - j));
             out.push((v >> 16) as u8);
-            if have == 3 {
+            if j == 3 {
                 out.push((v >> 8) as u8);
             }
             return Ok(out);
         }
         let Some(x) = B64.iter().position(|&b| b == c) else {
-            return Err(err(i));
+            return Err(err(si - 1));
         };
         quad.push(x as u32);
         if quad.len() == 4 {
@@ -806,12 +810,7 @@ fn b64_decode(s: &str) -> Result<Vec<u8>, String> {
             out.extend_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
             quad.clear();
         }
-        i += 1;
     }
-    if !quad.is_empty() {
-        return Err(err(bytes.len()));
-    }
-    Ok(out)
 }
 
 /// SHA-256 (FIPS 180-4), hex: crypto.go `sha256sum`.
