@@ -26,12 +26,15 @@ pub struct Mapped {
 
 pub struct Mapper<'m> {
     segments: &'m [Segment],
+    /// The rendered text (to tell an insertion at a line start).
+    output: &'m str,
 }
 
 impl<'m> Mapper<'m> {
-    pub fn new(map: &'m SourceMap) -> Self {
+    pub fn new(map: &'m SourceMap, output: &'m str) -> Self {
         Mapper {
             segments: &map.segments,
+            output,
         }
     }
 
@@ -45,18 +48,39 @@ impl<'m> Mapper<'m> {
         Some(i.min(self.segments.len() - 1))
     }
 
-    /// Index of the segment an empty range (an insertion point) at `offset` belongs to: the
-    /// copied text that ends there, if any, else the segment that starts there.
-    fn index_for_point(&self, offset: u32) -> Option<usize> {
-        let i = self.index_at(offset)?;
+    fn is_text(&self, i: usize) -> bool {
+        matches!(self.segments[i].origin, Origin::Text { .. })
+    }
+
+    /// The segment an empty range (an insertion point) at `offset` belongs to, and whether
+    /// an insertion there is one in template text: the bytes on both sides are copied text
+    /// (or the one before is a line break, or the point is the end of copied text that ends
+    /// the output). An insertion right after printed text would join the printed value.
+    fn point(&self, offset: u32) -> Option<(usize, bool)> {
         let at = offset as usize;
-        if i > 0 && self.segments[i].output.start == at {
-            let prev = &self.segments[i - 1];
-            if prev.output.end == at && matches!(prev.origin, Origin::Text { .. }) {
-                return Some(i - 1);
-            }
+        let i = self.index_at(offset)?;
+        let s = &self.segments[i];
+        if at >= s.output.end {
+            // The end of the output.
+            return Some((i, self.is_text(i)));
         }
-        Some(i)
+        if at > s.output.start {
+            return Some((i, self.is_text(i)));
+        }
+        // At the start of segment `i`.
+        let before_text = i > 0 && self.segments[i - 1].output.end == at && self.is_text(i - 1);
+        let line_start = at == 0
+            || self
+                .output
+                .as_bytes()
+                .get(at - 1)
+                .is_some_and(|b| *b == b'\n' || *b == b'\r');
+        let exact = self.is_text(i) && (before_text || line_start);
+        // Prefer the copied text before the point, where its position is exact.
+        if before_text && !self.is_text(i) {
+            return Some((i - 1, false));
+        }
+        Some((i, exact))
     }
 
     /// The template offset of output byte `offset` as the start of a range in segment `i`.
@@ -91,20 +115,20 @@ impl<'m> Mapper<'m> {
             values: Vec::new(),
         };
         if range.is_empty() {
-            let Some(i) = self.index_for_point(range.start) else {
+            let Some((i, exact)) = self.point(range.start) else {
                 return none;
             };
             let s = &self.segments[i];
-            let at = match &s.origin {
-                Origin::Text { .. } => self.start_in(i, range.start),
-                Origin::Action { action, .. } => clamp(action.start),
-            };
             return match &s.origin {
-                Origin::Text { .. } => Mapped {
-                    range: TextRange::empty(at),
-                    exact: true,
-                    values: Vec::new(),
-                },
+                Origin::Text { template } => {
+                    let k = (range.start as usize).saturating_sub(s.output.start);
+                    let at = clamp(template.start.saturating_add(k).min(template.end));
+                    Mapped {
+                        range: TextRange::empty(at),
+                        exact,
+                        values: Vec::new(),
+                    }
+                }
                 Origin::Action { action, values } => Mapped {
                     range: TextRange::from_usize(action.start, action.end),
                     exact: false,
@@ -159,6 +183,8 @@ mod tests {
 
     /// Template `a: {{ .X }}\nb: c\n` (`{{ .X }}` at 3..11) rendered with X = `hello`:
     /// `a: hello\nb: c\n`.
+    const OUT: &str = "a: hello\nb: c\n";
+
     fn map() -> SourceMap {
         SourceMap {
             segments: vec![
@@ -184,7 +210,7 @@ mod tests {
     #[test]
     fn copied_text_maps_exactly() {
         let m = map();
-        let mapper = Mapper::new(&m);
+        let mapper = Mapper::new(&m, OUT);
         // `b: c` at 9..13 of the output is 12..16 of the template.
         let got = mapper.map(TextRange::new(9, 13));
         assert_eq!(got.range, TextRange::new(12, 16));
@@ -199,7 +225,7 @@ mod tests {
     #[test]
     fn printed_text_maps_to_the_action_with_its_values() {
         let m = map();
-        let mapper = Mapper::new(&m);
+        let mapper = Mapper::new(&m, OUT);
         let got = mapper.map(TextRange::new(4, 6));
         assert_eq!(got.range, TextRange::new(3, 11));
         assert!(!got.exact);
@@ -210,7 +236,7 @@ mod tests {
     #[test]
     fn a_range_over_text_and_action_spans_both() {
         let m = map();
-        let mapper = Mapper::new(&m);
+        let mapper = Mapper::new(&m, OUT);
         // `a: hello` (0..8) is `a: {{ .X }}` (0..11).
         let got = mapper.map(TextRange::new(0, 8));
         assert_eq!(got.range, TextRange::new(0, 11));
@@ -219,11 +245,22 @@ mod tests {
     }
 
     #[test]
-    fn an_insertion_point_at_the_end_of_copied_text_is_exact() {
+    fn insertion_points_are_exact_only_in_copied_text() {
         let m = map();
-        let mapper = Mapper::new(&m);
-        // Output offset 3: the end of `a: ` and the start of the printed value.
-        assert_eq!(mapper.exact(TextRange::empty(3)), Some(TextRange::empty(3)));
+        let mapper = Mapper::new(&m, OUT);
+        // Output offset 3: the end of `a: ` and the start of the printed value: an insertion
+        // there would join the value (`docker://` before it), so it is not exact, though it
+        // maps to the action.
+        assert_eq!(mapper.exact(TextRange::empty(3)), None);
+        assert_eq!(mapper.map(TextRange::empty(3)).range, TextRange::empty(3));
+        // Right after the printed value, before `\n`: not exact either.
+        assert_eq!(mapper.exact(TextRange::empty(8)), None);
+        // Inside copied text, and at the start of a line of it.
+        assert_eq!(mapper.exact(TextRange::empty(1)), Some(TextRange::empty(1)));
+        assert_eq!(
+            mapper.exact(TextRange::empty(9)),
+            Some(TextRange::empty(12))
+        );
         // The end of the output: the end of the last copied text.
         assert_eq!(
             mapper.exact(TextRange::empty(14)),
@@ -248,7 +285,7 @@ mod tests {
                 },
             ],
         };
-        let mapper = Mapper::new(&m);
+        let mapper = Mapper::new(&m, OUT);
         let got = mapper.map(TextRange::new(0, 2));
         assert_eq!(got.range, TextRange::new(12, 13));
         assert!(!got.exact);
@@ -261,7 +298,7 @@ mod tests {
     #[test]
     fn an_empty_map_maps_to_the_start() {
         let m = SourceMap::default();
-        let got = Mapper::new(&m).map(TextRange::new(0, 0));
+        let got = Mapper::new(&m, OUT).map(TextRange::new(0, 0));
         assert_eq!(got.range, TextRange::empty(0));
         assert!(!got.exact);
     }

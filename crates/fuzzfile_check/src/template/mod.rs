@@ -264,7 +264,7 @@ pub fn check_with(
                 Ok(out) => {
                     missing_values(&out, &input, &loaded, &files, has_values, &mut diagnostics);
                     let analysis = analyze_with(&out.text, options);
-                    let mapper = map::Mapper::new(&out.map);
+                    let mapper = map::Mapper::new(&out.map, &out.text);
                     let note = |names: &[String]| value_note(names, &loaded, &files);
                     for d in &analysis.diagnostics {
                         diagnostics.push(map_diagnostic(d, &mapper, &note));
@@ -395,6 +395,11 @@ fn missing_values(
         if !seen.insert((note.span.start, name.clone())) {
             continue;
         }
+        // A declaration the values file has but could not read (its error is reported
+        // there) is not a missing declaration.
+        if has_broken_declaration(files.first(), name) {
+            continue;
+        }
         let file = files
             .first()
             .map(|f| f.display.as_str())
@@ -412,6 +417,20 @@ fn missing_values(
         };
         diagnostics.push(d);
     }
+}
+
+/// Whether the values file has findings and writes a declaration `name: NAME` (quoted or
+/// not) that it could not read.
+fn has_broken_declaration(file: Option<&FileFindings>, name: &str) -> bool {
+    let Some(f) = file.filter(|f| !f.diagnostics.is_empty()) else {
+        return false;
+    };
+    fuzzfile_diagnostics::lines(&f.text).any(|line| {
+        let line = line.trim_start().trim_start_matches("- ").trim();
+        line.strip_prefix("name:")
+            .map(|v| v.trim().trim_matches(|c| c == '"' || c == '\''))
+            == Some(name)
+    })
 }
 
 /// The declared name closest to `name` (a case difference, or at most two edits).
@@ -539,7 +558,7 @@ pub fn fix_template(t: &TemplateAnalysis) -> String {
     let Some(r) = &t.rendered else {
         return text.to_owned();
     };
-    let mapper = map::Mapper::new(&r.rendered.map);
+    let mapper = map::Mapper::new(&r.rendered.map, &r.rendered.text);
     let mapped: Vec<Fix> = fixes::verified_fixes(&r.analysis)
         .into_iter()
         .filter_map(|f| map_fix(f, &mapper))

@@ -1,0 +1,360 @@
+//! `fuzzlint check` on application templates: discovery, values beside the template,
+//! `--values` and `--set`, positions in the template (and in the values file) in every
+//! format, values named where printed text came from them, `--fix` only in copied text, and
+//! the catalog corpus without an error that is not reviewed.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run fuzzlint");
+    Run {
+        code: out.status.code().expect("fuzzlint was killed by a signal"),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let path = std::env::temp_dir().join(format!(
+            "fuzzlint-templates-test-{}-{tag}-{n}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        TempDir(path)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn write(&self, rel: &str, contents: &str) -> PathBuf {
+        let p = self.0.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(&p, contents).expect("write temp file");
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Two lines of template actions that render to nothing come first, so every rendered line
+/// is two lines above its template line: a position that was not mapped is wrong.
+const TEMPLATE: &str = r#"{{- /* the application's template */}}
+{{- $cores := .Cores }}
+version: v4
+jobs:
+  hello:
+    image:
+      uri: {{ .ContainerUri }}
+    command: [echo, hello]
+    resource:
+      cpu:
+        cores: {{ $cores }}
+      memory:
+        size: 1GB
+    policy:
+      retry:
+        attempts: 3
+"#;
+
+const VALUES: &str = r#"values:
+  - name: ContainerUri
+    display_name: The image
+    string_value: alpine:3.20
+  - name: Cores
+    display_name: CPU cores
+    uint_value: 2
+"#;
+
+fn app(tag: &str) -> TempDir {
+    let dir = TempDir::new(tag);
+    dir.write("app/template.yaml", TEMPLATE);
+    dir.write("app/values.yaml", VALUES);
+    dir
+}
+
+fn line_col(v: &Value) -> (u64, u64) {
+    (
+        v["line"].as_u64().expect("line"),
+        v["column"].as_u64().expect("column"),
+    )
+}
+
+fn findings<'a>(doc: &'a Value, rule: &str) -> Vec<&'a Value> {
+    doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == rule)
+        .collect()
+}
+
+#[test]
+fn positions_are_in_the_template_and_values_are_named() {
+    let dir = app("positions");
+    let r = run_in(dir.path(), &["check", "--format", "json", "app"]);
+    let doc = r.json();
+    assert_eq!(
+        doc["files"], 1,
+        "the values file is no file of its own: {doc:#}"
+    );
+    // Copied text: exact, the template's own line (15), not the rendered one (13).
+    let retry = findings(&doc, "policy-retry-ignored");
+    assert_eq!(retry.len(), 1, "{doc:#}");
+    assert_eq!(retry[0]["file"], "app/template.yaml");
+    assert_eq!(line_col(&retry[0]["range"]["start"]), (15, 7));
+    assert_eq!(line_col(&retry[0]["range"]["end"]), (15, 12));
+    // Printed by an action from a value: the action's span, the value named with the place
+    // of its declaration.
+    let uri = findings(&doc, "invalid-value");
+    assert_eq!(uri.len(), 1, "{doc:#}");
+    assert_eq!(line_col(&uri[0]["range"]["start"]), (7, 12));
+    assert_eq!(line_col(&uri[0]["range"]["end"]), (7, 31));
+    let message = uri[0]["message"].as_str().expect("message");
+    assert!(
+        message.ends_with("(from value `ContainerUri`, app/values.yaml:2:11)"),
+        "{message}"
+    );
+    assert_eq!(r.code, 1, "an error fails the run");
+}
+
+#[test]
+fn human_and_sarif_show_template_lines() {
+    let dir = app("formats");
+    let human = run_in(dir.path(), &["check", "app/template.yaml"]);
+    assert!(
+        human.stdout.contains("app/template.yaml:15:7"),
+        "{}",
+        human.stdout
+    );
+    assert!(human.stdout.contains("1 file checked"), "{}", human.stdout);
+    let sarif = run_in(
+        dir.path(),
+        &["check", "--format", "sarif", "app/template.yaml"],
+    )
+    .json();
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let retry = results
+        .iter()
+        .find(|r| r["ruleId"] == "FZ032")
+        .expect("policy-retry-ignored");
+    let region = &retry["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 15);
+    assert_eq!(region["startColumn"], 7);
+}
+
+#[test]
+fn set_and_values_override_the_defaults() {
+    let dir = app("overrides");
+    // A valid image through --set: the error is gone, the warning stays.
+    let r = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--format",
+            "json",
+            "--set",
+            "ContainerUri=docker://alpine:3.20",
+            "app",
+        ],
+    );
+    let doc = r.json();
+    assert!(findings(&doc, "invalid-value").is_empty(), "{doc:#}");
+    assert_eq!(findings(&doc, "policy-retry-ignored").len(), 1);
+    assert_eq!(r.code, 0, "{doc:#}");
+    // The same through --values (a plain mapping).
+    dir.write("over.yaml", "ContainerUri: docker://alpine:3.20\n");
+    let doc = run_in(
+        dir.path(),
+        &["check", "--format", "json", "--values", "over.yaml", "app"],
+    )
+    .json();
+    assert!(findings(&doc, "invalid-value").is_empty(), "{doc:#}");
+    // --set of a value of the wrong type, or of no value: values-file-error.
+    let doc = run_in(
+        dir.path(),
+        &[
+            "check",
+            "--format",
+            "json",
+            "--set",
+            "Cores=many",
+            "--set",
+            "Corse=2",
+            "app",
+        ],
+    )
+    .json();
+    let errors = findings(&doc, "values-file-error");
+    assert_eq!(errors.len(), 2, "{doc:#}");
+    let text: Vec<&str> = errors
+        .iter()
+        .filter_map(|e| e["message"].as_str())
+        .collect();
+    assert!(text.iter().any(|m| m.contains("Cores")), "{text:?}");
+    assert!(text.iter().any(|m| m.contains("Corse")), "{text:?}");
+}
+
+#[test]
+fn values_file_errors_are_reported_in_the_values_file() {
+    let dir = TempDir::new("values-error");
+    dir.write("app/template.yaml", TEMPLATE);
+    dir.write(
+        "app/values.yaml",
+        "values:\n  - name: ContainerUri\n    string_value: docker://alpine:3.20\n  - name: Cores\n    uint_value: -2\n",
+    );
+    let doc = run_in(dir.path(), &["check", "--format", "json", "app"]).json();
+    let errors = findings(&doc, "values-file-error");
+    assert_eq!(errors.len(), 1, "{doc:#}");
+    assert_eq!(errors[0]["file"], "app/values.yaml");
+    assert_eq!(line_col(&errors[0]["range"]["start"]), (5, 17));
+}
+
+#[test]
+fn a_template_without_values_is_said_once() {
+    let dir = TempDir::new("no-values");
+    dir.write("x.template.yaml", TEMPLATE);
+    let doc = run_in(
+        dir.path(),
+        &["check", "--format", "json", "x.template.yaml"],
+    )
+    .json();
+    let missing = findings(&doc, "template-missing-value");
+    assert_eq!(missing.len(), 1, "{doc:#}");
+    let m = missing[0]["message"].as_str().expect("message");
+    assert!(m.contains("x.values.yaml"), "{m}");
+}
+
+#[test]
+fn template_errors_are_findings_at_the_action() {
+    let dir = TempDir::new("errors");
+    dir.write(
+        "a.template.yaml",
+        "version: v4\njobs:\n  hello:\n    image:\n      uri: {{ .ContainerUri | trimm }}\n    command: [echo]\n",
+    );
+    dir.write("a.values.yaml", VALUES);
+    dir.write(
+        "b.template.yaml",
+        "{{- if not .Cores }}{{ fail \"Cores must be set\" }}{{ end }}\nversion: v4\njobs:\n  hello:\n    image:\n      uri: docker://alpine\n    command: [echo]\n",
+    );
+    dir.write(
+        "b.values.yaml",
+        &VALUES.replace("uint_value: 2", "uint_value: 0"),
+    );
+    let r = run_in(dir.path(), &["check", "--format", "json", "."]);
+    let doc = r.json();
+    assert_eq!(doc["files"], 2, "{doc:#}");
+    let syntax = findings(&doc, "template-syntax-error");
+    assert_eq!(syntax.len(), 1, "{doc:#}");
+    assert_eq!(line_col(&syntax[0]["range"]["start"]), (5, 31));
+    let fail = findings(&doc, "template-fail");
+    assert_eq!(fail.len(), 1, "{doc:#}");
+    assert_eq!(fail[0]["message"], "Cores must be set");
+    assert_eq!(fail[0]["severity"], "error");
+    assert_eq!(r.code, 1);
+}
+
+#[test]
+fn fix_edits_copied_text_only() {
+    let dir = app("fix");
+    // The retry lines are template text: removed. Nothing printed by an action changes.
+    let r = run_in(dir.path(), &["check", "--fix", "app"]);
+    let fixed = std::fs::read_to_string(dir.path().join("app/template.yaml")).expect("read");
+    assert!(
+        !fixed.contains("retry"),
+        "{fixed}\n{}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(fixed.contains("uri: {{ .ContainerUri }}"), "{fixed}");
+    assert_eq!(
+        fixed,
+        TEMPLATE.replace(
+            "    policy:\n      retry:\n        attempts: 3\n",
+            "    policy:\n"
+        ),
+        "only the retry entry is removed"
+    );
+    let values = std::fs::read_to_string(dir.path().join("app/values.yaml")).expect("read");
+    assert_eq!(values, VALUES, "the values file is never edited");
+}
+
+#[test]
+fn discovery_takes_templates_and_leaves_values_files_and_other_templates() {
+    let dir = app("discover");
+    // An AWS SAM template is named template.yaml too: not a Fuzzfile, not checked.
+    dir.write(
+        "sam/template.yaml",
+        "AWSTemplateFormatVersion: '2010-09-09'\nResources: {}\n",
+    );
+    dir.write("sam/values.yaml", "values: []\n");
+    let doc = run_in(dir.path(), &["check", "--format", "json", "."]).json();
+    assert_eq!(doc["files"], 1, "{doc:#}");
+    for d in doc["diagnostics"].as_array().expect("diagnostics") {
+        assert_eq!(d["file"], "app/template.yaml", "{d:#}");
+    }
+}
+
+/// The catalog: no error but the reviewed ones (see fuzzfile_check's
+/// tests/templates_corpus.rs for the review of every finding).
+#[test]
+fn corpus_has_no_unreviewed_error() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
+    if !dir.is_dir() {
+        eprintln!("SKIPPED: no template corpus at {}", dir.display());
+        return;
+    }
+    let r = run_in(&dir, &["check", "--format", "json", "."]);
+    let doc = r.json();
+    assert_eq!(doc["files"], 89, "{}", r.stderr);
+    let errors: Vec<&Value> = doc["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .collect();
+    for e in &errors {
+        assert_eq!(
+            e["file"], "v3.4/ctrliq-ciq-fuzzball-catalog@v3.4__ansys_ls_dyna_desktop.template.yaml",
+            "an error not reviewed: {e:#}"
+        );
+    }
+    assert_eq!(errors.len(), 4, "{errors:#?}");
+}
