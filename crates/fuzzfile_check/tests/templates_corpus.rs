@@ -53,13 +53,13 @@ fn corpus_files() -> Option<Vec<PathBuf>> {
 }
 
 fn input(path: &Path) -> TemplateInput {
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let name = path.file_name().expect("a file name").to_string_lossy().into_owned();
     let values = template::values_file_names(&name)
         .into_iter()
         .map(|n| path.with_file_name(n))
         .find(|p| p.is_file())
         .map(|p| Source {
-            display: p.file_name().unwrap().to_string_lossy().into_owned(),
+            display: p.file_name().expect("a file name").to_string_lossy().into_owned(),
             text: std::fs::read_to_string(&p).expect("read values"),
         });
     TemplateInput {

@@ -157,7 +157,7 @@ pub struct Checked {
 
 /// What was found in a file.
 pub enum Body {
-    Fuzzfile(Analysis),
+    Fuzzfile(Box<Analysis>),
     /// An application template: findings at template positions.
     Template(Box<TemplateAnalysis>),
     /// The values file of a template, listed when it has findings (not counted as a file
@@ -415,7 +415,7 @@ fn check(args: CheckArgs) -> ExitCode {
             Ok(vec![Checked {
                 path: path.clone(),
                 display: discover::display(path),
-                body: Body::Fuzzfile(analysis),
+                body: Body::Fuzzfile(Box::new(analysis)),
                 settings: std::sync::Arc::clone(settings),
             }])
         })
@@ -470,7 +470,7 @@ fn check(args: CheckArgs) -> ExitCode {
                         input.template.text = text;
                         Body::Template(Box::new(fuzzfile_check::template::check(input, options)))
                     }
-                    _ => Body::Fuzzfile(fuzzfile_check::analyze_with(&text, options)),
+                    _ => Body::Fuzzfile(Box::new(fuzzfile_check::analyze_with(&text, options))),
                 };
             }
         }
