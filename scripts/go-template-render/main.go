@@ -20,7 +20,7 @@
 //	{"id": "...", "ok": false, "phase": "data"|"parse"|"exec", "error": "...", "cause": "...", "fail": "..."}
 //
 // "error" is Go's whole message; "cause" what follows Go's "template: NAME:LINE:COL: executing
-// "NAME" at <...>: " prefix (for a function's error, the function's own error); "fail" is set
+// "NAME" at <...>: " prefix ("error calling eq: incompatible types for comparison"); "fail" is set
 // when a {{ fail "message" }} was reached, to its message. "utf8": false flags an output that
 // is not valid UTF-8 (JSON then carries U+FFFD in its place).
 //
@@ -247,16 +247,8 @@ func render(req request, pureSprig bool, seed uint64, now int64) result {
 		if errors.As(err, &fe) {
 			res.Fail = &fe.msg
 		}
-		var ee template.ExecError
-		if errors.As(err, &ee) {
-			if inner := errors.Unwrap(ee.Err); inner != nil {
-				res.Cause = inner.Error()
-			}
-		}
-		if res.Cause == "" {
-			if m := execPrefix.FindStringSubmatch(err.Error()); m != nil {
-				res.Cause = m[1]
-			}
+		if m := execPrefix.FindStringSubmatch(err.Error()); m != nil {
+			res.Cause = m[1]
 		}
 		return res
 	}

@@ -474,79 +474,130 @@ fn case_requests(cases: &[Case]) -> Vec<Json> {
         .collect()
 }
 
-/// The engine's result in Go's terms, or why it differs from `go`.
+/// What the engine does with a template: its output, or its error with the error's line and
+/// column (0-based byte column, as Go's `ErrorContext` counts).
+enum Ours {
+    Output(String),
+    Parse {
+        message: String,
+        line: usize,
+    },
+    Exec {
+        fail: bool,
+        message: String,
+        line: usize,
+        col: usize,
+    },
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = 1 + before.matches('\n').count();
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1);
+    (line, col)
+}
+
+fn ours(name: &str, template: &str, data: &Value, options: &RenderOptions) -> Ours {
+    match fuzzfile_template::parse(name, template) {
+        Err(errors) => {
+            let first = errors.first();
+            Ours::Parse {
+                message: first.map(|e| e.message.clone()).unwrap_or_default(),
+                line: line_col(template, first.map_or(0, |e| e.span.start)).0,
+            }
+        }
+        Ok(t) => match fuzzfile_template::render(&t, data, options) {
+            Ok(r) => Ours::Output(r.text),
+            Err(e) => {
+                let (line, col) = line_col(template, e.span.start);
+                Ours::Exec {
+                    fail: e.kind == ExecErrorKind::Fail,
+                    message: e.message,
+                    line,
+                    col,
+                }
+            }
+        },
+    }
+}
+
+/// Go's message without its `template: NAME:LINE[:COL]: ` prefix, and that line and column.
+fn go_location(name: &str, error: &str) -> (String, Option<usize>, Option<usize>) {
+    let Some(rest) = error.strip_prefix(&format!("template: {name}:")) else {
+        return (error.to_string(), None, None);
+    };
+    let mut parts = rest.splitn(3, ':');
+    let line = parts.next().and_then(|l| l.parse().ok());
+    let second = parts.next().unwrap_or("");
+    let (col, message) = match second.parse::<usize>() {
+        Ok(c) => (Some(c), parts.next().unwrap_or("")),
+        Err(_) => (None, rest.split_once(':').map_or("", |(_, m)| m)),
+    };
+    (message.trim_start().to_string(), line, col)
+}
+
+/// How the engine's result differs from Go's: `Err` for a difference in output or message
+/// (asserted), `Ok(Some(note))` for a different position of an error (reported).
 fn compare(
     name: &str,
     template: &str,
     data: &Value,
     options: &RenderOptions,
     go: &GoResult,
-) -> Option<String> {
-    let ours = fuzzfile_template::parse(name, template)
-        .map_err(|e| {
-            (
-                "parse",
-                e.into_iter()
-                    .map(|e| e.message)
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            )
-        })
-        .and_then(|t| {
-            fuzzfile_template::render(&t, data, options).map_err(|e| {
-                let kind = if e.kind == ExecErrorKind::Fail {
-                    "fail"
-                } else {
-                    "exec"
-                };
-                (kind, e.message)
-            })
-        });
+) -> Result<Option<String>, String> {
+    let ours = ours(name, template, data, options);
+    let shown = match &ours {
+        Ours::Output(o) => format!("output {o:?}"),
+        Ours::Parse { message, line } => format!("parse error at line {line}: {message}"),
+        Ours::Exec {
+            fail,
+            message,
+            line,
+            col,
+        } => format!(
+            "{} at {line}:{col}: {message}",
+            if *fail { "fail" } else { "exec error" }
+        ),
+    };
+    let differ = || Err(format!("Go: {go:?}\n  ours: {shown}"));
     match (go, &ours) {
-        (GoResult::Output(g), Ok(r)) if *g == r.text => None,
-        (GoResult::Error { fail: Some(g), .. }, Err(("fail", m))) if g == m => None,
+        (GoResult::Output(g), Ours::Output(o)) if g == o => Ok(None),
+        (GoResult::Error { phase, error, .. }, Ours::Parse { message, line })
+            if phase == "parse" =>
+        {
+            let (go_message, go_line, _) = go_location(name, error);
+            if go_message != *message {
+                return differ();
+            }
+            Ok((go_line != Some(*line)).then(|| format!("Go: {error}\n    ours: {shown}")))
+        }
         (
             GoResult::Error {
-                phase, fail: None, ..
+                phase,
+                error,
+                cause,
+                fail,
             },
-            Err((kind, _)),
-        ) if (phase == "parse") == (*kind == "parse") && *kind != "fail" => None,
-        _ => Some(format!(
-            "Go: {go:?}\n  ours: {}",
-            match &ours {
-                Ok(r) => format!("Output({:?})", r.text),
-                Err((k, m)) => format!("{k} error: {m}"),
+            Ours::Exec {
+                fail: our_fail,
+                message,
+                line,
+                col,
+            },
+        ) if phase == "exec" => {
+            let same = match fail {
+                Some(f) => *our_fail && f == message,
+                None => !*our_fail && cause == message,
+            };
+            if !same {
+                return differ();
             }
-        )),
+            let (_, go_line, go_col) = go_location(name, error);
+            Ok((go_line != Some(*line) || go_col != Some(*col))
+                .then(|| format!("Go: {error}\n    ours: {shown}")))
+        }
+        _ => differ(),
     }
-}
-
-/// Where both fail but with different messages (not asserted: the engine's messages are its
-/// own, only a `fail`'s must match): reported for the reader.
-fn message_notes(
-    template: &str,
-    data: &Value,
-    options: &RenderOptions,
-    go: &GoResult,
-) -> Option<String> {
-    let GoResult::Error {
-        error, fail: None, ..
-    } = go
-    else {
-        return None;
-    };
-    let ours = match fuzzfile_template::parse("template", template) {
-        Err(e) => e
-            .into_iter()
-            .map(|e| e.message)
-            .collect::<Vec<_>>()
-            .join("; "),
-        Ok(t) => match fuzzfile_template::render(&t, data, options) {
-            Err(e) => e.message,
-            Ok(_) => return None,
-        },
-    };
-    Some(format!("Go: {error}\n    ours: {ours}"))
 }
 
 fn options(seed: Option<u64>, now: Option<i64>) -> RenderOptions {
@@ -560,12 +611,11 @@ fn options(seed: Option<u64>, now: Option<i64>) -> RenderOptions {
     o
 }
 
-// The comparisons with the engine wait on the parser (src/parse.rs) and the executor
-// (src/exec.rs, src/funcs.rs); until both are in, they are ignored (and would fail on the
-// engine's "not built yet" error).
+// The engine against Go: outputs byte for byte, errors with the same message (Go's, after its
+// `template: NAME:LINE:COL: executing ... at <...>: ` prefix; a `fail`'s own message); where
+// an error's line or column differs from Go's, the test prints both.
 
 #[test]
-#[ignore = "waits on the template parser and executor"]
 fn engine_renders_every_corpus_template_as_go_does() {
     let bin = go_program();
     let corpus = corpus();
@@ -575,15 +625,19 @@ fn engine_renders_every_corpus_template_as_go_does() {
     let (bin, corpus) = (bin.as_ref().unwrap(), corpus.unwrap());
     let results = run_go(bin, &corpus_requests(&corpus), &[]);
     let mut mismatches = Vec::new();
+    let mut fails = 0;
     for (t, go) in corpus.iter().zip(&results) {
-        if let Some(m) = compare(
+        fails += usize::from(matches!(go, GoResult::Error { fail: Some(_), .. }));
+        match compare(
             "template.yaml",
             &t.text,
             &t.data,
             &RenderOptions::default(),
             go,
         ) {
-            mismatches.push(format!("{}:\n  {m}", t.name));
+            Err(m) => mismatches.push(format!("{}:\n  {m}", t.name)),
+            Ok(Some(note)) => eprintln!("{}: error position differs:\n    {note}", t.name),
+            Ok(None) => {}
         }
     }
     assert!(
@@ -593,10 +647,10 @@ fn engine_renders_every_corpus_template_as_go_does() {
         corpus.len(),
         mismatches.join("\n")
     );
+    assert_eq!(fails, EXPECTED_FAILS.len());
 }
 
 #[test]
-#[ignore = "waits on the template parser and executor"]
 fn engine_renders_every_case_as_go_does() {
     let bin = go_program();
     if !require(bin) {
@@ -606,20 +660,21 @@ fn engine_renders_every_case_as_go_does() {
     let cases = cases::load();
     let results = run_go(bin, &case_requests(&cases), &[]);
     let mut mismatches = Vec::new();
-    let mut notes = Vec::new();
+    let mut positions = Vec::new();
     for (c, go) in cases.iter().zip(&results) {
         let data = data_value(&c.data);
-        let o = options(c.seed, c.now);
-        if let Some(m) = compare("template", &c.template, &data, &o, go) {
-            mismatches.push(format!("{} (engine.txt:{}):\n  {m}", c.name, c.line));
-        } else if let Some(n) = message_notes(&c.template, &data, &o, go) {
-            notes.push(format!("{} (engine.txt:{}):\n    {n}", c.name, c.line));
+        match compare("template", &c.template, &data, &options(c.seed, c.now), go) {
+            Err(m) => mismatches.push(format!("{} (engine.txt:{}):\n  {m}", c.name, c.line)),
+            Ok(Some(n)) => positions.push(format!("{} (engine.txt:{}):\n    {n}", c.name, c.line)),
+            Ok(None) => {}
         }
     }
-    eprintln!(
-        "error messages that differ (both fail):\n{}",
-        notes.join("\n")
-    );
+    if !positions.is_empty() {
+        eprintln!(
+            "error positions that differ from Go's:\n{}",
+            positions.join("\n")
+        );
+    }
     assert!(
         mismatches.is_empty(),
         "{} of {} cases differ from Go:\n{}",
