@@ -191,3 +191,13 @@ pub fn check_pair(stem: &str) {
     assert!(bad.is_empty(), "{} of {n} cases differ from Go:\n{}", bad.len(), bad.join("\n"));
 }
 
+
+/// The templates of a case file with their data (for checks that need no Go result).
+pub fn templates(cases_path: &Path) -> Vec<(String, Value)> {
+    let text = std::fs::read_to_string(cases_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", cases_path.display()));
+    parse_cases(&cases_path.display().to_string(), &text)
+        .into_iter()
+        .map(|c| (c.template, data_value(&c.data)))
+        .collect()
+}
