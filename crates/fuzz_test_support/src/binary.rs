@@ -1,0 +1,136 @@
+//! The crate's own binary under test, and the usual flags of `fuzz run`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A binary of the workspace under test; made by [`crate::fuzz_binary!`] or
+/// [`crate::fuzzlint_binary!`] (only the crate's own tests know where cargo built it).
+#[derive(Clone, Debug)]
+pub struct ProgramBinary {
+    path: PathBuf,
+}
+
+/// Whether `fuzz run` gets `--status never` (no live status line on stderr).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusLine {
+    /// `--status never`.
+    Never,
+    /// No `--status` flag: the binary's default.
+    BinaryDefault,
+}
+
+/// The `NO_COLOR` environment variable of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoColorVariable {
+    /// `NO_COLOR=1`: plain text whatever the binary's own choice.
+    Set,
+    /// Removed from the environment: the binary decides (no terminal: no colour).
+    Removed,
+}
+
+/// The `--runtime` flag of `fuzz run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimeFlag {
+    /// `--runtime host`.
+    Host,
+    /// `--runtime podman`.
+    Podman,
+    /// No `--runtime` flag (the caller gives one, or the binary picks).
+    NotGiven,
+}
+
+/// The flags of a `fuzz run` command line as [`ProgramBinary::fuzz_run_command`] writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FuzzRunFlags {
+    /// `--runtime`.
+    pub runtime: RuntimeFlag,
+    /// `--status`.
+    pub status: StatusLine,
+}
+
+/// A finished run of a binary: its exit code and its output as UTF-8 text.
+#[derive(Clone, Debug)]
+pub struct BinaryRun {
+    /// The exit code.
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl BinaryRun {
+    /// Standard output parsed as one JSON value; fails the test (showing both outputs) when
+    /// it is not JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+impl ProgramBinary {
+    /// The binary at `path`.
+    pub fn at(path: impl Into<PathBuf>) -> ProgramBinary {
+        ProgramBinary { path: path.into() }
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A command starting it, nothing else set.
+    pub fn command(&self) -> Command {
+        Command::new(&self.path)
+    }
+
+    /// Runs it with `args` in `dir`, `NO_COLOR` as `colour` says, to its end. Fails the test
+    /// when it cannot start, is killed by a signal, or prints anything but UTF-8.
+    pub fn run_in(&self, dir: &Path, args: &[&str], colour: NoColorVariable) -> BinaryRun {
+        let mut cmd = self.command();
+        cmd.args(args).current_dir(dir);
+        match colour {
+            NoColorVariable::Set => {
+                cmd.env("NO_COLOR", "1");
+            }
+            NoColorVariable::Removed => {
+                cmd.env_remove("NO_COLOR");
+            }
+        }
+        let out = cmd
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.path.display()));
+        BinaryRun {
+            code: out
+                .status
+                .code()
+                .unwrap_or_else(|| panic!("{} was killed by a signal", self.path.display())),
+            stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+        }
+    }
+
+    /// `fuzz run FILE --workdir WORKDIR` with the runtime and status flags of `flags`; the
+    /// caller adds the rest (more flags, environment) and runs it.
+    pub fn fuzz_run_command(&self, file: &Path, workdir: &Path, flags: FuzzRunFlags) -> Command {
+        let mut cmd = self.command();
+        cmd.arg("run").arg(file).arg("--workdir").arg(workdir);
+        match flags.runtime {
+            RuntimeFlag::Host => {
+                cmd.args(["--runtime", "host"]);
+            }
+            RuntimeFlag::Podman => {
+                cmd.args(["--runtime", "podman"]);
+            }
+            RuntimeFlag::NotGiven => {}
+        }
+        if flags.status == StatusLine::Never {
+            cmd.args(["--status", "never"]);
+        }
+        cmd
+    }
+}

@@ -1,0 +1,68 @@
+//! What a test needs of the machine, and the rule for a machine that lacks it.
+
+use std::path::Path;
+
+/// The environment variable that turns a skipped system test into a failed one (CI sets it).
+pub const REQUIRE_SYSTEM_TESTS: &str = "FUZZ_REQUIRE_SYSTEM_TESTS";
+
+/// Whether a test may run: `true` for `Ok`; for `Err(why)`, prints `skipped: why` and returns
+/// `false` (the test returns and passes), unless [`REQUIRE_SYSTEM_TESTS`] is set in the
+/// environment, where it fails the test with the reason.
+///
+/// ```ignore
+/// if !require(Hosts::available()) { return; }
+/// ```
+pub fn require(check: Result<(), String>) -> bool {
+    match check {
+        Ok(()) => true,
+        Err(why) => {
+            if std::env::var_os(REQUIRE_SYSTEM_TESTS).is_some() {
+                panic!("{REQUIRE_SYSTEM_TESTS} is set but this test cannot run: {why}");
+            }
+            eprintln!("skipped: {why}");
+            false
+        }
+    }
+}
+
+/// Whether this process runs with effective user id 0 (read from `/proc/self/status`;
+/// `false` when it cannot be read).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|euid| euid == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// Whether a file `name` is in a directory of this process's `PATH`.
+pub fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()))
+        .unwrap_or(false)
+}
+
+/// `Ok` when `program` is on `PATH`, else an error naming it and what to read
+/// (scripts/ci-packages.txt lists the packages CI installs).
+pub fn installed(program: &str) -> Result<(), String> {
+    if on_path(program) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{program}` is not installed; see scripts/ci-packages.txt"
+        ))
+    }
+}
+
+/// `Ok` when `/bin/busybox` exists (Debian: busybox-static, of which the container test
+/// image is made).
+pub fn busybox_installed() -> Result<(), String> {
+    if Path::new("/bin/busybox").exists() {
+        Ok(())
+    } else {
+        Err("/bin/busybox is missing (busybox-static)".into())
+    }
+}
