@@ -795,7 +795,10 @@ async fn run_job(
         "job_started",
         json!({"job": job.name, "kind": kind, "instances": job.instances.len()}),
     );
-    ctx.status.update(|s| s.running += 1);
+    // Running while one of its instances has its place on the node (before, it waits for
+    // cores, memory or GPUs, and the status line counts it as waiting). Counted while the
+    // place is held, so a job that takes the place of another is never counted with it.
+    let instances_placed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let report = |status, exit_code, detail: String| {
         let duration = start.elapsed();
         let detail = ctx.redactor.redact(&detail).into_owned();
@@ -811,7 +814,6 @@ async fn run_job(
             }),
         );
         ctx.status.update(|s| {
-            s.running -= 1;
             s.done += 1;
             if status != Status::Finished {
                 s.failed += 1;
@@ -879,13 +881,14 @@ async fn run_job(
         } else {
             None
         };
-        let (sem, ctx, stop, timeout, name, array) = (
+        let (sem, ctx, stop, timeout, name, array, instances_placed) = (
             sem.clone(),
             ctx.clone(),
             stop.clone(),
             job.timeout,
             job.name.clone(),
             job.task_array,
+            instances_placed.clone(),
         );
         set.spawn(async move {
             let Ok(_permit) = sem.acquire_owned().await else {
@@ -896,6 +899,9 @@ async fn run_job(
                 Ok(p) => p,
                 Err(end) => return (k, end),
             };
+            if instances_placed.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                ctx.status.update(|s| s.running += 1);
+            }
             if array {
                 ctx.events.emit(
                     "task_started",
@@ -904,6 +910,9 @@ async fn run_job(
             }
             let t0 = Instant::now();
             let mut end = run_instance(&inst, timeout, &ctx, stop, started).await;
+            if instances_placed.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                ctx.status.update(|s| s.running -= 1);
+            }
             end.placed = placed;
             if array {
                 ctx.events.emit(
