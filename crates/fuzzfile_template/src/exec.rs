@@ -203,10 +203,7 @@ impl State<'_> {
             return Err(err(
                 span,
                 ExecErrorKind::Limit,
-                format!(
-                    "output larger than {} bytes",
-                    self.opts.max_output_bytes
-                ),
+                format!("output larger than {} bytes", self.opts.max_output_bytes),
             ));
         }
         let start = self.out.len();
@@ -745,14 +742,12 @@ impl State<'_> {
         match funcs::call(name, argv, &mut ctx) {
             Ok(v) => Ok(Ev::with_prov(v, prov)),
             Err(CallError::Fail(msg)) => Err(err(&cmd.span, ExecErrorKind::Fail, msg)),
-            Err(CallError::Operand(msg)) => Err(bad(
-                &cmd.span,
-                format!("error calling {name}: {msg}"),
-            )),
-            Err(CallError::Argument(msg)) => Err(wrong(
-                &cmd.span,
-                format!("error calling {name}: {msg}"),
-            )),
+            Err(CallError::Operand(msg)) => {
+                Err(bad(&cmd.span, format!("error calling {name}: {msg}")))
+            }
+            Err(CallError::Argument(msg)) => {
+                Err(wrong(&cmd.span, format!("error calling {name}: {msg}")))
+            }
             Err(CallError::Limit(msg)) => Err(err(
                 &cmd.span,
                 ExecErrorKind::Limit,
@@ -772,7 +767,10 @@ impl State<'_> {
                     Some(Ty::Any) => Ok(Ev::plain(V::Nil)),
                     Some(Ty::RValue) | None => Ok(Ev::plain(V::Invalid)),
                     Some(Ty::Map) => Ok(Ev::plain(V::Nil)),
-                    Some(t) => Err(wrong(&span, format!("cannot assign nil to {}", t.go_name()))),
+                    Some(t) => Err(wrong(
+                        &span,
+                        format!("cannot assign nil to {}", t.go_name()),
+                    )),
                 }
             }
             Arg::Field { names, .. } => {
@@ -809,7 +807,7 @@ impl State<'_> {
         }
         // A constant: converted to the parameter's type as Go's evalBool, evalString,
         // evalInteger, evalFloat, evalEmptyInterface do.
-        let found = || format!("{}", arg_string(arg));
+        let found = || arg_string(arg);
         let v = match (typ, arg) {
             (Some(Ty::Bool), Arg::Bool { value, .. }) => V::Bool(*value),
             (Some(Ty::Bool), _) => {
@@ -821,12 +819,7 @@ impl State<'_> {
             }
             (Some(Ty::Int), Arg::Number { value, .. }) => match number_as_int(value) {
                 Some(i) => V::Int(i),
-                None => {
-                    return Err(wrong(
-                        &span,
-                        format!("expected integer; found {}", found()),
-                    ))
-                }
+                None => return Err(wrong(&span, format!("expected integer; found {}", found()))),
             },
             (Some(Ty::Int), _) => {
                 return Err(wrong(&span, format!("expected integer; found {}", found())))
@@ -856,10 +849,7 @@ impl State<'_> {
         };
         if matches!(ev.v, V::Invalid) {
             return match t {
-                Ty::Any => Ok(Ev {
-                    v: V::Nil,
-                    ..ev
-                }),
+                Ty::Any => Ok(Ev { v: V::Nil, ..ev }),
                 Ty::RValue => Ok(ev),
                 // A nil map: readable, but `set` fails as Go's assignment panics.
                 Ty::Map => Ok(Ev { v: V::Nil, ..ev }),
@@ -869,15 +859,15 @@ impl State<'_> {
                 )),
             };
         }
-        let ok = match (t, &ev.v) {
-            (Ty::Any | Ty::RValue, _) => true,
-            (Ty::Str, V::Str(_))
-            | (Ty::Int, V::Int(_))
-            | (Ty::Bool, V::Bool(_))
-            | (Ty::Map, V::Map(_))
-            | (Ty::Time, V::Time { .. }) => true,
-            _ => false,
-        };
+        let ok = matches!(
+            (t, &ev.v),
+            (Ty::Any | Ty::RValue, _)
+                | (Ty::Str, V::Str(_))
+                | (Ty::Int, V::Int(_))
+                | (Ty::Bool, V::Bool(_))
+                | (Ty::Map, V::Map(_))
+                | (Ty::Time, V::Time { .. })
+        );
         if ok {
             return Ok(ev);
         }
@@ -972,13 +962,7 @@ fn pipe_string(p: &Pipeline) -> String {
     s.push_str(
         &p.cmds
             .iter()
-            .map(|c| {
-                c.args
-                    .iter()
-                    .map(arg_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
+            .map(|c| c.args.iter().map(arg_string).collect::<Vec<_>>().join(" "))
             .collect::<Vec<_>>()
             .join(" | "),
     );

@@ -51,21 +51,111 @@ impl Random {
 /// (`function "x" not defined`), so the parser asks [`is_defined`].
 pub const NAMES: &[&str] = &[
     // Go builtins (text/template/funcs.go builtins()).
-    "and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf",
-    "println", "urlquery", "eq", "ge", "gt", "le", "lt", "ne",
+    "and",
+    "call",
+    "html",
+    "index",
+    "slice",
+    "js",
+    "len",
+    "not",
+    "or",
+    "print",
+    "printf",
+    "println",
+    "urlquery",
+    "eq",
+    "ge",
+    "gt",
+    "le",
+    "lt",
+    "ne",
     // slim-sprig, those the catalog uses (research notes, part 5.2).
-    "trim", "fail", "hasPrefix", "randInt", "substr", "splitList", "base", "list",
-    "trimPrefix", "trimSuffix", "default", "join", "toString", "add", "max", "trimAll",
-    "b64enc", "int", "now", "unixEpoch", "lower", "toJson", "empty", "mul", "sub", "append",
-    "dict", "replace",
+    "trim",
+    "fail",
+    "hasPrefix",
+    "randInt",
+    "substr",
+    "splitList",
+    "base",
+    "list",
+    "trimPrefix",
+    "trimSuffix",
+    "default",
+    "join",
+    "toString",
+    "add",
+    "max",
+    "trimAll",
+    "b64enc",
+    "int",
+    "now",
+    "unixEpoch",
+    "lower",
+    "toJson",
+    "empty",
+    "mul",
+    "sub",
+    "append",
+    "dict",
+    "replace",
     // slim-sprig, other common ones (functions.go genericMap).
-    "upper", "title", "quote", "squote", "contains", "hasSuffix", "split", "repeat",
-    "indent", "nindent", "toStrings", "first", "last", "rest", "initial", "has",
-    "keys", "hasKey", "get", "set", "unset", "min", "div", "mod", "add1", "int64", "float64",
-    "atoi", "ternary", "coalesce", "toPrettyJson", "b64dec", "sha256sum", "trunc", "cat",
-    "trimall", "push", "prepend", "reverse", "uniq", "compact", "without", "concat", "tuple",
-    "dir", "ext", "clean", "isAbs", "until", "seq", "all", "any", "plural", "splitn",
-    "sortAlpha", "biggest",
+    "upper",
+    "title",
+    "quote",
+    "squote",
+    "contains",
+    "hasSuffix",
+    "split",
+    "repeat",
+    "indent",
+    "nindent",
+    "toStrings",
+    "first",
+    "last",
+    "rest",
+    "initial",
+    "has",
+    "keys",
+    "hasKey",
+    "get",
+    "set",
+    "unset",
+    "min",
+    "div",
+    "mod",
+    "add1",
+    "int64",
+    "float64",
+    "atoi",
+    "ternary",
+    "coalesce",
+    "toPrettyJson",
+    "b64dec",
+    "sha256sum",
+    "trunc",
+    "cat",
+    "trimall",
+    "push",
+    "prepend",
+    "reverse",
+    "uniq",
+    "compact",
+    "without",
+    "concat",
+    "tuple",
+    "dir",
+    "ext",
+    "clean",
+    "isAbs",
+    "until",
+    "seq",
+    "all",
+    "any",
+    "plural",
+    "splitn",
+    "sortAlpha",
+    "biggest",
 ];
 
 pub fn is_defined(name: &str) -> bool {
@@ -137,8 +227,8 @@ pub(crate) fn signature(name: &str) -> Option<Sig> {
         "html" | "js" | "urlquery" | "print" | "println" => var(&[], Any),
         "printf" => var(&[Str], Any),
         // strings.go and functions.go
-        "trim" | "upper" | "lower" | "title" | "base" | "dir" | "ext" | "clean"
-        | "isAbs" | "b64enc" | "b64dec" | "sha256sum" | "atoi" | "fail" => fixed(&[Str]),
+        "trim" | "upper" | "lower" | "title" | "base" | "dir" | "ext" | "clean" | "isAbs"
+        | "b64enc" | "b64dec" | "sha256sum" | "atoi" | "fail" => fixed(&[Str]),
         "substr" => fixed(&[Int, Int, Str]),
         "trunc" | "repeat" | "indent" | "nindent" => fixed(&[Int, Str]),
         "trimAll" | "trimall" | "trimSuffix" | "trimPrefix" | "contains" | "hasPrefix"
@@ -147,8 +237,8 @@ pub(crate) fn signature(name: &str) -> Option<Sig> {
         "replace" => fixed(&[Str, Str, Str]),
         "plural" => fixed(&[Str, Str, Int]),
         "join" => fixed(&[Str, Any]),
-        "quote" | "squote" | "cat" | "list" | "tuple" | "dict" | "coalesce" | "all"
-        | "any" | "add" | "concat" => var(&[], Any),
+        "quote" | "squote" | "cat" | "list" | "tuple" | "dict" | "coalesce" | "all" | "any"
+        | "add" | "concat" => var(&[], Any),
         "toString" | "int" | "int64" | "float64" | "toStrings" | "empty" | "toJson"
         | "toPrettyJson" | "first" | "last" | "rest" | "initial" | "reverse" | "uniq"
         | "compact" | "add1" | "sortAlpha" => fixed(&[Any]),
@@ -408,9 +498,8 @@ fn eq(arg1: &V, rest: &[V]) -> Result<bool, CallError> {
     for a in rest {
         let a = indirect_interface(a);
         let k2 = basic_kind(a);
-        let truth;
-        if k1 != k2 {
-            truth = match (k1, k2) {
+        let truth = if k1 != k2 {
+            match (k1, k2) {
                 (Kind::Int, Kind::Uint) => int_of(arg1) >= 0 && int_of(arg1) as u64 == uint_of(a),
                 (Kind::Uint, Kind::Int) => int_of(a) >= 0 && uint_of(arg1) == int_of(a) as u64,
                 _ => {
@@ -419,9 +508,9 @@ fn eq(arg1: &V, rest: &[V]) -> Result<bool, CallError> {
                     }
                     false
                 }
-            };
+            }
         } else {
-            truth = match k1 {
+            match k1 {
                 Kind::Bool => arg1 == a,
                 Kind::Float => float_of(arg1) == float_of(a),
                 Kind::Int => int_of(arg1) == int_of(a),
@@ -454,8 +543,8 @@ fn eq(arg1: &V, rest: &[V]) -> Result<bool, CallError> {
                         }
                     }
                 }
-            };
-        }
+            }
+        };
         if truth {
             return Ok(true);
         }

@@ -32,7 +32,12 @@ fn cases_named_by_environment_match_go() {
         panic!("FUZZFILE_TEMPLATE_CASES=CASES.txt:RESULTS.jsonl");
     };
     let (n, bad) = check(Path::new(cases), Path::new(results));
-    assert!(bad.is_empty(), "{} of {n} cases differ from Go:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {n} cases differ from Go:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 // ---- What Go cannot show: the source map, the notes, the limits, the error spans. ----------
@@ -95,7 +100,10 @@ fn source_map_covers_every_output_byte() {
 }
 
 fn origin_at<'a>(r: &'a Rendered, needle: &str) -> &'a Origin {
-    let at = r.text.find(needle).unwrap_or_else(|| panic!("{needle:?} in {:?}", r.text));
+    let at = r
+        .text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} in {:?}", r.text));
     &r.map
         .segment_at(at)
         .unwrap_or_else(|| panic!("no segment at {at}"))
@@ -182,7 +190,10 @@ fn text_segments_map_exactly() {
         .collect();
     let cd = template.find("cd").unwrap_or(0);
     let ef = template.find("ef").unwrap_or(0);
-    assert_eq!(texts, vec![(0..2, 0..2), (2..4, cd..cd + 2), (4..6, ef..ef + 2)]);
+    assert_eq!(
+        texts,
+        vec![(0..2, 0..2), (2..4, cd..cd + 2), (4..6, ef..ef + 2)]
+    );
     assert_eq!(r.map.template_offset(3), Some(cd + 1));
     // Text inside a template called twice maps to the define's text both times.
     let template = "{{ define \"x\" }}X{{ end }}a{{ template \"x\" }}{{ template \"x\" }}";
@@ -217,7 +228,10 @@ fn missing_keys_are_noted() {
             ("M.Sub".to_string(), ".M.Sub"),
         ]
     );
-    assert_eq!(action_values(origin_at(&r, "<no value>")), vec!["Nope".to_string()]);
+    assert_eq!(
+        action_values(origin_at(&r, "<no value>")),
+        vec!["Nope".to_string()]
+    );
 }
 
 /// Errors point at the node Go reports: the field, the call.
@@ -227,7 +241,11 @@ fn errors_have_go_spans_and_kinds() {
     let cases = [
         ("x {{ .S.Field }}", ".S.Field", ExecErrorKind::BadOperand),
         ("{{ index .S 9 }}", "index .S 9", ExecErrorKind::BadOperand),
-        ("{{ template \"none\" }}", "{{ template \"none\" }}", ExecErrorKind::UndefinedTemplate),
+        (
+            "{{ template \"none\" }}",
+            "{{ template \"none\" }}",
+            ExecErrorKind::UndefinedTemplate,
+        ),
         ("{{ trim 1 }}", "1", ExecErrorKind::WrongArgument),
     ];
     for (template, at, kind) in cases {

@@ -81,11 +81,44 @@ fn now_is_the_fixed_clock() {
 #[test]
 fn catalog_functions_are_defined() {
     for name in [
-        "trim", "fail", "not", "printf", "hasPrefix", "eq", "and", "randInt", "substr", "or",
-        "splitList", "base", "len", "list", "index", "trimPrefix", "trimSuffix", "default",
-        "join", "toString", "gt", "add", "max", "trimAll", "b64enc", "int", "now",
-        "unixEpoch", "lower", "toJson", "empty", "mul", "sub", "append", "dict", "replace",
-        "le", "ne",
+        "trim",
+        "fail",
+        "not",
+        "printf",
+        "hasPrefix",
+        "eq",
+        "and",
+        "randInt",
+        "substr",
+        "or",
+        "splitList",
+        "base",
+        "len",
+        "list",
+        "index",
+        "trimPrefix",
+        "trimSuffix",
+        "default",
+        "join",
+        "toString",
+        "gt",
+        "add",
+        "max",
+        "trimAll",
+        "b64enc",
+        "int",
+        "now",
+        "unixEpoch",
+        "lower",
+        "toJson",
+        "empty",
+        "mul",
+        "sub",
+        "append",
+        "dict",
+        "replace",
+        "le",
+        "ne",
     ] {
         assert!(is_defined(name), "{name} is not defined");
     }
@@ -109,7 +142,11 @@ fn every_name_has_a_signature_and_a_body() {
         }
         let t = parse("t", &format!("{{{{ {name} }}}}"))
             .unwrap_or_else(|e| panic!("{name}: {}", e[0].message));
-        match render(&t, &Value::Map(Default::default()), &RenderOptions::default()) {
+        match render(
+            &t,
+            &Value::Map(Default::default()),
+            &RenderOptions::default(),
+        ) {
             Ok(_) => {}
             Err(e) => assert!(
                 !e.message.contains("not defined") && !e.message.contains("not a defined"),
@@ -128,8 +165,12 @@ fn fail_is_its_own_kind() {
     let Ok(t) = t else {
         panic!("{t:?}");
     };
-    let e = render(&t, &Value::Map(Default::default()), &RenderOptions::default())
-        .expect_err("fail stops the render");
+    let e = render(
+        &t,
+        &Value::Map(Default::default()),
+        &RenderOptions::default(),
+    )
+    .expect_err("fail stops the render");
     assert_eq!(e.kind, ExecErrorKind::Fail);
     assert_eq!(e.message, "choose a bucket");
     assert_eq!(&text[e.span.clone()], "fail \"choose a bucket\"");
@@ -145,11 +186,18 @@ fn argument_errors_are_wrong_argument() {
             "{{ substr 0 (add 1 1) \"abc\" }}",
             "wrong type for value; expected int; got int64",
         ),
-        ("{{ printf }}", "wrong number of args for printf: want at least 1 got 0"),
+        (
+            "{{ printf }}",
+            "wrong number of args for printf: want at least 1 got 0",
+        ),
     ] {
         let t = parse("t", template).unwrap_or_else(|e| panic!("{template}: {e:?}"));
-        let e = render(&t, &Value::Map(Default::default()), &RenderOptions::default())
-            .expect_err(template);
+        let e = render(
+            &t,
+            &Value::Map(Default::default()),
+            &RenderOptions::default(),
+        )
+        .expect_err(template);
         assert_eq!(e.kind, ExecErrorKind::WrongArgument, "{template}");
         assert_eq!(e.message, message, "{template}");
     }

@@ -366,7 +366,11 @@ fn fmt_integer(
     upper: bool,
 ) {
     let negative = signed && (u as i64) < 0;
-    let mut u = if negative { (u as i64).unsigned_abs() } else { u };
+    let mut u = if negative {
+        (u as i64).unsigned_abs()
+    } else {
+        u
+    };
     let mut prec = 0usize;
     if let Some(p) = f.prec {
         prec = p;
@@ -400,11 +404,7 @@ fn fmt_integer(
     if f.sharp {
         match base {
             2 => buf.extend_from_slice(b"b0"),
-            8 => {
-                if buf.last() != Some(&b'0') {
-                    buf.push(b'0');
-                }
-            }
+            8 if buf.last() != Some(&b'0') => buf.push(b'0'),
             16 => {
                 buf.push(digits[16]);
                 buf.push(b'0');
@@ -536,7 +536,11 @@ fn is_print(c: char) -> bool {
 
 /// time.Time's String() in UTC: `2006-01-02 15:04:05.999999999 +0000 UTC`.
 pub fn time_string(v: &V) -> String {
-    let V::Time { unix_seconds, nanos } = v else {
+    let V::Time {
+        unix_seconds,
+        nanos,
+    } = v
+    else {
         return String::new();
     };
     let days = unix_seconds.div_euclid(86_400);
@@ -603,7 +607,11 @@ pub fn format_float(x: f64, verb: char, prec: Option<usize>) -> String {
         return "NaN".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "+Inf".into() } else { "-Inf".into() };
+        return if x > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
     }
     let neg = x.is_sign_negative();
     let mut out = String::new();
@@ -726,7 +734,11 @@ fn fmt_f(d: &[u8], dp: i32, prec: usize) -> String {
 
 /// format.go `fmtFloat`: sign, padding and infinities around strconv's digits.
 fn fmt_float(out: &mut String, x: f64, verb: char, default_prec: Option<usize>, f: &Flags) {
-    let prec = if f.prec.is_some() { f.prec } else { default_prec };
+    let prec = if f.prec.is_some() {
+        f.prec
+    } else {
+        default_prec
+    };
     let mut num = format_float(x, verb, prec);
     if !num.starts_with('-') && !num.starts_with('+') {
         num.insert(0, '+');

@@ -35,7 +35,10 @@ pub enum V {
     /// `map[string]interface {}`.
     Map(MapRef),
     /// `time.Time` in UTC.
-    Time { unix_seconds: i64, nanos: u32 },
+    Time {
+        unix_seconds: i64,
+        nanos: u32,
+    },
 }
 
 impl V {
@@ -53,7 +56,10 @@ impl V {
                     .map(|(k, v)| (k.clone(), V::from_value(v)))
                     .collect(),
             ),
-            Value::Time { unix_seconds, nanos } => V::Time {
+            Value::Time {
+                unix_seconds,
+                nanos,
+            } => V::Time {
                 unix_seconds: *unix_seconds,
                 nanos: *nanos,
             },

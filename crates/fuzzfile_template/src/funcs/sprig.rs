@@ -77,7 +77,12 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
         "indent" => indent(int(&args, 0), s(&args, 1), ctx).map(V::Str),
         "nindent" => indent(int(&args, 0), s(&args, 1), ctx).map(|x| V::Str(format!("\n{x}"))),
         "replace" => st(s(&args, 2).replace(s(&args, 0), s(&args, 1))),
-        "plural" => st(if int(&args, 2) == 1 { s(&args, 0) } else { s(&args, 1) }.to_string()),
+        "plural" => st(if int(&args, 2) == 1 {
+            s(&args, 0)
+        } else {
+            s(&args, 1)
+        }
+        .to_string()),
         "sha256sum" => st(sha256_hex(s(&args, 0).as_bytes())),
         "toString" => st(strval(a(&args, 0))),
         "atoi" => Ok(V::Int(s(&args, 0).parse::<i64>().unwrap_or(0))),
@@ -119,17 +124,23 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
                 .map(V::Int)
                 .collect(),
         )),
-        "seq" => st(seq(&args.iter().map(|v| int(std::slice::from_ref(v), 0)).collect::<Vec<_>>())),
+        "seq" => st(seq(&args
+            .iter()
+            .map(|v| int(std::slice::from_ref(v), 0))
+            .collect::<Vec<_>>())),
         // Arithmetic (functions.go): int64, wrapping as Go's integers do.
         "add1" => Ok(V::Int64(to_int64(a(&args, 0)).wrapping_add(1))),
         "add" => Ok(V::Int64(
-            args.iter().fold(0i64, |acc, v| acc.wrapping_add(to_int64(v))),
-        )),
-        "sub" => Ok(V::Int64(to_int64(a(&args, 0)).wrapping_sub(to_int64(a(&args, 1))))),
-        "mul" => Ok(V::Int64(
             args.iter()
-                .skip(1)
-                .fold(to_int64(a(&args, 0)), |acc, v| acc.wrapping_mul(to_int64(v))),
+                .fold(0i64, |acc, v| acc.wrapping_add(to_int64(v))),
+        )),
+        "sub" => Ok(V::Int64(
+            to_int64(a(&args, 0)).wrapping_sub(to_int64(a(&args, 1))),
+        )),
+        "mul" => Ok(V::Int64(
+            args.iter().skip(1).fold(to_int64(a(&args, 0)), |acc, v| {
+                acc.wrapping_mul(to_int64(v))
+            }),
         )),
         "div" | "mod" => {
             let (x, y) = (to_int64(a(&args, 0)), to_int64(a(&args, 1)));
@@ -206,13 +217,20 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             let mut i = 0;
             while i < args.len() {
                 let key = strval(&args[i]);
-                m.insert(key, args.get(i + 1).cloned().unwrap_or(V::Str(String::new())));
+                m.insert(
+                    key,
+                    args.get(i + 1).cloned().unwrap_or(V::Str(String::new())),
+                );
                 i += 2;
             }
             Ok(V::map(m))
         }
         "get" => Ok(match a(&args, 0) {
-            V::Map(m) => m.borrow().get(s(&args, 1)).cloned().unwrap_or(V::Str(String::new())),
+            V::Map(m) => m
+                .borrow()
+                .get(s(&args, 1))
+                .cloned()
+                .unwrap_or(V::Str(String::new())),
             _ => V::Str(String::new()),
         }),
         "set" => match a(&args, 0) {
@@ -326,7 +344,9 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             V::Time { unix_seconds, .. } => unix_seconds.to_string(),
             _ => String::new(),
         }),
-        _ => Err(CallError::Argument(format!("function {name:?} not defined"))),
+        _ => Err(CallError::Argument(format!(
+            "function {name:?} not defined"
+        ))),
     }
 }
 
@@ -364,7 +384,7 @@ pub(crate) fn to_int64(v: &V) -> i64 {
 /// Go's `int64(f)` on amd64 (CVTTSD2SQ): truncation, and 0x8000000000000000 for NaN and
 /// out-of-range values.
 fn go_f64_to_i64(f: f64) -> i64 {
-    if f.is_nan() || f >= 9_223_372_036_854_775_808.0 || f < -9_223_372_036_854_775_808.0 {
+    if f.is_nan() || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
         i64::MIN
     } else {
         f as i64
@@ -467,7 +487,9 @@ fn substring(start: i64, end: i64, s: &str) -> Result<String, CallError> {
     let len = s.len() as i64;
     let (lo, hi) = if start < 0 {
         if end < 0 {
-            return Err(op(format!("runtime error: slice bounds out of range [:{end}]")));
+            return Err(op(format!(
+                "runtime error: slice bounds out of range [:{end}]"
+            )));
         }
         if end > len {
             return Err(op(format!(
@@ -960,7 +982,11 @@ fn json_float(f: f64) -> Option<String> {
     let s = if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
         let mut s = gofmt::format_float(f, 'e', None);
         let n = s.len();
-        if n >= 4 && s.as_bytes()[n - 4] == b'e' && s.as_bytes()[n - 3] == b'-' && s.as_bytes()[n - 2] == b'0' {
+        if n >= 4
+            && s.as_bytes()[n - 4] == b'e'
+            && s.as_bytes()[n - 3] == b'-'
+            && s.as_bytes()[n - 2] == b'0'
+        {
             s.remove(n - 2);
         }
         s

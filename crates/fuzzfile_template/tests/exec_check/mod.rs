@@ -131,9 +131,17 @@ pub fn check(cases_path: &Path, results_path: &Path) -> (usize, Vec<String>) {
     let mut bad = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for c in &cases {
-        assert!(names.insert(c.name.clone()), "{file}:{}: duplicate case {:?}", c.line, c.name);
+        assert!(
+            names.insert(c.name.clone()),
+            "{file}:{}: duplicate case {:?}",
+            c.line,
+            c.name
+        );
         let Some(g) = go.get(&c.name) else {
-            bad.push(format!("{file}:{}: {:?}: no Go result recorded", c.line, c.name));
+            bad.push(format!(
+                "{file}:{}: {:?}: no Go result recorded",
+                c.line, c.name
+            ));
             continue;
         };
         let mut opts = RenderOptions::default();
@@ -188,9 +196,13 @@ pub fn check_pair(stem: &str) {
         &dir.join(format!("{stem}.go.jsonl")),
     );
     assert!(n > 0, "{stem}.txt has no case");
-    assert!(bad.is_empty(), "{} of {n} cases differ from Go:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {n} cases differ from Go:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
-
 
 /// The templates of a case file with their data (for checks that need no Go result).
 pub fn templates(cases_path: &Path) -> Vec<(String, Value)> {
