@@ -13,6 +13,8 @@ use fuzzfile_plan::{PlanOptions, Refusal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod template;
+
 /// The most findings shown for one file (`fuzzlint check --format json` lists them all).
 const MAX_SHOWN: usize = 100;
 
@@ -46,6 +48,8 @@ enum Command {
         output: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
+        #[command(flatten)]
+        template: template::TemplateArgs,
     },
     /// Run a Fuzzfile (or a launch plan, `.json`) on this node. Exit 0 when every job
     /// finished, 1 when one failed, timed out or was skipped, 2 for a plan it cannot run,
@@ -148,6 +152,8 @@ struct RunArgs {
     /// `gpus-per-node` is this node's GPU count unless --gpus is given.
     #[arg(long, value_name = "PROFILE")]
     cluster: Option<PathBuf>,
+    #[command(flatten)]
+    template: template::TemplateArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -221,8 +227,16 @@ fn main() -> ExitCode {
             hostfile,
             output,
             format,
+            template,
         } => match host_names(hosts.as_deref(), hostfile.as_deref(), None) {
-            Ok(hosts) => plan(&file, cluster.as_deref(), hosts, output.as_deref(), format),
+            Ok(hosts) => plan(
+                &file,
+                cluster.as_deref(),
+                hosts,
+                output.as_deref(),
+                format,
+                &template,
+            ),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(2)
@@ -297,7 +311,12 @@ fn run(args: RunArgs) -> ExitCode {
         cores,
         memory,
         cluster,
+        template,
     } = args;
+    if let Some(e) = template::misplaced_args(&file, &template) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let profile = match cluster.as_deref().map(read_profile) {
         Some(Ok(p)) => Some(p),
         Some(Err(code)) => return code,
@@ -424,7 +443,36 @@ fn run(args: RunArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let plan = if is_json {
+    let plan = if template::is_template(file) {
+        // An application template: rendered with its values, then lowered as below.
+        let options = fuzzfile_check::Options {
+            profile: profile.clone(),
+            ..Default::default()
+        };
+        let t = match template::render(file, text, &template, &options) {
+            Ok(t) => t,
+            Err(template::Refused(message)) => {
+                eprint!("{message}");
+                return ExitCode::from(2);
+            }
+        };
+        eprint!("{}", t.template_notes());
+        match fuzzfile_plan::lower(&t.analysis, &plan_options(file, host_list, profile)) {
+            Ok(p) => p,
+            Err(Refusal::Errors(_)) => {
+                eprintln!(
+                    "{}: the rendered Fuzzfile has errors — not runnable",
+                    file.display()
+                );
+                eprint!("{}", t.describe(MAX_SHOWN));
+                return ExitCode::from(2);
+            }
+            Err(r) => {
+                eprintln!("error: {}: {r}", file.display());
+                return ExitCode::from(2);
+            }
+        }
+    } else if is_json {
         match fuzz_runner::read_plan(&String::from_utf8_lossy(&text)) {
             Ok(p) => p,
             Err(e) => {
@@ -620,7 +668,12 @@ fn plan(
     hosts: Option<Vec<String>>,
     output: Option<&Path>,
     format: Format,
+    template_args: &template::TemplateArgs,
 ) -> ExitCode {
+    if let Some(e) = template::misplaced_args(file, template_args) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let profile = match cluster.map(read_profile) {
         Some(Ok(p)) => Some(p),
         Some(Err(code)) => return code,
@@ -637,16 +690,41 @@ fn plan(
         profile: profile.clone(),
         ..Default::default()
     };
+    let plan_options = plan_options(file, hosts, profile);
+    if template::is_template(file) {
+        // An application template: its rendered Fuzzfile is lowered, its findings are
+        // shown at template positions.
+        let t = match template::render(file, bytes, template_args, &options) {
+            Ok(t) => t,
+            Err(template::Refused(message)) => {
+                eprint!("{message}");
+                return ExitCode::from(2);
+            }
+        };
+        eprint!("{}", t.template_notes());
+        return match fuzzfile_plan::lower(&t.analysis, &plan_options) {
+            Ok(p) => write_plan(&p, output, format),
+            Err(Refusal::Errors(_)) => {
+                let n = t.errors();
+                eprintln!(
+                    "{}: {n} error{} in the rendered Fuzzfile — not plannable",
+                    file.display(),
+                    if n == 1 { "" } else { "s" }
+                );
+                eprint!("{}", t.describe(MAX_SHOWN));
+                ExitCode::from(1)
+            }
+            Err(r @ Refusal::Hosts { .. }) => {
+                eprintln!("error: {r}");
+                ExitCode::from(2)
+            }
+            Err(r) => {
+                eprintln!("{}: {r}", file.display());
+                ExitCode::from(1)
+            }
+        };
+    }
     let a = fuzzfile_check::analyze_bytes_with(&bytes, &options);
-    let source = file.file_name().map_or_else(
-        || file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let plan_options = PlanOptions {
-        source,
-        hosts,
-        profile,
-    };
     let plan = match fuzzfile_plan::lower(&a, &plan_options) {
         Ok(p) => p,
         Err(Refusal::Errors(_)) => {
@@ -672,10 +750,32 @@ fn plan(
             return ExitCode::from(1);
         }
     };
+    write_plan(&plan, output, format)
+}
+
+/// The plan's options: its source is the file's name.
+fn plan_options(
+    file: &Path,
+    hosts: Option<Vec<String>>,
+    profile: Option<fuzzfile_check::profile::ClusterProfile>,
+) -> PlanOptions {
+    let source = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    PlanOptions {
+        source,
+        hosts,
+        profile,
+    }
+}
+
+/// Write the plan (or its graph) to `output` or standard output.
+fn write_plan(plan: &fuzzfile_plan::Plan, output: Option<&Path>, format: Format) -> ExitCode {
     let text = match format {
-        Format::Json => fuzzfile_plan::to_json(&plan),
-        Format::Dot => fuzzfile_plan::render::dot(&plan),
-        Format::Mermaid => fuzzfile_plan::render::mermaid(&plan),
+        Format::Json => fuzzfile_plan::to_json(plan),
+        Format::Dot => fuzzfile_plan::render::dot(plan),
+        Format::Mermaid => fuzzfile_plan::render::mermaid(plan),
     };
     match output {
         Some(o) => {
