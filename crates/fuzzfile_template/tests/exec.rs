@@ -22,6 +22,12 @@ fn exec_cases_match_go() {
     check_pair("exec_cases");
 }
 
+/// The recorded results of exec_cases.txt are what Go prints for them now.
+#[test]
+fn exec_cases_record_is_gos() {
+    exec_check::check_recorded_against_go("exec_cases");
+}
+
 /// Another case file and Go's results for it, named by `FUZZFILE_TEMPLATE_CASES`.
 #[test]
 fn cases_named_by_environment_match_go() {

@@ -15,6 +15,12 @@ fn funcs_cases_match_go() {
     exec_check::check_pair("funcs_cases");
 }
 
+/// The recorded results of funcs_cases.txt are what Go prints for them now.
+#[test]
+fn funcs_cases_record_is_gos() {
+    exec_check::check_recorded_against_go("funcs_cases");
+}
+
 fn render_text(template: &str, options: &RenderOptions) -> Result<String, String> {
     let t = parse("t", template).map_err(|e| e[0].message.clone())?;
     render(&t, &Value::Map(Default::default()), options)

@@ -174,7 +174,7 @@ pub fn check(cases_path: &Path, results_path: &Path) -> (usize, Vec<String>) {
             (Err(e), "parse") => e.starts_with("parse:"),
             (Err(e), "exec") => match fail {
                 Some(m) => *e == format!("exec {:?}: {m}", ExecErrorKind::Fail),
-                None => e.starts_with("exec") && e.ends_with(&format!(": {cause}")),
+                None => e.starts_with("exec") && e.split_once(": ").map(|x| x.1) == Some(cause),
             },
             _ => false,
         };
@@ -212,4 +212,117 @@ pub fn templates(cases_path: &Path) -> Vec<(String, Value)> {
         .into_iter()
         .map(|c| (c.template, data_value(&c.data)))
         .collect()
+}
+
+/// `scripts/go-template-render`, built with Debian's Go into the target directory; `Err`
+/// (why) where Go or sprig is missing.
+fn go_program() -> Result<std::path::PathBuf, String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/go-template-render");
+    if !Path::new("/usr/share/gocode/src/github.com/Masterminds/sprig").is_dir() {
+        return Err("sprig (golang-github-masterminds-sprig-dev) is not installed".into());
+    }
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec-check-go");
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let bin = out.join(format!("go-template-render-{}", std::process::id()));
+    let built = std::process::Command::new("go")
+        .arg("build")
+        .arg("-o")
+        .arg(&bin)
+        .arg(".")
+        .current_dir(&src)
+        .env("GO111MODULE", "off")
+        .env("GOPATH", "/usr/share/gocode")
+        .env("GOCACHE", out.join("cache"))
+        .env("GOFLAGS", "")
+        .output()
+        .map_err(|e| format!("go build: {e}"))?;
+    if !built.status.success() {
+        return Err(format!(
+            "go build of {} failed: {}",
+            src.display(),
+            String::from_utf8_lossy(&built.stderr)
+        ));
+    }
+    Ok(bin)
+}
+
+/// Renders every case of `{stem}.txt` with Go now and compares with `{stem}.go.jsonl`: the
+/// recorded expectations are Go's. With `FUZZ_UPDATE_GO_EXPECTED` set, rewrites the record.
+/// Without Go, prints why and passes, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
+pub fn check_recorded_against_go(stem: &str) {
+    let bin = match go_program() {
+        Ok(b) => b,
+        Err(why) => {
+            assert!(
+                std::env::var_os("FUZZ_REQUIRE_SYSTEM_TESTS").is_none(),
+                "FUZZ_REQUIRE_SYSTEM_TESTS is set but Go cannot run: {why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let cases_path = dir.join(format!("{stem}.txt"));
+    let text = std::fs::read_to_string(&cases_path).expect("the case file");
+    let cases = parse_cases(&cases_path.display().to_string(), &text);
+    let mut input = String::new();
+    for c in &cases {
+        let mut r = serde_json::json!({
+            "id": c.name, "name": c.name, "template": c.template, "data": c.data,
+        });
+        if let Some(s) = c.seed {
+            r["seed"] = serde_json::json!(s);
+        }
+        if let Some(n) = c.now {
+            r["now"] = serde_json::json!(n);
+        }
+        input.push_str(&r.to_string());
+        input.push('\n');
+    }
+    let mut child = std::process::Command::new(&bin)
+        .arg("-batch")
+        .env_clear()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("go-template-render starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(input.as_bytes())
+    });
+    let out = child.wait_with_output().expect("go-template-render ends");
+    writer
+        .join()
+        .expect("writer")
+        .expect("write to go-template-render");
+    let _ = std::fs::remove_file(&bin);
+    assert!(out.status.success(), "go-template-render failed");
+    let now = String::from_utf8(out.stdout).expect("UTF-8 from go-template-render");
+    let results_path = dir.join(format!("{stem}.go.jsonl"));
+    if std::env::var_os("FUZZ_UPDATE_GO_EXPECTED").is_some() {
+        std::fs::write(&results_path, &now).expect("write the record");
+        return;
+    }
+    let recorded = std::fs::read_to_string(&results_path).unwrap_or_default();
+    let parse = |t: &str| -> BTreeMap<String, Json> {
+        t.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let j: Json = serde_json::from_str(l).expect("a JSON line");
+                (j["id"].as_str().unwrap_or("").to_string(), j)
+            })
+            .collect()
+    };
+    let (now, recorded) = (parse(&now), parse(&recorded));
+    let differ: Vec<String> = now
+        .iter()
+        .filter(|(id, j)| recorded.get(*id) != Some(j))
+        .map(|(id, j)| format!("{id}: Go now {j}, recorded {:?}", recorded.get(id)))
+        .collect();
+    assert!(
+        differ.is_empty() && now.len() == recorded.len(),
+        "{stem}.go.jsonl is not what Go prints now (FUZZ_UPDATE_GO_EXPECTED=1 rewrites it):\n{}",
+        differ.join("\n")
+    );
 }
