@@ -171,6 +171,7 @@ struct CorpusTemplate {
     name: String,
     text: String,
     data: Value,
+    values: values_file::ValuesFile,
 }
 
 fn corpus() -> Result<Vec<CorpusTemplate>, String> {
@@ -210,6 +211,7 @@ fn corpus() -> Result<Vec<CorpusTemplate>, String> {
             name: p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned(),
             text,
             data: file.defaults().root,
+            values: file,
         });
     }
     Ok(out)
@@ -648,6 +650,119 @@ fn engine_renders_every_corpus_template_as_go_does() {
         mismatches.join("\n")
     );
     assert_eq!(fails, EXPECTED_FAILS.len());
+}
+
+/// Every template under each other value of its `options_input` and bool values (one at a
+/// time, through `--set NAME=VALUE`), with every value that `values.yaml` leaves empty given
+/// (a secret `secret://user/NAME`, a name with `Volume` `volume://user/persistent/NAME`, with
+/// `S3` and `Uri` `s3://bucket/NAME`, one ending in `Dir` or `Path` `/data/NAME`, else `x`): the branches the defaults do not reach.
+fn corpus_branches(corpus: &[CorpusTemplate]) -> Vec<(String, &CorpusTemplate, Value)> {
+    let mut out = Vec::new();
+    for t in corpus {
+        let filled: Vec<String> = t
+            .values
+            .decls
+            .iter()
+            .filter(|d| d.default_value() == Value::String(String::new()))
+            .map(|d| {
+                let name = &d.name.value;
+                let upper = name.to_ascii_uppercase();
+                if matches!(d.kind, values_file::ValueKind::Secret { .. })
+                    || upper.contains("SECRET")
+                {
+                    format!("{name}=secret://user/{name}")
+                } else if matches!(d.kind, values_file::ValueKind::Volume { .. })
+                    || upper.contains("VOLUME")
+                {
+                    format!("{name}=volume://user/persistent/{name}")
+                } else if upper.contains("S3") && upper.contains("URI") {
+                    format!("{name}=s3://bucket/{name}")
+                } else if upper.ends_with("DIR") || upper.ends_with("PATH") {
+                    format!("{name}=/data/{name}")
+                } else {
+                    format!("{name}=x")
+                }
+            })
+            .collect();
+        let mut sets = Vec::new();
+        if !filled.is_empty() {
+            sets.push(filled.clone());
+        }
+        for d in &t.values.decls {
+            for choice in d.choices().unwrap_or_default() {
+                if choice == d.default_value() {
+                    continue;
+                }
+                let text = match &choice {
+                    Value::String(s) => s.clone(),
+                    Value::Bool(b) => b.to_string(),
+                    other => panic!("choice {other:?}"),
+                };
+                let mut set = filled.clone();
+                set.push(format!("{}={text}", d.name.value));
+                sets.push(set);
+            }
+        }
+        for set in sets {
+            let overrides: Vec<values_file::Override> = set
+                .iter()
+                .map(|s| values_file::Override::parse_set(s).unwrap())
+                .collect();
+            let data = t.values.data(&overrides).unwrap().root;
+            out.push((format!("{} --set {}", t.name, set.join(" --set ")), t, data));
+        }
+    }
+    out
+}
+
+#[test]
+fn engine_renders_every_branch_of_the_corpus_as_go_does() {
+    let bin = go_program();
+    let corpus = corpus();
+    if !require(bin) || !require(&corpus) {
+        return;
+    }
+    let (bin, corpus) = (bin.as_ref().unwrap(), corpus.unwrap());
+    let branches = corpus_branches(&corpus);
+    let requests: Vec<Json> = branches
+        .iter()
+        .map(|(_, t, data)| request("template.yaml", &t.text, &value_json(data), None, None))
+        .collect();
+    let results = run_go(bin, &requests, &[]);
+    let mut mismatches = Vec::new();
+    let (mut rendered, mut fails) = (0, Vec::new());
+    for ((name, t, data), go) in branches.iter().zip(&results) {
+        match go {
+            GoResult::Output(_) => rendered += 1,
+            GoResult::Error { fail: Some(f), .. } => fails.push(format!("{name}: {f}")),
+            GoResult::Error { error, .. } => panic!("{name}: Go: {error}"),
+        }
+        match compare(
+            "template.yaml",
+            &t.text,
+            data,
+            &RenderOptions::default(),
+            go,
+        ) {
+            Err(m) => mismatches.push(format!("{name}:\n  {m}")),
+            Ok(Some(note)) => eprintln!("{name}: error position differs:\n    {note}"),
+            Ok(None) => {}
+        }
+    }
+    eprintln!(
+        "{} branches: {rendered} render, {} stop at a fail:\n  {}",
+        branches.len(),
+        fails.len(),
+        fails.join("\n  ")
+    );
+    assert!(branches.len() > 50, "{} branches", branches.len());
+    assert!(
+        mismatches.is_empty(),
+        "{} of {} branches render differently:\n{}",
+        mismatches.len(),
+        branches.len(),
+        mismatches.join("\n")
+    );
 }
 
 #[test]
