@@ -3,23 +3,25 @@
 //! and refuses before anything starts a job that can never fit or a container runtime that
 //! cannot run.
 
+use fuzz_test_support::fake_node::{install_stand_in, path_with_first};
+use fuzz_test_support::process::json_lines_of_file;
+use fuzz_test_support::ScratchDirectory;
+use fuzz_test_support::{fuzz_binary, lossy_text as text, FuzzRunFlags, RuntimeFlag, StatusLine};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn fuzz() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+fn scratch(name: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzz-place-test", name)
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fuzz-place-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create the test directory");
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+/// `fuzz run FILE --workdir WORKDIR --status never`, the rest of the flags the caller's.
+fn fuzz_run(file: &Path, workdir: &Path) -> Command {
+    let flags = FuzzRunFlags {
+        runtime: RuntimeFlag::NotGiven,
+        status: StatusLine::Never,
+    };
+    fuzz_binary!().fuzz_run_command(file, workdir, flags)
 }
 
 /// A job asking `gpus` GPUs (none when 0), one core and 1 GiB, running `script`.
@@ -41,23 +43,14 @@ fn fuzzfile(dir: &Path, jobs: &[String]) -> PathBuf {
 }
 
 fn run(dir: &Path, file: &Path, extra: &[&str]) -> Output {
-    fuzz()
-        .arg("run")
-        .arg(file)
-        .arg("--workdir")
-        .arg(dir.join("run"))
-        .args(["--status", "never"])
+    fuzz_run(file, &dir.join("run"))
         .args(extra)
         .output()
         .expect("run fuzz")
 }
 
 fn events(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .expect("events")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("an event is JSON"))
-        .collect()
+    json_lines_of_file(path)
 }
 
 /// The first event named `name` about instance (or job) `who`.
@@ -177,7 +170,6 @@ fn two_jobs_get_disjoint_gpus_and_a_third_waits_for_one_to_finish() {
         "{se}"
     );
     assert!(se.contains("  a: GPU(s) "), "{se}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -258,46 +250,24 @@ fn a_job_that_can_never_fit_is_refused_before_anything_starts() {
         assert!(se.contains(says), "{args:?}: {se}");
     }
     assert!(!marker.exists(), "a job started");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A fake `nvidia-smi` on `PATH` is how `fuzz run` learns the node's GPUs when none are
 /// declared.
 #[test]
 fn gpus_listed_by_nvidia_smi_are_the_nodes() {
-    use std::os::unix::fs::PermissionsExt;
     let d = scratch("smi");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
-    let smi = bin.join("nvidia-smi");
-    std::fs::write(
-        &smi,
+    install_stand_in(
+        &bin,
+        "nvidia-smi",
         "#!/bin/sh\n[ \"$1\" = --query-gpu=index,name,memory.total ] || exit 9\nprintf '0, NVIDIA H200, 143771 MiB\\n1, NVIDIA H200, 143771 MiB\\n'\n",
-    )
-    .expect("write");
-    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
     );
+    let path = path_with_first(&bin);
     let out = d.display().to_string();
     let f = fuzzfile(&d, &[job("two", 2, &format!("env > {out}/two.env"))]);
-    let o = fuzz()
-        .arg("run")
-        .arg(&f)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .args([
-            "--status",
-            "never",
-            "--runtime",
-            "host",
-            "--memory",
-            "8GiB",
-            "--cores",
-            "4",
-        ])
+    let o = fuzz_run(&f, &d.join("run"))
+        .args(["--runtime", "host", "--memory", "8GiB", "--cores", "4"])
         .env("PATH", &path)
         .output()
         .expect("run fuzz");
@@ -310,12 +280,8 @@ fn gpus_listed_by_nvidia_smi_are_the_nodes() {
     assert_eq!(visible(&d, "two").as_deref(), Some("0,1"));
     // Three on that node: refused.
     let f = fuzzfile(&d, &[job("three", 3, "true")]);
-    let o = fuzz()
-        .arg("run")
-        .arg(&f)
-        .arg("--workdir")
-        .arg(d.join("run3"))
-        .args(["--status", "never", "--runtime", "host"])
+    let o = fuzz_run(&f, &d.join("run3"))
+        .args(["--runtime", "host"])
         .env("PATH", &path)
         .output()
         .expect("run fuzz");
@@ -325,7 +291,6 @@ fn gpus_listed_by_nvidia_smi_are_the_nodes() {
         se.contains("asks 3 GPU(s), and this node has 2 (nvidia-smi)"),
         "{se}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `nvidia-smi` is started only when a job asks for GPUs: a fake one on `PATH` that records each
@@ -333,26 +298,18 @@ fn gpus_listed_by_nvidia_smi_are_the_nodes() {
 /// without `--gpus`, and once for a run whose job asks for one.
 #[test]
 fn nvidia_smi_is_started_only_when_a_job_asks_for_gpus() {
-    use std::os::unix::fs::PermissionsExt;
     let d = scratch("smi-count");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
     let calls = d.join("calls");
-    let smi = bin.join("nvidia-smi");
-    std::fs::write(
-        &smi,
-        format!(
+    install_stand_in(
+        &bin,
+        "nvidia-smi",
+        &format!(
             "#!/bin/sh\necho \"$*\" >> {}\nprintf '0, NVIDIA H200, 143771 MiB\\n'\n",
             calls.display()
         ),
-    )
-    .expect("write");
-    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
     );
+    let path = path_with_first(&bin);
     let starts = || {
         std::fs::read_to_string(&calls)
             .map(|t| t.lines().count())
@@ -360,12 +317,8 @@ fn nvidia_smi_is_started_only_when_a_job_asks_for_gpus() {
     };
     let none = fuzzfile(&d, &[job("none", 0, "true")]);
     for (k, extra) in [&[][..], &["--gpus", "2"][..]].into_iter().enumerate() {
-        let o = fuzz()
-            .arg("run")
-            .arg(&none)
-            .arg("--workdir")
-            .arg(d.join(format!("run-none-{k}")))
-            .args(["--status", "never", "--runtime", "host"])
+        let o = fuzz_run(&none, &d.join(format!("run-none-{k}")))
+            .args(["--runtime", "host"])
             .args(extra)
             .env("PATH", &path)
             .output()
@@ -374,12 +327,8 @@ fn nvidia_smi_is_started_only_when_a_job_asks_for_gpus() {
         assert_eq!(starts(), 0, "nvidia-smi started for a job asking no GPU");
     }
     let one = fuzzfile(&d, &[job("one", 1, "true")]);
-    let o = fuzz()
-        .arg("run")
-        .arg(&one)
-        .arg("--workdir")
-        .arg(d.join("run-one"))
-        .args(["--status", "never", "--runtime", "host", "--memory", "8GiB"])
+    let o = fuzz_run(&one, &d.join("run-one"))
+        .args(["--runtime", "host", "--memory", "8GiB"])
         .env("PATH", &path)
         .output()
         .expect("run fuzz");
@@ -391,7 +340,6 @@ fn nvidia_smi_is_started_only_when_a_job_asks_for_gpus() {
         1,
         "nvidia-smi started once for a job asking a GPU"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// The docker client with no engine behind it: refused with exit 2 before anything starts.
@@ -400,7 +348,6 @@ fn nvidia_smi_is_started_only_when_a_job_asks_for_gpus() {
 /// client does without an engine.
 #[test]
 fn docker_without_an_engine_is_refused_before_anything_starts() {
-    use std::os::unix::fs::PermissionsExt;
     let d = scratch("docker");
     let marker = d.join("started");
     let f = fuzzfile(&d, &[job("j", 0, &format!("touch {}", marker.display()))]);
@@ -408,24 +355,17 @@ fn docker_without_an_engine_is_refused_before_anything_starts() {
     let real = std::env::split_paths(&path).any(|p| p.join("docker").is_file());
     if !real {
         let bin = d.join("bin");
-        std::fs::create_dir_all(&bin).expect("bin");
-        let fake = bin.join("docker");
-        std::fs::write(
-            &fake,
+        install_stand_in(
+            &bin,
+            "docker",
             "#!/bin/sh\necho \"Cannot connect to the Docker daemon at $DOCKER_HOST. Is the docker daemon running?\" >&2\nexit 1\n",
-        )
-        .expect("write");
-        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        );
         path = format!("{}:{path}", bin.display());
     }
     let dead = d.join("dead.sock");
     let ev_path = d.join("events.jsonl");
-    let o = fuzz()
-        .arg("run")
-        .arg(&f)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .args(["--status", "never", "--runtime", "docker", "--events"])
+    let o = fuzz_run(&f, &d.join("run"))
+        .args(["--runtime", "docker", "--events"])
         .arg(&ev_path)
         .env("PATH", &path)
         .env("DOCKER_HOST", format!("unix://{}", dead.display()))
@@ -444,7 +384,6 @@ fn docker_without_an_engine_is_refused_before_anything_starts() {
         !d.join("run").join("logs").exists(),
         "the run directory was set up"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `--cluster PROFILE`: its `gpus-per-node` is this node's GPU count, below `--gpus`.
@@ -505,7 +444,6 @@ fn a_cluster_profile_declares_the_gpus_and_gpus_overrides_it() {
         se.contains("asks 2 GPU(s), and this node has 1 (--gpus 1)"),
         "{se}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// SIGINT while an instance waits for GPUs: the running one is stopped, the waiting one never
@@ -527,14 +465,8 @@ fn a_stop_while_waiting_for_gpus_starts_nothing_more() {
         ],
     );
     let ev_path = d.join("events.jsonl");
-    let mut child = fuzz()
-        .arg("run")
-        .arg(&f)
-        .arg("--workdir")
-        .arg(d.join("run"))
+    let mut child = fuzz_run(&f, &d.join("run"))
         .args([
-            "--status",
-            "never",
             "--runtime",
             "host",
             "--gpus",
@@ -591,7 +523,6 @@ fn a_stop_while_waiting_for_gpus_starts_nothing_more() {
         stat.map_or(true, |s| s.contains(") Z ")),
         "the holder is still running"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A multinode job whose nodes all run on this node (`--launcher local`): the node holds every
@@ -607,22 +538,19 @@ fn each_local_node_of_a_multinode_job_gets_its_own_gpus() {
     };
     let f = d.join("mn.fz");
     std::fs::write(&f, fz(2)).expect("write");
-    let o = run(
-        &d,
-        &f,
-        &[
-            "--runtime",
-            "host",
-            "--launcher",
-            "local",
-            "--gpus",
-            "4",
-            "--cores",
-            "8",
-            "--memory",
-            "8GiB",
-        ],
-    );
+    let local_nodes_on_four_gpus = [
+        "--runtime",
+        "host",
+        "--launcher",
+        "local",
+        "--gpus",
+        "4",
+        "--cores",
+        "8",
+        "--memory",
+        "8GiB",
+    ];
+    let o = run(&d, &f, &local_nodes_on_four_gpus);
     let se = text(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{se}");
     let seen = |rank: u32| visible(&d, &format!("node.{rank}"));
@@ -630,29 +558,13 @@ fn each_local_node_of_a_multinode_job_gets_its_own_gpus() {
     assert_eq!(seen(1).as_deref(), Some("2,3"), "{se}");
     // Three such nodes do not fit on four GPUs.
     std::fs::write(&f, fz(3)).expect("write");
-    let o = run(
-        &d,
-        &f,
-        &[
-            "--runtime",
-            "host",
-            "--launcher",
-            "local",
-            "--gpus",
-            "4",
-            "--cores",
-            "8",
-            "--memory",
-            "8GiB",
-        ],
-    );
+    let o = run(&d, &f, &local_nodes_on_four_gpus);
     let se = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{se}");
     assert!(
         se.contains("job `train` runs its 3 nodes on this node (the local launcher): together they ask 6 GPU(s), and this node has 4"),
         "{se}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// Each container runtime gets the instance's GPUs its own way. The runtimes' clients are
@@ -662,33 +574,21 @@ fn each_local_node_of_a_multinode_job_gets_its_own_gpus() {
 /// apptainer's `--nv` with `NVIDIA_VISIBLE_DEVICES`.
 #[test]
 fn each_container_runtime_gets_the_gpus_its_own_way() {
-    use std::os::unix::fs::PermissionsExt;
     for runtime in ["podman", "docker", "apptainer"] {
         let d = scratch(&format!("words-{runtime}"));
         let bin = d.join("bin");
-        std::fs::create_dir_all(&bin).expect("bin");
-        let client = bin.join(runtime);
-        std::fs::write(
-            &client,
-            format!(
+        install_stand_in(
+            &bin,
+            runtime,
+            &format!(
                 "#!/bin/sh\ncase \"$1\" in info|version|--version) echo ok; exit 0;; esac\nf=$(mktemp {}/call.XXXXXX)\nprintf '%s\\n' \"$@\" > \"$f.args\"\nenv > \"$f.env\"\n",
                 d.display()
             ),
-        )
-        .expect("write");
-        std::fs::set_permissions(&client, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        let path = format!(
-            "{}:{}",
-            bin.display(),
-            std::env::var("PATH").unwrap_or_default()
         );
+        let path = path_with_first(&bin);
         let f = fuzzfile(&d, &[job("a", 2, "true"), job("b", 2, "true")]);
-        let o = fuzz()
-            .arg("run")
-            .arg(&f)
-            .arg("--workdir")
-            .arg(d.join("run"))
-            .args(["--status", "never", "--runtime", runtime, "--gpus", "4"])
+        let o = fuzz_run(&f, &d.join("run"))
+            .args(["--runtime", runtime, "--gpus", "4"])
             .args(["--cores", "8", "--memory", "8GiB"])
             .env("PATH", &path)
             .env_remove("DOCKER_HOST")
@@ -748,7 +648,6 @@ fn each_container_runtime_gets_the_gpus_its_own_way() {
             sets.iter().all(|s| s.len() == 2) && sets[0].iter().all(|g| !sets[1].contains(g)),
             "{runtime}: {gpus:?}"
         );
-        let _ = std::fs::remove_dir_all(&d);
     }
 }
 
@@ -809,5 +708,4 @@ fn the_tasks_of_an_array_share_the_gpus_without_overlap() {
             "two tasks on one GPU at once: {tasks:?}"
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -1,5 +1,6 @@
 //! The crate's own binary under test, and the usual flags of `fuzz run`.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -118,19 +119,53 @@ impl ProgramBinary {
     /// caller adds the rest (more flags, environment) and runs it.
     pub fn fuzz_run_command(&self, file: &Path, workdir: &Path, flags: FuzzRunFlags) -> Command {
         let mut cmd = self.command();
-        cmd.arg("run").arg(file).arg("--workdir").arg(workdir);
-        match flags.runtime {
-            RuntimeFlag::Host => {
-                cmd.args(["--runtime", "host"]);
-            }
-            RuntimeFlag::Podman => {
-                cmd.args(["--runtime", "podman"]);
-            }
-            RuntimeFlag::NotGiven => {}
-        }
-        if flags.status == StatusLine::Never {
-            cmd.args(["--status", "never"]);
-        }
+        cmd.args(fuzz_run_arguments(file, workdir, flags));
         cmd
     }
+
+    /// The binary's path followed by [`fuzz_run_arguments`]: the command line of `fuzz run`
+    /// for a program that starts it (`prlimit`, a network namespace's `unshare`).
+    pub fn fuzz_run_command_line(
+        &self,
+        file: &Path,
+        workdir: &Path,
+        flags: FuzzRunFlags,
+    ) -> Vec<OsString> {
+        let mut line = vec![self.path.clone().into_os_string()];
+        line.extend(fuzz_run_arguments(file, workdir, flags));
+        line
+    }
+}
+
+/// The arguments `run FILE --workdir WORKDIR`, then `--runtime` and `--status` as `flags`
+/// says.
+pub fn fuzz_run_arguments(file: &Path, workdir: &Path, flags: FuzzRunFlags) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec![
+        "run".into(),
+        file.into(),
+        "--workdir".into(),
+        workdir.into(),
+    ];
+    match flags.runtime {
+        RuntimeFlag::Host => args.extend(["--runtime".into(), "host".into()]),
+        RuntimeFlag::Podman => args.extend(["--runtime".into(), "podman".into()]),
+        RuntimeFlag::NotGiven => {}
+    }
+    if flags.status == StatusLine::Never {
+        args.extend(["--status".into(), "never".into()]);
+    }
+    args
+}
+
+impl FuzzRunFlags {
+    /// `--runtime host --status never`: the node's own programs, no status line.
+    pub const HOST_WITHOUT_STATUS_LINE: FuzzRunFlags = FuzzRunFlags {
+        runtime: RuntimeFlag::Host,
+        status: StatusLine::Never,
+    };
+    /// `--status never` and no `--runtime` (the caller's extra flags name one).
+    pub const RUNTIME_NOT_GIVEN_WITHOUT_STATUS_LINE: FuzzRunFlags = FuzzRunFlags {
+        runtime: RuntimeFlag::NotGiven,
+        status: StatusLine::Never,
+    };
 }

@@ -1,9 +1,12 @@
 //! The podman test image (a local busybox image, scripts/container-test-image.sh; no
 //! registry is contacted) and what a container test checks afterwards.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::time::Duration;
+
+use crate::binary::{FuzzRunFlags, ProgramBinary, RuntimeFlag, StatusLine};
 
 use crate::process::output_within_or_fail;
 use crate::system::{busybox_installed, installed, is_root};
@@ -101,4 +104,44 @@ pub fn assert_no_container_or_process_left(conf: &Path, marker: &str) {
         "processes left: {}",
         String::from_utf8_lossy(&procs.stdout)
     );
+}
+
+/// Builds the local image of busybox and this node's Open MPI
+/// (scripts/container-test-image-ompi.sh, idempotent) and returns its reference; fails the test when
+/// the script fails or runs longer than two minutes.
+pub fn import_podman_open_mpi_image() -> String {
+    let out = output_within_or_fail(
+        Command::new("bash")
+            .arg(crate::workspace_root().join("scripts/container-test-image-ompi.sh")),
+        Duration::from_secs(120),
+    );
+    assert!(
+        out.status.success(),
+        "container-test-image-ompi.sh failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Runs `fuzz run FILE --workdir WORKDIR --runtime podman --status never --grace 1 EXTRA...`
+/// with `CONTAINERS_CONF` of `image`; fails the test when it cannot start or still runs after
+/// three minutes. Returns its status and output, whatever its exit code.
+pub fn fuzz_run_in_podman<S: AsRef<OsStr>>(
+    fuzz: &ProgramBinary,
+    image: &PodmanTestImage,
+    file: &Path,
+    workdir: &Path,
+    extra: &[S],
+) -> Output {
+    let flags = FuzzRunFlags {
+        runtime: RuntimeFlag::Podman,
+        status: StatusLine::Never,
+    };
+    output_within_or_fail(
+        fuzz.fuzz_run_command(file, workdir, flags)
+            .args(["--grace", "1"])
+            .args(extra)
+            .env("CONTAINERS_CONF", &image.containers_conf),
+        Duration::from_secs(180),
+    )
 }

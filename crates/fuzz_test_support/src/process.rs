@@ -128,3 +128,16 @@ pub fn processes_matching(pattern: &str) -> String {
         .expect("pgrep");
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
+
+/// Each line of the file at `path` parsed as JSON (an events file); fails the test when the
+/// file cannot be read or a line is not JSON.
+pub fn json_lines_of_file(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("a line of {} is not JSON ({e}): {l}", path.display()))
+        })
+        .collect()
+}
