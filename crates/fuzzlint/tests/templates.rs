@@ -292,6 +292,67 @@ fn template_errors_are_findings_at_the_action() {
 }
 
 #[test]
+fn a_fail_that_asks_for_an_empty_value_is_a_note_until_it_is_given() {
+    let dir = TempDir::new("required");
+    dir.write(
+        "app/template.yaml",
+        "{{- if not (trim .ApiKey) }}\n  {{- fail \"ApiKey is required\" }}\n{{- end }}\nversion: v4\njobs:\n  hello:\n    image:\n      uri: docker://alpine\n    command: [echo, \"{{ .ApiKey }}\"]\n    policy:\n      retry:\n        attempts: 2\n",
+    );
+    dir.write(
+        "app/values.yaml",
+        "values:\n  - name: ApiKey\n    display_name: The key\n    string_value: \"\"\n  - name: Other\n    display_name: Another empty value\n    string_value: \"\"\n",
+    );
+    let r = run_in(dir.path(), &["check", "--format", "json", "app"]);
+    let doc = r.json();
+    let fail = findings(&doc, "template-fail");
+    assert_eq!(fail.len(), 1, "{doc:#}");
+    assert_eq!(fail[0]["severity"], "info");
+    let m = fail[0]["message"].as_str().expect("message");
+    assert!(
+        m.starts_with("ApiKey is required") && m.contains("`ApiKey`"),
+        "{m}"
+    );
+    assert!(
+        !m.contains("`Other`"),
+        "only the value the fail asks for: {m}"
+    );
+    assert_eq!(line_col(&fail[0]["range"]["start"]), (2, 7));
+    assert_eq!(r.code, 0, "a note does not fail the run");
+    // Given, the template renders and its Fuzzfile is checked.
+    let doc = run_in(
+        dir.path(),
+        &["check", "--format", "json", "--set", "ApiKey=k", "app"],
+    )
+    .json();
+    assert!(findings(&doc, "template-fail").is_empty(), "{doc:#}");
+    assert_eq!(findings(&doc, "policy-retry-ignored").len(), 1, "{doc:#}");
+    // Given as blanks: still asked for.
+    let doc = run_in(
+        dir.path(),
+        &["check", "--format", "json", "--set", "ApiKey=  ", "app"],
+    )
+    .json();
+    assert_eq!(findings(&doc, "template-fail").len(), 1, "{doc:#}");
+}
+
+#[test]
+fn suppressions_in_the_template_apply() {
+    let dir = TempDir::new("suppress");
+    dir.write(
+        "app/template.yaml",
+        &TEMPLATE.replace(
+            "      retry:\n",
+            "      # fuzzlint: ignore[policy-retry-ignored] kept on purpose\n      retry:\n",
+        ),
+    );
+    dir.write("app/values.yaml", VALUES);
+    let doc = run_in(dir.path(), &["check", "--format", "json", "app"]).json();
+    assert!(findings(&doc, "policy-retry-ignored").is_empty(), "{doc:#}");
+    assert!(findings(&doc, "unused-suppression").is_empty(), "{doc:#}");
+    assert_eq!(findings(&doc, "invalid-value").len(), 1, "{doc:#}");
+}
+
+#[test]
 fn fix_edits_copied_text_only() {
     let dir = app("fix");
     // The retry lines are template text: removed. Nothing printed by an action changes.
