@@ -765,6 +765,37 @@ fn engine_renders_every_branch_of_the_corpus_as_go_does() {
     );
 }
 
+/// Engine cases where the engine is known to differ from Go, each with the reason (reported
+/// to the owners of the engine's parts). The test fails when one of them agrees with Go:
+/// then remove it here.
+const PENDING: &[(&str, &str)] = &[
+    (
+        "method on time",
+        "exec.rs: a time's Year is counted in 365.24-day years from 1970 (2000-01-01 gives \
+         1999); Go: time.Time.Year (funcs/gofmt.rs civil_from_days has the calendar)",
+    ),
+    (
+        "time methods other than Unix and Year",
+        "exec.rs: a time has only the methods Unix and Year; Go has every time.Time method \
+         without arguments (Month, Day, Hour, UTC, ...) and Format",
+    ),
+    (
+        "sprig date is defined in slim-sprig",
+        "funcs.rs NAMES: 82 names of slim-sprig's genericMap are not defined (date, toDate, \
+         dateModify, ago, regexMatch, regexReplaceAll, fromJson, env, expandenv, ceil, \
+         floor, round, sha1sum, pick, omit, dig, ...): a template using one fails to parse \
+         here and renders in Fuzzball",
+    ),
+    (
+        "sprig regexMatch is defined in slim-sprig",
+        "funcs.rs NAMES: see `sprig date is defined in slim-sprig`",
+    ),
+    (
+        "sprig env reads nothing here",
+        "funcs.rs NAMES: see `sprig date is defined in slim-sprig`",
+    ),
+];
+
 #[test]
 fn engine_renders_every_case_as_go_does() {
     let bin = go_program();
@@ -773,12 +804,26 @@ fn engine_renders_every_case_as_go_does() {
     }
     let bin = bin.as_ref().unwrap();
     let cases = cases::load();
+    for (name, _) in PENDING {
+        assert!(
+            cases.iter().any(|c| c.name == *name),
+            "PENDING names no case `{name}`"
+        );
+    }
     let results = run_go(bin, &case_requests(&cases), &[]);
     let mut mismatches = Vec::new();
     let mut positions = Vec::new();
     for (c, go) in cases.iter().zip(&results) {
         let data = data_value(&c.data);
+        let pending = PENDING.iter().find(|(name, _)| *name == c.name);
         match compare("template", &c.template, &data, &options(c.seed, c.now), go) {
+            Err(m) if pending.is_some() => {
+                eprintln!("pending (engine.txt:{}): {}:\n  {m}", c.line, c.name)
+            }
+            Ok(_) if pending.is_some() => mismatches.push(format!(
+                "{} (engine.txt:{}) agrees with Go now: remove it from PENDING",
+                c.name, c.line
+            )),
             Err(m) => mismatches.push(format!("{} (engine.txt:{}):\n  {m}", c.name, c.line)),
             Ok(Some(n)) => positions.push(format!("{} (engine.txt:{}):\n    {n}", c.name, c.line)),
             Ok(None) => {}
