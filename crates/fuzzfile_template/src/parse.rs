@@ -47,7 +47,7 @@ type Boxed<'a, O> = chumsky::Boxed<'a, 'a, In<'a>, O, Ex<'a>>;
 
 /// The parser's state: what Go's `Tree` keeps while parsing.
 #[derive(Default)]
-pub struct St {
+struct St {
     /// Variables defined at the moment (`Tree.vars`).
     vars: Vec<String>,
     /// `Tree.rangeDepth`.
@@ -431,7 +431,7 @@ fn pipeline_parser<'a>(
     let decl_start = var
         .clone()
         .then_ignore(sp())
-        .then(choice((op.clone().ignored(), comma.clone().ignored())));
+        .then(choice((op.clone().ignored(), comma.ignored())));
     // After `$i,` in a range: a second variable, or `$i` alone.
     let second = choice((
         var.clone()
@@ -440,23 +440,29 @@ fn pipeline_parser<'a>(
             .map(|(v, a)| (Some(v), a)),
         var.clone()
             .then_ignore(sp())
-            .ignore_then(comma.clone())
+            .ignore_then(comma)
             .try_map_with(move |c: Tok<'a>, e| {
                 Err(fatal(
                     e,
-                    err_at(c.span, "too many declarations in range", Some("range declares at most two variables: {{range $i, $v := ...}}")),
+                    err_at(
+                        c.span,
+                        "too many declarations in range",
+                        Some("range declares at most two variables: {{range $i, $v := ...}}"),
+                    ),
                 ))
             }),
         any()
-            .filter(|t: &Tok<'a>| {
-                matches!(t.kind, K::Variable | K::RightDelim | K::RightParen)
-            })
+            .filter(|t: &Tok<'a>| matches!(t.kind, K::Variable | K::RightDelim | K::RightParen))
             .rewind()
             .to((None, false)),
         any().try_map_with(|t: Tok<'a>, e| {
             Err(fatal(
                 e,
-                err_at(t.span, "range can only initialize variables", Some("write {{range $i, $v := pipeline}}")),
+                err_at(
+                    t.span,
+                    "range can only initialize variables",
+                    Some("write {{range $i, $v := pipeline}}"),
+                ),
             ))
         }),
     ));
@@ -465,22 +471,23 @@ fn pipeline_parser<'a>(
         .then_ignore(sp())
         .then(choice((
             op.map(|a| (None, a)),
-            comma.try_map_with(move |c: Tok<'a>, e| {
-                if context == "range" {
-                    Ok(())
-                } else {
-                    Err(fatal(
-                        e,
-                        err_at(
-                            c.span,
-                            format!("too many declarations in {context}"),
-                            Some("only range declares two variables"),
-                        ),
-                    ))
-                }
-            })
-            .ignore_then(sp())
-            .ignore_then(second),
+            comma
+                .try_map_with(move |c: Tok<'a>, e| {
+                    if context == "range" {
+                        Ok(())
+                    } else {
+                        Err(fatal(
+                            e,
+                            err_at(
+                                c.span,
+                                format!("too many declarations in {context}"),
+                                Some("only range declares two variables"),
+                            ),
+                        ))
+                    }
+                })
+                .ignore_then(sp())
+                .ignore_then(second),
         )))
         .try_map_with(|(first, (second, is_assign)), e| {
             let mut decl = vec![Variable {
@@ -600,7 +607,11 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
 
     let mut operand: Recursive<chumsky::recursive::Indirect<'a, 'a, In<'a>, Arg, Ex<'a>>> =
         Recursive::declare();
-    let paren_pipe = pipeline_parser("parenthesized pipeline", K::RightParen, operand.clone().boxed());
+    let paren_pipe = pipeline_parser(
+        "parenthesized pipeline",
+        K::RightParen,
+        operand.clone().boxed(),
+    );
     operand.define(operand_parser(paren_pipe));
     let operand = operand.boxed();
     let pipeline = |context: &'static str| pipeline_parser(context, K::RightDelim, operand.clone());
@@ -623,7 +634,9 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
         .then(choice((
             rd().map(|r| (r.span.end, ElseKind::Plain)),
             tok(K::If).rewind().map(|t| (t.span.start, ElseKind::If)),
-            tok(K::With).rewind().map(|t| (t.span.start, ElseKind::With)),
+            tok(K::With)
+                .rewind()
+                .map(|t| (t.span.start, ElseKind::With)),
             unexpected("else"),
         )))
         .then_ignore(clear())
@@ -662,40 +675,39 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
 
     // `parseControl`: pipeline, list, and the else part; the variables the control
     // declares end with it.
-    let control = |context: &'static str,
-                   tail: Boxed<'a, (Option<Vec<Node>>, Span)>|
-     -> Boxed<'a, Body> {
-        let is_range = context == "range";
-        mark()
-            .then(pipeline(context))
-            .then_ignore(empty().try_map_with(move |(), e| {
-                if is_range {
+    let control =
+        |context: &'static str, tail: Boxed<'a, (Option<Vec<Node>>, Span)>| -> Boxed<'a, Body> {
+            let is_range = context == "range";
+            mark()
+                .then(pipeline(context))
+                .then_ignore(empty().try_map_with(move |(), e| {
+                    if is_range {
+                        let st = state(e);
+                        st.range_depth += 1;
+                    }
+                    Ok(())
+                }))
+                .then(list.clone())
+                .then_ignore(empty().try_map_with(move |(), e| {
+                    if is_range {
+                        let st = state(e);
+                        st.range_depth = st.range_depth.saturating_sub(1);
+                    }
+                    Ok(())
+                }))
+                .then(tail)
+                .try_map_with(|(((mark, (pipe, _)), list), (else_list, end)), e| {
                     let st = state(e);
-                    st.range_depth += 1;
-                }
-                Ok(())
-            }))
-            .then(list.clone())
-            .then_ignore(empty().try_map_with(move |(), e| {
-                if is_range {
-                    let st = state(e);
-                    st.range_depth = st.range_depth.saturating_sub(1);
-                }
-                Ok(())
-            }))
-            .then(tail)
-            .try_map_with(|(((mark, (pipe, _)), list), (else_list, end)), e| {
-                let st = state(e);
-                st.vars.truncate(mark);
-                Ok(Body {
-                    pipe,
-                    list,
-                    else_list,
-                    end,
+                    st.vars.truncate(mark);
+                    Ok(Body {
+                        pipe,
+                        list,
+                        else_list,
+                        end,
+                    })
                 })
-            })
-            .boxed()
-    };
+                .boxed()
+        };
 
     let else_if = ld_set()
         .then_ignore(tok(K::Else))
@@ -851,7 +863,11 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                     if st.range_depth == 0 {
                         return Err(fatal(
                             e,
-                            err_at(b.span, "{{break}} outside {{range}}", Some("use {{break}} only inside a {{range}}")),
+                            err_at(
+                                b.span,
+                                "{{break}} outside {{range}}",
+                                Some("use {{break}} only inside a {{range}}"),
+                            ),
                         ));
                     }
                     Ok((Some(Item::Break(r.span)), None))
@@ -863,7 +879,11 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                     if st.range_depth == 0 {
                         return Err(fatal(
                             e,
-                            err_at(b.span, "{{continue}} outside {{range}}", Some("use {{continue}} only inside a {{range}}")),
+                            err_at(
+                                b.span,
+                                "{{continue}} outside {{range}}",
+                                Some("use {{continue}} only inside a {{range}}"),
+                            ),
                         ));
                     }
                     Ok((Some(Item::Continue(r.span)), None))
@@ -916,8 +936,12 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                         pipe: Some(pipe),
                     }
                 }
-                Some(Item::Break(end)) => Node::Break { span: start..end.end },
-                Some(Item::Continue(end)) => Node::Continue { span: start..end.end },
+                Some(Item::Break(end)) => Node::Break {
+                    span: start..end.end,
+                },
+                Some(Item::Continue(end)) => Node::Continue {
+                    span: start..end.end,
+                },
                 // Every alternative above yields an item or a control.
                 None => return Err(Cheap::new(e.span())),
             })
@@ -1033,7 +1057,8 @@ enum Item {
 
 /// Checks nesting before parsing: parentheses plus controls deeper than [`MAX_NESTING`]
 /// are an error at the token that goes too deep.
-fn check_nesting(toks: &[Tok]) -> Result<(), ParseError> {
+fn check_nesting(toks: &[Tok]) -> Result<usize, ParseError> {
+    let mut max = 0;
     let mut frames: Vec<usize> = Vec::new();
     let mut controls = 0usize;
     let mut parens = 0usize;
@@ -1075,10 +1100,11 @@ fn check_nesting(toks: &[Tok]) -> Result<(), ParseError> {
                 Some("split the template into {{define}}d parts"),
             ));
         }
+        max = max.max(controls + parens);
         after_else = t.kind == TokKind::Else;
         after_ld = t.kind == TokKind::LeftDelim;
     }
-    Ok(())
+    Ok(max)
 }
 
 /// The stack of the thread that parses: the recursive grammar takes tens of kilobytes a
@@ -1089,11 +1115,19 @@ const PARSE_STACK_BYTES: usize = 64 << 20;
 /// Parses `text`, the template named `name`, on a thread of its own with a stack large
 /// enough for [`MAX_NESTING`] levels.
 pub fn parse(name: &str, text: &str) -> Result<Template, Vec<ParseError>> {
+    let toks = lex::lex(text);
+    let depth = match check_nesting(&toks) {
+        Ok(depth) => depth,
+        Err(e) => return Err(vec![e]),
+    };
+    if depth <= INLINE_NESTING {
+        return parse_tokens(name, text, &toks);
+    }
     std::thread::scope(|scope| {
         let spawned = std::thread::Builder::new()
             .name("template-parse".into())
             .stack_size(PARSE_STACK_BYTES)
-            .spawn_scoped(scope, || parse_here(name, text));
+            .spawn_scoped(scope, || parse_tokens(name, text, &toks));
         match spawned {
             Ok(handle) => handle.join().unwrap_or_else(|_| {
                 Err(vec![err_at(
@@ -1111,17 +1145,19 @@ pub fn parse(name: &str, text: &str) -> Result<Template, Vec<ParseError>> {
     })
 }
 
-/// [`parse`] on the calling thread's stack.
-fn parse_here(name: &str, text: &str) -> Result<Template, Vec<ParseError>> {
-    let toks = lex::lex_named(name, text);
-    check_nesting(&toks).map_err(|e| vec![e])?;
+/// Nesting up to this depth is parsed on the calling thread (a few hundred kilobytes of
+/// stack in a debug build); deeper templates get a thread of their own.
+const INLINE_NESTING: usize = 8;
+
+/// [`parse`] of the tokens on the calling thread's stack.
+fn parse_tokens(name: &str, text: &str, toks: &[Tok<'_>]) -> Result<Template, Vec<ParseError>> {
     let mut state = SimpleState(St {
         vars: vec!["$".to_string()],
         name: name.to_string(),
         ..St::default()
     });
     let parser = template_parser();
-    let result = parser.parse_with_state(&toks[..], &mut state);
+    let result = parser.parse_with_state(toks, &mut state);
     let (root, errors) = result.into_output_errors();
     let mut st = state.0;
     if let Some(err) = st.fatal.take() {

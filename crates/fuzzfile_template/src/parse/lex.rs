@@ -165,11 +165,6 @@ struct Lexer<'a> {
 
 /// Scans `input` to tokens, ending with `Eof` or an `Error` token.
 pub fn lex(input: &str) -> Vec<Tok<'_>> {
-    lex_named("", input)
-}
-
-/// [`lex`] (the name is for messages; kept for symmetry with Go's `lex(name, input, ...)`).
-pub fn lex_named<'a>(_name: &'a str, input: &'a str) -> Vec<Tok<'a>> {
     let mut line_starts = vec![0];
     for (i, b) in input.bytes().enumerate() {
         if b == b'\n' {
@@ -290,8 +285,8 @@ impl<'a> Lexer<'a> {
             let mut text_end = delim;
             if trim_space {
                 let text = &self.input.as_bytes()[self.start..delim];
-                let kept = text.len()
-                    - text.iter().rev().take_while(|b| is_space_byte(**b)).count();
+                let kept =
+                    text.len() - text.iter().rev().take_while(|b| is_space_byte(**b)).count();
                 text_end = self.start + kept;
             }
             if text_end > self.start {
@@ -330,7 +325,11 @@ impl<'a> Lexer<'a> {
     }
 
     fn skip_left_space(&mut self) {
-        let n = self.rest().iter().take_while(|b| is_space_byte(**b)).count();
+        let n = self
+            .rest()
+            .iter()
+            .take_while(|b| is_space_byte(**b))
+            .count();
         self.pos += n;
     }
 

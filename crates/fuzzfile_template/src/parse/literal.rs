@@ -124,8 +124,7 @@ fn parse_float(s: &str) -> Option<f64> {
         Some(b'-') => (true, &clean[1..]),
         _ => (false, &clean[..]),
     };
-    let v = if body.len() > 2 && body.as_bytes()[0] == b'0' && lower(body.as_bytes()[1]) == b'x'
-    {
+    let v = if body.len() > 2 && body.as_bytes()[0] == b'0' && lower(body.as_bytes()[1]) == b'x' {
         parse_hex_float(&body[2..])?
     } else {
         // Rust accepts "inf", "nan" and forms Go rejects: only digits, '.', 'e', sign.
