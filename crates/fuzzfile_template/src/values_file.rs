@@ -30,7 +30,7 @@ mod errors;
 mod overrides;
 
 pub use errors::{At, ValuesError};
-pub use overrides::{Override, OverrideEntry};
+pub use overrides::{Override, OverrideEntry, RawValue, YamlType};
 
 use crate::{Span, Value};
 use fuzzfile_syntax::{CoreValue, NodeId, NodeKind, Tree};

@@ -5,11 +5,16 @@
 //! message.
 //!
 //! A template without a values file beside it takes the first `--values` file as its values
-//! file (its declarations and defaults), when one is given.
+//! file (its declarations and defaults) when that one is shaped like a values file (a
+//! top-level `values:`). Without any declarations, the overrides are taken as they are
+//! written (`--set` as text, a plain file's scalars by their YAML type): nothing declares
+//! their types.
 
 use super::Source;
 use fuzzfile_diagnostics::{Diagnostic, Rule, TextRange};
-use fuzzfile_template::values_file::{self, At, Override, ValuesError, ValuesFile};
+use fuzzfile_template::values_file::{
+    self, At, Override, RawValue, ValuesError, ValuesFile, YamlType,
+};
 use fuzzfile_template::{Span, Value};
 use std::collections::BTreeMap;
 
@@ -44,8 +49,8 @@ pub fn load(declaring: Option<&Source>, overrides: &[Source], set: &[String]) ->
     let mut v = Values::default();
     let (declaring, overrides) = match (declaring, overrides) {
         (Some(d), o) => (Some(d), o),
-        (None, [first, rest @ ..]) => (Some(first), rest),
-        (None, []) => (None, overrides),
+        (None, [first, rest @ ..]) if is_values_shaped(&first.text) => (Some(first), rest),
+        (None, o) => (None, o),
     };
     let file = match declaring {
         Some(src) => {
@@ -79,6 +84,16 @@ pub fn load(declaring: Option<&Source>, overrides: &[Source], set: &[String]) ->
         return v;
     };
     v.data = root;
+    if declaring.is_none() {
+        for o in parsed {
+            for entry in o.entries {
+                if let Some(x) = undeclared(&entry.value) {
+                    v.data.insert(entry.name, x);
+                }
+            }
+        }
+        return v;
+    }
     // Each override entry on its own, so that one bad entry leaves the others applied.
     for o in parsed {
         for entry in o.entries {
@@ -118,6 +133,29 @@ pub fn load(declaring: Option<&Source>, overrides: &[Source], set: &[String]) ->
         }
     }
     v
+}
+
+/// Whether a `--values` file declares values (`values:` at the top level) rather than being
+/// a plain mapping of names to values.
+fn is_values_shaped(text: &str) -> bool {
+    fuzzfile_diagnostics::lines(text)
+        .any(|l| l.trim_start_matches('\u{feff}').starts_with("values:"))
+}
+
+/// An override's value where nothing declares its type: as written.
+fn undeclared(raw: &RawValue) -> Option<Value> {
+    Some(match raw {
+        RawValue::Text(t) => Value::String(t.clone()),
+        RawValue::Scalar { text, core } => match core {
+            YamlType::Bool(b) => Value::Bool(*b),
+            YamlType::Int(i) => Value::Int(*i),
+            YamlType::Null => Value::Nil,
+            YamlType::Float | YamlType::Str => Value::String(text.clone()),
+        },
+        RawValue::Reference(r) => Value::String(r.clone()),
+        RawValue::Kind(k) => k.to_value(),
+        RawValue::Other(_) => return None,
+    })
 }
 
 fn set_message(e: &ValuesError) -> String {
