@@ -343,6 +343,7 @@ fn index_arg(index: &V, cap: usize) -> Result<usize, CallError> {
     let x: i64 = match index {
         V::Int(i) | V::Int64(i) => *i,
         V::Uint(u) => *u as i64,
+        V::Byte(b) => i64::from(*b),
         V::Invalid | V::Nil => {
             return Err(CallError::Operand(
                 "cannot index slice/array with nil".into(),
@@ -385,9 +386,9 @@ fn builtin_index(args: &[V]) -> Result<V, CallError> {
             }
             V::Str(s) => {
                 let x = index_arg(index, s.len())?;
-                V::Uint(*s.as_bytes().get(x).ok_or_else(|| {
+                V::Byte(*s.as_bytes().get(x).ok_or_else(|| {
                     CallError::Operand("reflect: string index out of range".into())
-                })? as u64)
+                })?)
             }
             V::Map(m) => {
                 let key = match index {
@@ -432,7 +433,7 @@ fn basic_kind(v: &V) -> Kind {
     match v {
         V::Bool(_) => Kind::Bool,
         V::Int(_) | V::Int64(_) => Kind::Int,
-        V::Uint(_) => Kind::Uint,
+        V::Uint(_) | V::Byte(_) => Kind::Uint,
         V::Float(_) => Kind::Float,
         V::Str(_) => Kind::String,
         _ => Kind::Invalid,
@@ -449,6 +450,7 @@ fn int_of(v: &V) -> i64 {
 fn uint_of(v: &V) -> u64 {
     match v {
         V::Uint(u) => *u,
+        V::Byte(b) => u64::from(*b),
         _ => 0,
     }
 }
@@ -475,6 +477,7 @@ fn reflect_kind(v: &V) -> u8 {
         V::Int(_) => 2,
         V::Int64(_) => 6,
         V::Uint(_) => 11,
+        V::Byte(_) => 8,
         V::Float(_) => 14,
         V::Str(_) => 24,
         V::List(_) | V::Strs(_) => 23,

@@ -203,6 +203,7 @@ fn int_from_arg(args: &[V], arg_num: &mut usize) -> Option<i64> {
     match a {
         V::Int(i) | V::Int64(i) => Some(*i).filter(|i| i.unsigned_abs() <= 1_000_000),
         V::Uint(u) if *u <= 1_000_000 => Some(*u as i64),
+        V::Byte(b) => Some(i64::from(*b)),
         _ => None,
     }
 }
@@ -216,20 +217,21 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
     match v {
         V::Invalid | V::Nil => match verb {
             'T' | 'v' => pad(out, "<nil>", f),
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, f),
         },
         V::Bool(b) => match verb {
             't' | 'v' => pad(out, if *b { "true" } else { "false" }, f),
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, f),
         },
         V::Int(i) | V::Int64(i) => fmt_integer_verb(out, *i as u64, true, verb, f, v),
         V::Uint(u) => fmt_integer_verb(out, *u, false, verb, f, v),
+        V::Byte(b) => fmt_integer_verb(out, u64::from(*b), false, verb, f, v),
         V::Float(x) => match verb {
             'v' => fmt_float(out, *x, 'g', None, f),
-            'g' | 'G' => fmt_float(out, *x, verb, None, f),
+            'g' | 'G' | 'b' | 'x' | 'X' => fmt_float(out, *x, verb, None, f),
             'e' | 'E' | 'f' => fmt_float(out, *x, verb, Some(6), f),
             'F' => fmt_float(out, *x, 'f', Some(6), f),
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, f),
         },
         V::Str(s) => fmt_string(out, s, verb, f, v),
         V::Time { .. } => match verb {
@@ -238,7 +240,7 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
                 let s = time_string(v);
                 fmt_string(out, &s, verb, f, v)
             }
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, f),
         },
         V::List(_) | V::Strs(_) => {
             let items = v.list_items().unwrap_or_default();
@@ -249,7 +251,7 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
                     if k > 0 {
                         out.push_str(", ");
                     }
-                    print_arg(out, it, verb, f);
+                    print_elem(out, it, verb, f);
                 }
                 out.push('}');
                 return;
@@ -259,7 +261,7 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
                 if k > 0 {
                     out.push(' ');
                 }
-                print_arg(out, it, verb, f);
+                print_elem(out, it, verb, f);
             }
             out.push(']');
         }
@@ -276,15 +278,16 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
                 }
                 fmt_string(out, key, verb, f, &V::Str(key.clone()));
                 out.push(':');
-                print_arg(out, val, verb, f);
+                print_elem(out, val, verb, f);
             }
             out.push(if f.sharp_v { '}' } else { ']' });
         }
     }
 }
 
-/// print.go `badVerb`: `%!d(string=abc)`.
-fn bad_verb(out: &mut String, v: &V, verb: char) {
+/// print.go `badVerb`: `%!d(string=abc)`; the value is printed with `%v` under the verb's
+/// flags and width (Go keeps them).
+fn bad_verb(out: &mut String, v: &V, verb: char, f: &Flags) {
     out.push_str("%!");
     out.push(verb);
     out.push('(');
@@ -293,9 +296,19 @@ fn bad_verb(out: &mut String, v: &V, verb: char) {
     } else {
         out.push_str(v.type_name());
         out.push('=');
-        print_arg(out, v, 'v', &Flags::default());
+        print_arg(out, v, 'v', f);
     }
     out.push(')');
+}
+
+/// print.go `printValue` for an element of a list or a map value: a nil `interface {}` is
+/// `<nil>` under any verb.
+fn print_elem(out: &mut String, v: &V, verb: char, f: &Flags) {
+    if v.is_nilish() {
+        pad(out, "<nil>", f);
+    } else {
+        print_arg(out, v, verb, f);
+    }
 }
 
 /// format.go `pad`: width in runes, spaces (or zeros with the `0` flag) left, or right with
@@ -351,7 +364,7 @@ fn fmt_integer_verb(out: &mut String, u: u64, signed: bool, verb: char, f: &Flag
             }
             pad(out, &s, f);
         }
-        _ => bad_verb(out, v, verb),
+        _ => bad_verb(out, v, verb, f),
     }
 }
 
@@ -463,7 +476,7 @@ fn fmt_string(out: &mut String, s: &str, verb: char, f: &Flags, v: &V) {
             }
             pad(out, &r, f)
         }
-        _ => bad_verb(out, v, verb),
+        _ => bad_verb(out, v, verb, f),
     }
 }
 
@@ -613,6 +626,9 @@ pub fn format_float(x: f64, verb: char, prec: Option<usize>) -> String {
             "-Inf".into()
         };
     }
+    if verb == 'b' || verb == 'x' || verb == 'X' {
+        return format_float_binary(x, verb, prec);
+    }
     let neg = x.is_sign_negative();
     let mut out = String::new();
     if neg {
@@ -681,6 +697,85 @@ pub fn format_float(x: f64, verb: char, prec: Option<usize>) -> String {
             }
         }
     }
+    out
+}
+
+/// strconv.FormatFloat's 'b' (`fmtB`: mantissa `p` exponent) and 'x'/'X' (`fmtX`: hex
+/// mantissa and binary exponent) for finite values.
+fn format_float_binary(x: f64, verb: char, prec: Option<usize>) -> String {
+    let bits = x.to_bits();
+    let neg = bits >> 63 != 0;
+    let mut exp = ((bits >> 52) & 0x7FF) as i64;
+    let mut mant = bits & ((1u64 << 52) - 1);
+    if exp == 0 {
+        exp += 1;
+    } else {
+        mant |= 1u64 << 52;
+    }
+    exp -= 1023;
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if verb == 'b' {
+        let e = exp - 52;
+        out.push_str(&format!("{mant}p{}{e}", if e >= 0 { "+" } else { "" }));
+        return out;
+    }
+    if mant == 0 {
+        exp = 0;
+    }
+    mant <<= 60 - 52;
+    while mant != 0 && mant & (1 << 60) == 0 {
+        mant <<= 1;
+        exp -= 1;
+    }
+    if let Some(p) = prec.filter(|p| *p < 15) {
+        let shift = (p * 4) as u32;
+        let extra = (mant << shift) & ((1u64 << 60) - 1);
+        mant >>= 60 - shift;
+        if extra | (mant & 1) > 1 << 59 {
+            mant += 1;
+        }
+        mant <<= 60 - shift;
+        if mant & (1 << 61) != 0 {
+            mant >>= 1;
+            exp += 1;
+        }
+    }
+    let hex: &[u8] = if verb == 'X' {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    out.push('0');
+    out.push(verb);
+    out.push(if (mant >> 60) & 1 == 1 { '1' } else { '0' });
+    mant <<= 4;
+    match prec {
+        None if mant != 0 => {
+            out.push('.');
+            while mant != 0 {
+                out.push(hex[((mant >> 60) & 15) as usize] as char);
+                mant <<= 4;
+            }
+        }
+        Some(p) if p > 0 => {
+            out.push('.');
+            for _ in 0..p {
+                out.push(hex[((mant >> 60) & 15) as usize] as char);
+                mant <<= 4;
+            }
+        }
+        _ => {}
+    }
+    out.push(if verb == 'X' { 'P' } else { 'p' });
+    out.push(if exp < 0 { '-' } else { '+' });
+    let e = exp.unsigned_abs();
+    if e < 10 {
+        out.push('0');
+    }
+    out.push_str(&e.to_string());
     out
 }
 

@@ -26,6 +26,8 @@ pub enum V {
     Int64(i64),
     /// Go's `uint64`.
     Uint(u64),
+    /// Go's `uint8` (a byte: `index` of a string).
+    Byte(u8),
     Float(f64),
     Str(String),
     /// `[]interface {}`.
@@ -83,6 +85,7 @@ impl V {
             V::Int(_) => "int",
             V::Int64(_) => "int64",
             V::Uint(_) => "uint64",
+            V::Byte(_) => "uint8",
             V::Float(_) => "float64",
             V::Str(_) => "string",
             V::List(_) => "[]interface {}",
@@ -100,6 +103,7 @@ impl V {
             V::Bool(b) => *b,
             V::Int(i) | V::Int64(i) => *i != 0,
             V::Uint(u) => *u != 0,
+            V::Byte(b) => *b != 0,
             V::Float(f) => *f != 0.0,
             V::Str(s) => !s.is_empty(),
             V::List(l) => !l.is_empty(),

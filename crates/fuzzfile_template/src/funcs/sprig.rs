@@ -85,7 +85,7 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
         .to_string()),
         "sha256sum" => st(sha256_hex(s(&args, 0).as_bytes())),
         "toString" => st(strval(a(&args, 0))),
-        "atoi" => Ok(V::Int(s(&args, 0).parse::<i64>().unwrap_or(0))),
+        "atoi" => Ok(V::Int(atoi(s(&args, 0)))),
         "int64" => Ok(V::Int64(to_int64(a(&args, 0)))),
         "int" => Ok(V::Int(to_int64(a(&args, 0)))),
         "float64" => Ok(V::Float(to_float64(a(&args, 0)))),
@@ -369,12 +369,30 @@ fn strslice(v: &V) -> Vec<String> {
     }
 }
 
+/// strconv.Atoi with its error dropped (functions.go `atoi`): a syntax error is 0, an
+/// out-of-range number the largest int of its sign (Atoi returns it with ErrRange).
+fn atoi(s: &str) -> i64 {
+    if let Ok(i) = s.parse::<i64>() {
+        return i;
+    }
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return if s.starts_with('-') {
+            i64::MIN
+        } else {
+            i64::MAX
+        };
+    }
+    0
+}
+
 /// numeric.go `toInt64`.
 pub(crate) fn to_int64(v: &V) -> i64 {
     match v {
         V::Str(s) => s.parse::<i64>().unwrap_or(0),
         V::Int(i) | V::Int64(i) => *i,
         V::Uint(u) => i64::try_from(*u).unwrap_or(i64::MAX),
+        V::Byte(b) => i64::from(*b),
         V::Float(f) => go_f64_to_i64(*f),
         V::Bool(b) => i64::from(*b),
         _ => 0,
@@ -397,6 +415,7 @@ fn to_float64(v: &V) -> f64 {
         V::Str(s) => s.parse::<f64>().unwrap_or(0.0),
         V::Int(i) | V::Int64(i) => *i as f64,
         V::Uint(u) => *u as f64,
+        V::Byte(b) => f64::from(*b),
         V::Float(f) => *f,
         V::Bool(b) => f64::from(u8::from(*b)),
         _ => 0.0,
@@ -430,6 +449,7 @@ fn reflect_kind_name(v: &V) -> &'static str {
         V::Int(_) => "int",
         V::Int64(_) => "int64",
         V::Uint(_) => "uint64",
+        V::Byte(_) => "uint8",
         V::Float(_) => "float64",
         V::Str(_) => "string",
         V::List(_) | V::Strs(_) => "slice",
@@ -924,6 +944,7 @@ fn json_value(out: &mut String, v: &V, level: Option<usize>) -> Option<()> {
         V::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         V::Int(i) | V::Int64(i) => out.push_str(&i.to_string()),
         V::Uint(u) => out.push_str(&u.to_string()),
+        V::Byte(b) => out.push_str(&b.to_string()),
         V::Float(f) => out.push_str(&json_float(*f)?),
         V::Str(s) => json_string(out, s),
         V::Time { .. } => {
