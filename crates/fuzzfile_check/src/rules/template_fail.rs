@@ -4,8 +4,14 @@
 //! message at the `fail` action.
 //!
 //! `fail` is how catalog templates refuse a combination of values (an output path without
-//! its secret, a GPU count the application cannot use). A `fail` reached with the *shipped*
-//! defaults means the application cannot be started without changing a value first.
+//! its secret, a GPU count the application cannot use), and how they ask for a value that has
+//! no default (`{{ if not (trim .ApiKey) }}{{ fail "ApiKey is required" }}{{ end }}`).
+//!
+//! - When filling one value that is empty in the values checked with (alone, with a
+//!   placeholder text) makes the render pass that `fail`, the finding is a note (severity
+//!   info) naming the value the template asks for: that is the template working as meant.
+//!   Give the value (`--set ApiKey=...`) to check the Fuzzfile the template renders.
+//! - Otherwise it is an error: these values cannot be rendered.
 //!
 //! ## Why is this bad?
 //! Fuzzball stops rendering at `fail` and shows its message: nothing runs.

@@ -5,7 +5,9 @@
 //! action and names the values file that lacks it.
 //!
 //! A template checked without any values file (none beside it and no `--values`) gets one
-//! finding at its start instead of one per name: every `.Name` is missing.
+//! finding, at the first value it reads, instead of one per name: every `.Name` is missing.
+//! A value the values file declares but could not read (its error is reported there) is not
+//! reported again. A `.Name` only read where the render does not go is not seen.
 //!
 //! ## Why is this bad?
 //! The rendered Fuzzfile holds `<no value>` where a value was meant: an image
