@@ -10,13 +10,11 @@
 //! median of N. Needs root, iproute2 and OpenSSH; without them it says why and stops.
 
 mod common;
-#[path = "../tests/support/mod.rs"]
-mod support;
 
 use common::{iterations, median, ms};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{Hosts, Sshd};
+use fuzz_test_support::{Hosts, Sshd};
 
 fn timed(cmd: &mut std::process::Command) -> Duration {
     let t = Instant::now();

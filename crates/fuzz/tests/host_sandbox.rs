@@ -4,18 +4,33 @@
 //! mount namespace that leaves nothing on the node; its locked-memory limit is its memory
 //! allocation, never lower than the node's.
 
+use fuzz_test_support::fake_node::{install_stand_in, path_with_first};
+use fuzz_test_support::process::{files_below, processes_matching};
+use fuzz_test_support::system::on_path;
+use fuzz_test_support::{fuzz_binary, lossy_text as text, FuzzRunFlags, ScratchDirectory};
+use fuzz_test_support::{RuntimeFlag, StatusLine};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fuzz-sandbox-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create the test directory");
-    d
+fn scratch(name: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzz-sandbox-test", name)
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+/// `prlimit --memlock=NODE fuzz run FILE --workdir DIR/run --runtime RUNTIME --status never`.
+fn fuzz_run_under_prlimit(
+    node_memlock: &str,
+    file: &Path,
+    dir: &Path,
+    runtime: RuntimeFlag,
+) -> Command {
+    let flags = FuzzRunFlags {
+        runtime,
+        status: StatusLine::Never,
+    };
+    let mut cmd = Command::new("prlimit");
+    cmd.arg(format!("--memlock={node_memlock}"))
+        .args(fuzz_binary!().fuzz_run_command_line(file, &dir.join("run"), flags));
+    cmd
 }
 
 /// `fuzz run --runtime host` of `fuzzfile`, started through `prlimit --memlock=SOFT:HARD` so
@@ -23,13 +38,8 @@ fn text(b: &[u8]) -> String {
 fn run(dir: &Path, fuzzfile: &str, memlock: &str, env: &[(&str, &str)]) -> Output {
     let f = dir.join("job.fz");
     std::fs::write(&f, fuzzfile).expect("write the Fuzzfile");
-    Command::new("prlimit")
-        .arg(format!("--memlock={memlock}"))
-        .arg(env!("CARGO_BIN_EXE_fuzz"))
-        .args(["run", "--runtime", "host", "--status", "never", "--keep"])
-        .arg("--workdir")
-        .arg(dir.join("run"))
-        .arg(&f)
+    fuzz_run_under_prlimit(memlock, &f, dir, RuntimeFlag::Host)
+        .arg("--keep")
         .envs(env.iter().copied())
         .output()
         .expect("run fuzz")
@@ -70,14 +80,9 @@ volumes:
     )
 }
 
-fn have(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-}
-
 #[test]
 fn the_docs_single_node_job_sees_its_files_and_volume_and_leaves_nothing() {
-    if !have("bwrap") {
+    if !on_path("bwrap") {
         panic!("bubblewrap (`bwrap`) is not installed: CI installs scripts/ci-packages.txt");
     }
     let d = scratch("single");
@@ -100,7 +105,7 @@ fn the_docs_single_node_job_sees_its_files_and_volume_and_leaves_nothing() {
     assert!(so.contains("[nccl-torchrun] memlock=6144"), "{so}");
     // Written through /data into the volume's directory.
     let vol = d.join("run/volumes");
-    let found: Vec<PathBuf> = walk(&vol)
+    let found: Vec<PathBuf> = files_below(&vol)
         .into_iter()
         .filter(|p| p.ends_with("result.txt"))
         .collect();
@@ -119,20 +124,6 @@ fn the_docs_single_node_job_sees_its_files_and_volume_and_leaves_nothing() {
         data_before,
         "/data was left on the node"
     );
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]
@@ -144,7 +135,6 @@ fn the_locked_memory_limit_is_never_lowered() {
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
     assert!(so.contains("[nccl-torchrun] memlock=8192"), "{so}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// Without bubblewrap (the `unshare` fallback forced), a destination that does not exist on
@@ -164,7 +154,6 @@ fn without_bubblewrap_a_missing_destination_is_refused_with_what_to_install() {
     assert!(se.contains("job `nccl-torchrun`"), "{se}");
     assert!(se.contains("apt-get install bubblewrap"), "{se}");
     assert!(!d.join("run/logs").exists(), "something started");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// podman gets `--ulimit memlock=SOFT:HARD`: the job's memory allocation, or the node's limit
@@ -173,22 +162,13 @@ fn without_bubblewrap_a_missing_destination_is_refused_with_what_to_install() {
 fn podman_gets_the_memory_allocation_as_its_memlock_ulimit_never_lower() {
     let d = scratch("podman-ulimit");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
     let record = d.join("argv");
-    let fake = bin.join("podman");
-    std::fs::write(
-        &fake,
-        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\n", record.display()),
-    )
-    .expect("write the stand-in");
-    let mut perm = std::fs::metadata(&fake).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-    std::fs::set_permissions(&fake, perm).expect("chmod");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
+    install_stand_in(
+        &bin,
+        "podman",
+        &format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > {}\n", record.display()),
     );
+    let path = path_with_first(&bin);
     for (memory, node, want) in [
         ("6MiB", "2097152:8388608", "memlock=6291456:8388608"),
         ("4MiB", "8388608:8388608", "memlock=8388608:8388608"),
@@ -200,19 +180,7 @@ fn podman_gets_the_memory_allocation_as_its_memlock_ulimit_never_lower() {
             format!("version: v4\njobs:\n  p:\n    image:\n      uri: docker://alpine:3.20\n    command: [true]\n    resource:\n      memory:\n        size: {memory}\n"),
         )
         .expect("write");
-        let out = Command::new("prlimit")
-            .arg(format!("--memlock={node}"))
-            .arg(env!("CARGO_BIN_EXE_fuzz"))
-            .args([
-                "run",
-                "--runtime",
-                "podman",
-                "--status",
-                "never",
-                "--workdir",
-            ])
-            .arg(d.join("run"))
-            .arg(&f)
+        let out = fuzz_run_under_prlimit(node, &f, &d, RuntimeFlag::Podman)
             .env("PATH", &path)
             .output()
             .expect("run fuzz");
@@ -235,7 +203,6 @@ fn podman_gets_the_memory_allocation_as_its_memlock_ulimit_never_lower() {
             "{memory} on a node at {node}: {words:?}"
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// apptainer's containers inherit its limits: it starts through `prlimit` too. A stand-in
@@ -244,47 +211,20 @@ fn podman_gets_the_memory_allocation_as_its_memlock_ulimit_never_lower() {
 fn apptainer_starts_with_the_memory_allocation_as_its_memlock() {
     let d = scratch("apptainer-memlock");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
-    let fake = bin.join("apptainer");
-    std::fs::write(
-        &fake,
-        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'apptainer version 1.3.0'; exit 0; fi\necho \"memlock=$(ulimit -l)\"\n",
-    )
-    .expect("write the stand-in");
-    let mut perm = std::fs::metadata(&fake).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-    std::fs::set_permissions(&fake, perm).expect("chmod");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let f = d.join("a.fz");
-    std::fs::write(
-        &f,
+    install_stand_in(&bin, "apptainer", "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'apptainer version 1.3.0'; exit 0; fi\necho \"memlock=$(ulimit -l)\"\n");
+    let path = path_with_first(&bin);
+    let f = d.write_file(
+        "a.fz",
         "version: v4\njobs:\n  a:\n    image:\n      uri: docker://alpine:3.20\n    command: [true]\n    resource:\n      memory:\n        size: 6MiB\n",
-    )
-    .expect("write");
-    let out = Command::new("prlimit")
-        .arg("--memlock=2097152:8388608")
-        .arg(env!("CARGO_BIN_EXE_fuzz"))
-        .args([
-            "run",
-            "--runtime",
-            "apptainer",
-            "--status",
-            "never",
-            "--workdir",
-        ])
-        .arg(d.join("run"))
-        .arg(&f)
+    );
+    let out = fuzz_run_under_prlimit("2097152:8388608", &f, &d, RuntimeFlag::NotGiven)
+        .args(["--runtime", "apptainer"])
         .env("PATH", &path)
         .output()
         .expect("run fuzz");
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
     assert!(so.contains("[a] memlock=6144"), "{so}\n{se}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A job in the namespace that outlives its timeout ends with everything it started:
@@ -294,44 +234,25 @@ fn a_namespaced_job_that_times_out_leaves_nothing_running() {
     let d = scratch("timeout");
     let marker = format!("fuzz-sandbox-sleep-{}", std::process::id());
     let tmp_file = format!("/tmp/fuzz-timeout-{}.sh", std::process::id());
-    let f = d.join("job.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "job.fz",
         format!(
             "version: v4\nfiles:\n  s: |\n    sleep 300 &\n    exec -a {marker} sleep 301\njobs:\n  slow:\n    image:\n      uri: docker://alpine:3.20\n    files:\n      {tmp_file}: file://s\n    command: [bash, {tmp_file}]\n    policy:\n      timeout:\n        execute: 1s\n"
         ),
-    )
-    .expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
-        .args([
-            "run",
-            "--runtime",
-            "host",
-            "--status",
-            "never",
-            "--grace",
-            "1",
-            "--workdir",
-        ])
-        .arg(d.join("run"))
-        .arg(&f)
+    );
+    let out = fuzz_binary!()
+        .fuzz_run_command(&f, &d.join("run"), FuzzRunFlags::HOST_WITHOUT_STATUS_LINE)
+        .args(["--grace", "1"])
         .output()
         .expect("run fuzz");
     let se = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{se}");
     assert!(se.contains("timed out"), "{se}");
-    let left = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .expect("pgrep");
-    assert!(left.stdout.is_empty(), "left: {}", text(&left.stdout));
-    let bwraps = Command::new("pgrep")
-        .args(["-f", &tmp_file])
-        .output()
-        .expect("pgrep");
-    assert!(bwraps.stdout.is_empty(), "left: {}", text(&bwraps.stdout));
+    let left = processes_matching(&marker);
+    assert!(left.is_empty(), "left: {left}");
+    let bwraps = processes_matching(&tmp_file);
+    assert!(bwraps.is_empty(), "left: {bwraps}");
     assert!(!Path::new(&tmp_file).exists());
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A job in the namespace killed by a signal is reported as such (bubblewrap exits 128 + N),
@@ -340,25 +261,20 @@ fn a_namespaced_job_that_times_out_leaves_nothing_running() {
 fn a_namespaced_job_killed_by_a_signal_says_so() {
     let d = scratch("signal");
     let tmp_file = format!("/tmp/fuzz-signal-{}.txt", std::process::id());
-    let f = d.join("job.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "job.fz",
         format!(
             "version: v4\nfiles:\n  s: x\njobs:\n  sig:\n    image:\n      uri: docker://alpine:3.20\n    files:\n      {tmp_file}: file://s\n    command: [/bin/sh, -c, 'cat {tmp_file}; kill -SEGV $$']\n"
         ),
-    )
-    .expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
-        .args(["run", "--runtime", "host", "--status", "never", "--workdir"])
-        .arg(d.join("run"))
-        .arg(&f)
+    );
+    let out = fuzz_binary!()
+        .fuzz_run_command(&f, &d.join("run"), FuzzRunFlags::HOST_WITHOUT_STATUS_LINE)
         .output()
         .expect("run fuzz");
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{se}");
     assert!(so.contains("[sig] x"), "{so}");
     assert!(se.contains("sig failed: killed by signal 11"), "{se}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A service's `exec` readiness probe sees the service's view: a file the service writes into
@@ -367,9 +283,8 @@ fn a_namespaced_job_killed_by_a_signal_says_so() {
 fn an_exec_probe_sees_the_services_mounts() {
     let d = scratch("probe");
     let data = format!("/fuzz-probe-data-{}", std::process::id());
-    let f = d.join("svc.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "svc.fz",
         format!(
             r#"version: v4
 volumes:
@@ -398,21 +313,10 @@ jobs:
         status: RUNNING
 "#
         ),
-    )
-    .expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
-        .args([
-            "run",
-            "--runtime",
-            "host",
-            "--status",
-            "never",
-            "--ready-timeout",
-            "10",
-        ])
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .arg(&f)
+    );
+    let out = fuzz_binary!()
+        .fuzz_run_command(&f, &d.join("run"), FuzzRunFlags::HOST_WITHOUT_STATUS_LINE)
+        .args(["--ready-timeout", "10"])
         .output()
         .expect("run fuzz");
     let (so, se) = (text(&out.stdout), text(&out.stderr));
@@ -420,5 +324,4 @@ jobs:
     assert!(se.contains("[cache] readiness probe passed"), "{se}");
     assert!(so.contains("[use] up"), "{so}");
     assert!(!Path::new(&data).exists(), "{data} was left");
-    let _ = std::fs::remove_dir_all(&d);
 }

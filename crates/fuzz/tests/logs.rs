@@ -6,83 +6,32 @@
 //! it needs root and util-linux; without them it prints why and passes, unless
 //! `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 
-mod support;
-
+use fuzz_test_support::fake_node::{write_with_mode, FileMode};
+use fuzz_test_support::process::{files_below, output_through_files_within};
+use fuzz_test_support::system::{is_root, on_path};
+use fuzz_test_support::{
+    fuzz_binary, lossy_text as text, multinode_fuzzfile, output_within_or_fail,
+};
+use fuzz_test_support::{require, FuzzRunFlags, ScratchDirectory};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 use std::time::Duration;
-use support::{output_within, require};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fuzz-logs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch directory");
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+fn scratch(name: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzz-logs", name)
 }
 
 /// A generic multinode job running `script` on its head, with `env` lines.
 fn multinode(nodes: u32, script: &str, env: &str) -> String {
-    let body: String = script.lines().map(|l| format!("      {l}\n")).collect();
-    format!(
-        "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n{body}{env}    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n    multinode:\n      nodes: {nodes}\n      implementation: generic\n      procs-per-node: 1\n"
-    )
+    multinode_fuzzfile(nodes, "generic", script, env)
 }
 
-/// Runs `cmd` with its output in files (a job that prints megabytes would fill a pipe nobody
-/// reads while waiting), killed after [`LIMIT`]; its exit code and output.
+/// Runs `cmd` with its output in files in `dir`, killed after [`LIMIT`].
 fn run_bounded(cmd: &mut Command, dir: &Path) -> Output {
-    let so = dir.join("stdout.txt");
-    let se = dir.join("stderr.txt");
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&so).expect("stdout file"))
-        .stderr(std::fs::File::create(&se).expect("stderr file"))
-        .spawn()
-        .expect("spawn");
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Ok(Some(s)) = child.try_wait() {
-            break s;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "{cmd:?} did not finish within {LIMIT:?}: {}",
-                std::fs::read_to_string(&se).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: std::fs::read(&so).unwrap_or_default(),
-        stderr: std::fs::read(&se).unwrap_or_default(),
-    }
-}
-
-/// Every file below `dir`.
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
+    output_through_files_within(cmd, dir, LIMIT)
 }
 
 /// Regression: a multinode job whose env holds a `secret://` value, printed by every node on
@@ -94,43 +43,31 @@ fn secrets_printed_by_member_nodes_are_redacted_in_every_log() {
     let d = scratch("secret");
     let value = format!("s3cr3t-node-{}", std::process::id());
     let secrets = d.join("secrets.toml");
-    std::fs::write(&secrets, format!("[user]\ntok = \"{value}\"\n")).expect("secrets");
-    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-    let f = d.join("secret.fz");
-    std::fs::write(
-        &f,
+    write_with_mode(
+        &secrets,
+        &format!("[user]\ntok = \"{value}\"\n"),
+        FileMode::OwnerOnly,
+    );
+    let f = d.write_file(
+        "secret.fz",
         multinode(
             3,
             "echo \"head says $TOKEN\"\nexec_all sh -c 'echo \"rank $RANK out $TOKEN\"; echo \"rank $RANK err $TOKEN\" >&2; if [ \"$RANK\" = 2 ]; then sleep 0.5; exit 3; fi; sleep 5'",
             "    env:\n      - TOKEN=secret://user/tok\n",
         ),
-    )
-    .expect("write Fuzzfile");
+    );
     let events = d.join("events.jsonl");
     let run = d.join("run");
-    let out = output_within(
-        Command::new(env!("CARGO_BIN_EXE_fuzz"))
-            .arg("run")
-            .arg(&f)
-            .args([
-                "--status",
-                "never",
-                "--runtime",
-                "host",
-                "--launcher",
-                "local",
-                "--grace",
-                "1",
-            ])
-            .arg("--workdir")
-            .arg(&run)
+    let out = output_within_or_fail(
+        fuzz_binary!()
+            .fuzz_run_command(&f, &run, FuzzRunFlags::HOST_WITHOUT_STATUS_LINE)
+            .args(["--launcher", "local", "--grace", "1"])
             .arg("--secrets")
             .arg(&secrets)
             .arg("--events")
             .arg(&events),
         LIMIT,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     // Rank 2 failed first: the job failed, with its error lines repeated by exec_all.
     assert_eq!(out.status.code(), Some(1), "{so}\n{se}");
@@ -164,12 +101,12 @@ fn secrets_printed_by_member_nodes_are_redacted_in_every_log() {
     }
     let head = std::fs::read_to_string(logs.join("train-0.out")).expect("head log");
     assert!(head.contains("head says ***"), "{head}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `fuzz run` inside a mount namespace whose `dir` is a 1 MiB tmpfs.
 fn run_on_small_fs(dir: &Path, args: &[&str]) -> Output {
-    let fuzz = env!("CARGO_BIN_EXE_fuzz");
+    let fuzz = fuzz_binary!();
+    let fuzz = fuzz.path().display();
     let mut script = format!(
         "mount -t tmpfs -o size=1m tmpfs '{}' || exit 99; exec '{fuzz}'",
         dir.display()
@@ -185,10 +122,10 @@ fn run_on_small_fs(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn small_fs_available() -> Result<(), String> {
-    if !support::netns::is_root() {
+    if !is_root() {
         return Err("mounting a tmpfs needs root".into());
     }
-    if !support::netns::on_path("unshare") {
+    if !on_path("unshare") {
         return Err("`unshare` is not installed (Debian: util-linux)".into());
     }
     Ok(())
@@ -282,40 +219,37 @@ fn a_full_log_file_system_is_a_warning_an_event_and_exit_3() {
         };
         assert!(error.contains(log), "{name}: {error}");
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A run whose logs were all written exits 0 (exit 3 is only for incomplete logs).
 #[test]
 fn complete_logs_exit_0() {
     let d = scratch("complete");
-    let f = d.join("ok.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "ok.fz",
         format!(
             "version: v4\njobs:\n  ok:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      yes {} | head -n 2000\n",
             "y".repeat(99)
         ),
-    )
-    .expect("write");
+    );
     let out = run_bounded(
-        Command::new(env!("CARGO_BIN_EXE_fuzz"))
-            .arg("run")
-            .arg(&f)
-            .args(["--status", "never", "--runtime", "host", "--workdir"])
-            .arg(d.join("run")),
+        &mut fuzz_binary!().fuzz_run_command(
+            &f,
+            &d.join("run"),
+            FuzzRunFlags::HOST_WITHOUT_STATUS_LINE,
+        ),
         &d,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let log = std::fs::read(d.join("run/logs/ok.out")).expect("log");
     assert_eq!(log.len(), 200_000);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `fuzz run --help` documents exit 3.
 #[test]
 fn run_help_documents_exit_3() {
-    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+    let out = fuzz_binary!()
+        .command()
         .args(["run", "--help"])
         .output()
         .expect("fuzz run --help");

@@ -1,5 +1,5 @@
 //! `fuzz run` of multinode jobs on three real hosts: network namespaces with their own
-//! addresses and host names (tests/support/netns.rs), an OpenSSH server on each, the runner
+//! addresses and host names (fuzz_test_support::netns), an OpenSSH server on each, the runner
 //! started on host 0 (the head) with `--launcher ssh`. A generic job's `exec_all` reaches
 //! every node with its `RANK`; a failing rank stops the others on every node; Open MPI starts
 //! its daemons through the runner's SSH wrapper.
@@ -7,27 +7,24 @@
 //! These need root, iproute2, OpenSSH and Open MPI (scripts/ci-packages.txt); without them
 //! they print why and pass, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 
-mod support;
-
+use fuzz_test_support::fake_node::{install_stand_in, path_with_first, write_with_mode, FileMode};
+use fuzz_test_support::process::processes_matching;
+use fuzz_test_support::{fuzz_binary, multinode_fuzzfile, output_within, require, said_lines};
+use fuzz_test_support::{FuzzRunFlags, Hosts, NodeLauncher, ScratchDirectory, Sshd};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use support::{output_within, require, Hosts, Sshd};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fuzz-multinode-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch directory");
-    d
+fn scratch(name: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzz-multinode", name)
 }
 
+/// A generic multinode job of three nodes running `script` on its head.
 fn multinode_job(script: &str, implementation: &str) -> String {
-    let body: String = script.lines().map(|l| format!("      {l}\n")).collect();
-    format!(
-        "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n{body}    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n    multinode:\n      nodes: 3\n      implementation: {implementation}\n      procs-per-node: 1\n"
-    )
+    multinode_fuzzfile(3, implementation, script, "")
 }
 
 /// `fuzz run FILE` on host 0 with the three hosts and the test's ssh client configuration.
@@ -42,32 +39,15 @@ fn run_on_head_with(
     dir: &Path,
     env: &[(&str, &str)],
 ) -> (i32, String, String) {
-    let names: Vec<String> = (0..hosts.len()).map(|i| hosts.host_name(i)).collect();
-    let fuzz = env!("CARGO_BIN_EXE_fuzz");
-    let cfg = sshd.client_config().display().to_string();
-    let workdir = dir.join("run").display().to_string();
-    let file = file.display().to_string();
-    let host_list = names.join(",");
-    let argv = [
-        fuzz,
-        "run",
-        &file,
-        "--runtime",
-        "host",
-        "--status",
-        "never",
-        "--grace",
-        "1",
-        "--workdir",
-        &workdir,
-        "--hosts",
-        &host_list,
-        "--launcher",
-        "ssh",
-        "--ssh-config",
-        &cfg,
-        "--forward-streams",
-    ];
+    let mut argv = hosts.fuzz_run_on_every_host_command_line(
+        &fuzz_binary!(),
+        file,
+        &dir.join("run"),
+        NodeLauncher::Ssh {
+            client_config: &sshd.client_config(),
+        },
+    );
+    argv.extend(["--grace", "1"].map(OsString::from));
     let mut cmd = hosts.exec(0, &argv);
     cmd.envs(env.iter().copied());
     let out = output_within(&mut cmd, LIMIT).unwrap_or_else(|e| panic!("{e}"));
@@ -78,42 +58,13 @@ fn run_on_head_with(
     )
 }
 
-/// Writes `content` to `path` as an executable (stand-ins and wrappers on PATH).
-fn executable(path: &Path, content: &str) {
-    std::fs::write(path, content).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
-    let mut perm = std::fs::metadata(path).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-    std::fs::set_permissions(path, perm).expect("chmod");
-}
-
 /// `fuzz run FILE --status never --workdir DIR/run`, the rest of the flags the caller's.
 fn fuzz_run(file: &Path, dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fuzz"));
-    cmd.arg("run")
-        .arg(file)
-        .args(["--status", "never", "--workdir"])
-        .arg(dir.join("run"));
-    cmd
-}
-
-/// What the nodes said: every line of `text` holding `tag`, from the tag on (output prefixes
-/// such as `[job] [host] ` dropped), sorted.
-fn said(text: &str, tag: &str) -> Vec<String> {
-    let mut v: Vec<String> = text
-        .lines()
-        .filter_map(|l| l.find(tag).map(|k| l[k..].to_owned()))
-        .collect();
-    v.sort();
-    v
-}
-
-/// The processes whose command line matches `pattern` (`pgrep -f`), one per line.
-fn running(pattern: &str) -> String {
-    let out = Command::new("pgrep")
-        .args(["-f", pattern])
-        .output()
-        .expect("pgrep");
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    fuzz_binary!().fuzz_run_command(
+        file,
+        &dir.join("run"),
+        FuzzRunFlags::RUNTIME_NOT_GIVEN_WITHOUT_STATUS_LINE,
+    )
 }
 
 #[test]
@@ -124,15 +75,13 @@ fn exec_all_runs_on_every_host_with_its_rank() {
     let hosts = Hosts::create(3).expect("create three hosts");
     let sshd = Sshd::start(&hosts, 22).expect("start sshd on each host");
     let d = scratch("exec-all");
-    let f = d.join("gen.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "gen.fz",
         multinode_job(
             "echo \"head ip=$MULTINODE_NODE_IP list=$MULTINODE_HOSTLIST\"\nexec_all sh -c 'echo \"node-says rank=$RANK arg=$0 host=$(hostname) head=$1\"' '$RANK' \"$MULTINODE_NODE_IP\"",
             "generic",
         ),
-    )
-    .expect("write Fuzzfile");
+    );
     let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
     assert_eq!(code, 0, "{so}\n{se}");
     let head = hosts.addr(0);
@@ -141,7 +90,7 @@ fn exec_all_runs_on_every_host_with_its_rank() {
         "{so}"
     );
     // `$RANK` in a word becomes each node's rank; `$MULTINODE_NODE_IP` keeps the head's.
-    let said = said(&so, "node-says");
+    let said = said_lines(&so, "node-says");
     assert_eq!(
         said,
         (0..3)
@@ -152,7 +101,6 @@ fn exec_all_runs_on_every_host_with_its_rank() {
     // Each member node's output is also in its own log file.
     let log = std::fs::read_to_string(d.join("run/logs/train-2.out")).expect("node 2's log");
     assert!(log.contains("host=node2"), "{log}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -164,17 +112,15 @@ fn a_failing_rank_stops_every_other_node() {
     let sshd = Sshd::start(&hosts, 22).expect("start sshd on each host");
     let d = scratch("gang");
     let marker = format!("gang-{}", std::process::id());
-    let f = d.join("gang.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "gang.fz",
         multinode_job(
             &format!(
                 "exec_all sh -c 'if [ \"$RANK\" = 2 ]; then sleep 1; exit 3; fi; trap \"\" TERM; exec sleep 300 # {marker}'"
             ),
             "generic",
         ),
-    )
-    .expect("write Fuzzfile");
+    );
     let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
     assert_eq!(code, 1, "{so}\n{se}");
     assert!(
@@ -182,9 +128,8 @@ fn a_failing_rank_stops_every_other_node() {
         "the summary must name the node, rank and code: {se}"
     );
     // Nothing of the job is left on any host (they share this machine's process table).
-    let left = running(&marker);
+    let left = processes_matching(&marker);
     assert!(left.is_empty(), "processes left: {left}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -220,7 +165,7 @@ fn open_mpi_reaches_every_node_through_the_ssh_wrapper() {
     std::fs::write(&f, text).expect("write Fuzzfile");
     let (code, so, se) = run_on_head(&hosts, &sshd, &f, &d);
     assert_eq!(code, 0, "{so}\n{se}");
-    let said = said(&so, "ompi-says");
+    let said = said_lines(&so, "ompi-says");
     assert_eq!(
         said,
         [
@@ -249,16 +194,15 @@ fn open_mpi_reaches_every_node_through_the_ssh_wrapper() {
         );
     }
     // mpirun stopped the ranks on every node.
-    let left = running(&marker);
+    let left = processes_matching(&marker);
     assert!(left.is_empty(), "left: {left}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A host whose address cannot be found is refused before anything starts (exit 2); a node
 /// that cannot be reached fails the job at once with ssh's own reason, never a prompt.
 #[test]
 fn unknown_and_unreachable_hosts_fail_with_the_reason() {
-    if !require(if support::netns::on_path("ssh") {
+    if !require(if fuzz_test_support::system::on_path("ssh") {
         Ok(())
     } else {
         Err("ssh is not installed (openssh-client)".into())
@@ -266,12 +210,10 @@ fn unknown_and_unreachable_hosts_fail_with_the_reason() {
         return;
     }
     let d = scratch("unreachable");
-    let f = d.join("two.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "two.fz",
         multinode_job("exec_all true", "generic").replace("nodes: 3", "nodes: 2"),
-    )
-    .expect("write Fuzzfile");
+    );
     // Nothing listens on port 1: the connection is refused at once.
     let ssh_config = d.join("ssh_config");
     std::fs::write(&ssh_config, "Port 1\nConnectTimeout 5\n").expect("ssh config");
@@ -302,7 +244,6 @@ fn unknown_and_unreachable_hosts_fail_with_the_reason() {
         "{se}"
     );
     assert!(se.contains("Connection refused"), "ssh's reason: {se}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// MPICH's Hydra starts its proxies through the runner's SSH wrapper (`-launcher-exec`), as
@@ -328,11 +269,10 @@ fn mpich_reaches_every_node_through_the_ssh_wrapper() {
     let sshd = Sshd::start(&hosts, 22).expect("start sshd on each host");
     let d = scratch("mpich");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
     // A script, not a link: Hydra finds its proxy beside the path it was started by.
-    let mpiexec = bin.join("mpiexec");
-    executable(
-        &mpiexec,
+    install_stand_in(
+        &bin,
+        "mpiexec",
         &format!("#!/bin/sh\nexec {} \"$@\"\n", hydra.display()),
     );
     let f = d.join("mpich.fz");
@@ -341,14 +281,10 @@ fn mpich_reaches_every_node_through_the_ssh_wrapper() {
         "    env:\n      - HYDRA_IFACE=eth0\n    resource:",
     );
     std::fs::write(&f, text).expect("write Fuzzfile");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_first(&bin);
     let (code, so, se) = run_on_head_with(&hosts, &sshd, &f, &d, &[("PATH", &path)]);
     assert_eq!(code, 0, "{so}\n{se}");
-    let said = said(&so, "mpich-says");
+    let said = said_lines(&so, "mpich-says");
     assert_eq!(
         said,
         [
@@ -358,7 +294,6 @@ fn mpich_reaches_every_node_through_the_ssh_wrapper() {
         ],
         "{so}\n{se}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A node that never starts (here a stand-in `ssh` that hangs for one host) fails the job after
@@ -367,20 +302,12 @@ fn mpich_reaches_every_node_through_the_ssh_wrapper() {
 fn a_hung_start_up_fails_naming_the_nodes_that_never_reported() {
     let d = scratch("hung");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
-    let ssh = bin.join("ssh");
-    executable(&ssh, "#!/bin/sh\nexec sleep 301\n");
-    let f = d.join("two.fz");
-    std::fs::write(
-        &f,
+    install_stand_in(&bin, "ssh", "#!/bin/sh\nexec sleep 301\n");
+    let f = d.write_file(
+        "two.fz",
         multinode_job("exec_all sleep 37", "generic").replace("nodes: 3", "nodes: 2"),
-    )
-    .expect("write Fuzzfile");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
     );
+    let path = path_with_first(&bin);
     let out = output_within(
         fuzz_run(&f, &d)
             .args([
@@ -403,9 +330,8 @@ fn a_hung_start_up_fails_naming_the_nodes_that_never_reported() {
         "{se}"
     );
     // Neither the head's command nor the hung connection is left.
-    let left = running("^sleep (37|301)$");
+    let left = processes_matching("^sleep (37|301)$");
     assert!(left.is_empty(), "left: {left}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `--launcher local --local-netns`: every node on this machine, each in the network namespace
@@ -417,42 +343,27 @@ fn local_nodes_in_network_namespaces_have_their_own_addresses() {
     }
     let hosts = Hosts::create(2).expect("create two hosts");
     let d = scratch("local-netns");
-    let f = d.join("local.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "local.fz",
         multinode_job(
             "exec_all sh -c 'echo \"netns-says rank=$RANK head=$0 own=$(ip -4 -o addr show scope global | awk \"{print \\$4}\" | cut -d/ -f1)\"' \"$MULTINODE_NODE_IP\"",
             "generic",
         )
         .replace("nodes: 3", "nodes: 2"),
-    )
-    .expect("write Fuzzfile");
-    let host_list = format!("{},{}", hosts.namespace(0), hosts.namespace(1));
-    let workdir = d.join("run");
-    let argv = [
-        env!("CARGO_BIN_EXE_fuzz"),
-        "run",
-        f.to_str().expect("utf-8"),
-        "--runtime",
-        "host",
-        "--status",
-        "never",
-        "--workdir",
-        workdir.to_str().expect("utf-8"),
-        "--hosts",
-        &host_list,
-        "--launcher",
-        "local",
-        "--local-netns",
-        "--forward-streams",
-    ];
+    );
+    let argv = hosts.fuzz_run_on_every_host_command_line(
+        &fuzz_binary!(),
+        &f,
+        &d.join("run"),
+        NodeLauncher::LocalNetworkNamespaces,
+    );
     let out = output_within(&mut hosts.exec(0, &argv), LIMIT).unwrap_or_else(|e| panic!("{e}"));
     let (so, se) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
     );
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
-    let said = said(&so, "netns-says");
+    let said = said_lines(&so, "netns-says");
     let (a0, a1) = (hosts.addr(0), hosts.addr(1));
     assert_eq!(
         said,
@@ -462,7 +373,6 @@ fn local_nodes_in_network_namespaces_have_their_own_addresses() {
         ],
         "{so}\n{se}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// With `--runtime auto` on a node that has a container runtime, a plan with multinode jobs
@@ -471,23 +381,16 @@ fn local_nodes_in_network_namespaces_have_their_own_addresses() {
 fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
     let d = scratch("auto");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
-    let podman = bin.join("podman");
-    executable(
-        &podman,
+    install_stand_in(
+        &bin,
+        "podman",
         "#!/bin/sh\necho podman must not run >&2\nexit 99\n",
     );
-    let f = d.join("local.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "local.fz",
         multinode_job("exec_all sh -c 'echo \"auto-says $RANK\"'", "generic"),
-    )
-    .expect("write Fuzzfile");
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
     );
+    let path = path_with_first(&bin);
     let out = output_within(
         fuzz_run(&f, &d).arg("--forward-streams").env("PATH", path),
         LIMIT,
@@ -502,9 +405,8 @@ fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
         se.contains("runtime host: the plan has multinode jobs"),
         "{se}"
     );
-    let said = said(&so, "auto-says");
+    let said = said_lines(&so, "auto-says");
     assert_eq!(said, ["auto-says 0", "auto-says 1", "auto-says 2"], "{so}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A secret in a multinode job's environment reaches every node, and no process's command
@@ -519,14 +421,14 @@ fn secrets_reach_every_node_and_no_command_line() {
     let d = scratch("secret");
     let secrets = d.join("secrets.toml");
     let value = format!("s3cr3t-{}", std::process::id());
-    std::fs::write(&secrets, format!("[user]\ntok = \"{value}\"\n")).expect("secrets");
-    let mut perm = std::fs::metadata(&secrets).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o600);
-    std::fs::set_permissions(&secrets, perm).expect("chmod");
+    write_with_mode(
+        &secrets,
+        &format!("[user]\ntok = \"{value}\"\n"),
+        FileMode::OwnerOnly,
+    );
     let started = d.join("started");
-    let f = d.join("secret.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "secret.fz",
         multinode_job(
             &format!(
                 "exec_all sh -c 'touch {s}.$RANK; sleep 2; echo \"secret-says $RANK ${{#TOKEN}}\"'",
@@ -539,8 +441,7 @@ fn secrets_reach_every_node_and_no_command_line() {
             "    resource:",
             "    env:\n      - TOKEN=secret://user/tok\n    resource:",
         ),
-    )
-    .expect("write Fuzzfile");
+    );
     let child = fuzz_run(&f, &d)
         .args([
             "--runtime",
@@ -586,14 +487,13 @@ fn secrets_reach_every_node_and_no_command_line() {
         "the secret is on a command line: {shown:?}"
     );
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
-    let said = said(&so, "secret-says");
+    let said = said_lines(&so, "secret-says");
     let n = value.len();
     assert_eq!(
         said,
         [format!("secret-says 0 {n}"), format!("secret-says 1 {n}")],
         "{so}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `--events` gets each node's start and end from `exec_all`, and the gang stop, in the same
@@ -601,15 +501,13 @@ fn secrets_reach_every_node_and_no_command_line() {
 #[test]
 fn node_events_join_the_runs_events() {
     let d = scratch("events");
-    let f = d.join("ev.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "ev.fz",
         multinode_job(
             "exec_all sh -c 'if [ \"$RANK\" = 2 ]; then sleep 1; exit 5; fi; exec sleep 30'",
             "generic",
         ),
-    )
-    .expect("write Fuzzfile");
+    );
     let events = d.join("events.jsonl");
     let out = output_within(
         fuzz_run(&f, &d)
@@ -651,7 +549,6 @@ fn node_events_join_the_runs_events() {
     let at = |k: &str| kinds.iter().position(|x| *x == k).unwrap_or(usize::MAX);
     assert!(at("job_started") < at("node_started"), "{kinds:?}");
     assert!(at("gang_stopped") < at("job_finished"), "{kinds:?}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A job whose `cwd` is a volume (the usual shape: scripts and data in a scratch volume) starts
@@ -659,9 +556,8 @@ fn node_events_join_the_runs_events() {
 #[test]
 fn every_node_starts_in_the_volume_that_is_the_cwd() {
     let d = scratch("cwd");
-    let f = d.join("cwd.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "cwd.fz",
         multinode_job(
             "exec_all sh -c 'echo \"rank $RANK\" > node-$RANK.txt'",
             "generic",
@@ -675,8 +571,7 @@ fn every_node_starts_in_the_volume_that_is_the_cwd() {
             "jobs:\n",
             "volumes:\n  scratch:\n    use: ephemeral\njobs:\n",
         ),
-    )
-    .expect("write Fuzzfile");
+    );
     let out = output_within(
         fuzz_run(&f, &d).args(["--runtime", "host", "--keep"]),
         LIMIT,
@@ -690,5 +585,4 @@ fn every_node_starts_in_the_volume_that_is_the_cwd() {
             .unwrap_or_else(|e| panic!("node {r} did not write into the volume: {e}\n{se}"));
         assert_eq!(t, format!("rank {r}\n"));
     }
-    let _ = std::fs::remove_dir_all(&d);
 }

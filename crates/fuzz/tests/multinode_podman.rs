@@ -1,5 +1,5 @@
 //! Multinode jobs in containers: `fuzz run --runtime podman --launcher local --local-netns`
-//! on three network namespaces of this machine (tests/support/netns.rs), the job's image the
+//! on three network namespaces of this machine (fuzz_test_support::netns), the job's image the
 //! local busybox test image (scripts/container-test-image.sh). The head's command runs in a
 //! container; `exec_all` there is a client of the runner's bridge outside it, which starts the
 //! command in a container of the same image on every node, in that node's network namespace.

@@ -1,14 +1,13 @@
-//! Several hosts on one machine for multinode tests (tests/support/netns.rs): three network
+//! Several hosts on one machine for multinode tests (fuzz_test_support::netns): three network
 //! namespaces reach each other over a bridge, OpenSSH logs into them, Open MPI and MPICH
 //! launch across them through an rsh agent, and nothing is left behind.
 //!
 //! These need root; without it they print why and pass, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 
-mod support;
-
+use fuzz_test_support::system::installed;
+use fuzz_test_support::{output_within, require, sorted_lines, Hosts, Sshd};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{output_within, require, Hosts, Sshd};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
@@ -24,23 +23,8 @@ fn stdout_of(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn sorted_lines(text: &str) -> Vec<String> {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    lines.sort();
-    lines
-}
-
 fn has_tool(name: &str) -> Result<(), String> {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
-        .unwrap_or(false);
-    if found {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{name}` is not installed; see scripts/ci-packages.txt"
-        ))
-    }
+    installed(name)
 }
 
 /// Sends a line from host `from` to a one-shot `nc -l` on host `to`, and returns what the
@@ -92,7 +76,7 @@ fn three_hosts_reach_each_other_and_leave_nothing_behind() {
     }
     let hosts = Hosts::create(3).expect("create three hosts");
     let tag = hosts.tag().to_string();
-    let created: Vec<String> = support::netns::namespaces()
+    let created: Vec<String> = fuzz_test_support::netns::namespaces()
         .into_iter()
         .filter(|n| n.starts_with(&format!("{tag}-")))
         .collect();
@@ -134,7 +118,7 @@ fn three_hosts_reach_each_other_and_leave_nothing_behind() {
         Some(9),
         "the process left in host 1 ends by SIGKILL: {status}"
     );
-    let left: Vec<String> = support::netns::namespaces()
+    let left: Vec<String> = fuzz_test_support::netns::namespaces()
         .into_iter()
         .filter(|n| n.starts_with(&format!("{tag}-")))
         .collect();
@@ -299,7 +283,7 @@ fn namespaces_of_ended_test_processes_are_swept() {
     assert!(added, "cannot create the stale namespace {stale}");
     let hosts = Hosts::create(1).expect("create one host");
     assert!(
-        !support::netns::namespaces().contains(&stale),
+        !fuzz_test_support::netns::namespaces().contains(&stale),
         "{stale} is still there"
     );
     drop(hosts);

@@ -2,22 +2,25 @@
 //! outcome, a failed job's summary names its log and shows its last lines, and `fuzz report`
 //! draws the events as a timeline (SVG or HTML), the same bytes each time.
 
+use fuzz_test_support::{fuzz_binary, lossy_text as text, FuzzRunFlags, ScratchDirectory};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn fuzz() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+    fuzz_binary!().command()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fuzz-report-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create the test directory");
-    d
+fn scratch(name: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzz-report-test", name)
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+/// `fuzz run FILE --workdir DIR/run --runtime host --status never`, the rest the caller's.
+fn fuzz_run_on_host(file: &Path, dir: &Path) -> Command {
+    fuzz_binary!().fuzz_run_command(
+        file,
+        &dir.join("run"),
+        FuzzRunFlags::HOST_WITHOUT_STATUS_LINE,
+    )
 }
 
 const RUN: &str = r#"version: v4
@@ -57,12 +60,9 @@ fn real_run(d: &Path) -> (Output, PathBuf) {
     let f = d.join("run.fz");
     std::fs::write(&f, RUN).expect("write");
     let ev = d.join("events.jsonl");
-    let out = fuzz()
-        .args(["run", "--runtime", "host", "--status", "never", "--events"])
+    let out = fuzz_run_on_host(&f, d)
+        .arg("--events")
         .arg(&ev)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .arg(&f)
         .output()
         .expect("run fuzz");
     (out, ev)
@@ -93,7 +93,6 @@ fn a_failed_run_ends_its_events_and_its_summary_shows_the_log() {
     assert!(se.contains("    | loss is NaN\n"), "{se}");
     assert!(se.contains("    | step 4\n"), "{se}");
     assert!(!se.contains("    | step 3\n"), "{se}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -138,7 +137,6 @@ fn fuzz_report_draws_a_real_run_the_same_each_time() {
     let html = draw(&d.join("run.html"));
     assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
     assert!(html.contains("<td>job evaluate</td>"), "{html}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -163,7 +161,6 @@ fn fuzz_report_refuses_what_it_cannot_draw() {
         .expect("report");
     assert_eq!(r.status.code(), Some(2));
     assert!(text(&r.stderr).contains(".svg or .html"));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A multinode job (three local nodes) whose rank 2 fails first: the summary shows rank 2's
@@ -171,9 +168,8 @@ fn fuzz_report_refuses_what_it_cannot_draw() {
 #[test]
 fn a_failed_node_is_shown_by_its_own_log_and_its_row() {
     let d = scratch("nodes");
-    let f = d.join("mn.fz");
-    std::fs::write(
-        &f,
+    let f = d.write_file(
+        "mn.fz",
         r#"version: v4
 jobs:
   train:
@@ -190,24 +186,12 @@ jobs:
       implementation: generic
       procs-per-node: 1
 "#,
-    )
-    .expect("write");
+    );
     let ev = d.join("events.jsonl");
-    let out = fuzz()
-        .args([
-            "run",
-            "--runtime",
-            "host",
-            "--status",
-            "never",
-            "--cores",
-            "8",
-        ])
+    let out = fuzz_run_on_host(&f, &d)
+        .args(["--cores", "8"])
         .args(["--launcher", "local", "--events"])
         .arg(&ev)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .arg(&f)
         .output()
         .expect("run fuzz");
     let se = text(&out.stderr);
@@ -235,5 +219,4 @@ jobs:
         );
     }
     assert!(a.contains("train node 2 (train-2): exit 1 at"), "{a}");
-    let _ = std::fs::remove_dir_all(&d);
 }

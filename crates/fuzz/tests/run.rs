@@ -1,43 +1,47 @@
 //! `fuzz run` with real processes: the job graph, volumes, task arrays, timeouts, signals.
 
-use std::path::{Path, PathBuf};
+use fuzz_test_support::fake_node::{install_stand_in, path_with_first, write_with_mode, FileMode};
+use fuzz_test_support::{fuzz_binary, lossy_text as text, FuzzRunFlags, ScratchDirectory};
+use fuzz_test_support::{RuntimeFlag, StatusLine};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn fuzz() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+    fuzz_binary!().command()
 }
 
 /// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("fuzz-run-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("create the test directory");
-    d
+fn scratch(name: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzz-run-test", name)
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write the Fuzzfile");
-    p
+/// `fuzz run FILE --workdir DIR/run --runtime host`, the rest of the flags the caller's.
+fn fuzz_run_on_host(file: &Path, dir: &Path) -> Command {
+    let flags = FuzzRunFlags {
+        runtime: RuntimeFlag::Host,
+        status: StatusLine::BinaryDefault,
+    };
+    fuzz_binary!().fuzz_run_command(file, &dir.join("run"), flags)
 }
 
 /// `fuzz run FILE --workdir DIR/run EXTRA...`, on the host runtime unless `extra` names one
 /// (the node may have podman or apptainer, which `--runtime auto` would pick).
 fn run(dir: &Path, file: &Path, extra: &[&str]) -> Output {
-    let mut cmd = fuzz();
-    cmd.arg("run")
-        .arg(file)
-        .arg("--workdir")
-        .arg(dir.join("run"));
-    if !extra.contains(&"--runtime") {
-        cmd.args(["--runtime", "host"]);
-    }
-    cmd.args(extra).output().expect("run fuzz")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    let runtime = if extra.contains(&"--runtime") {
+        RuntimeFlag::NotGiven
+    } else {
+        RuntimeFlag::Host
+    };
+    let flags = FuzzRunFlags {
+        runtime,
+        status: StatusLine::BinaryDefault,
+    };
+    fuzz_binary!()
+        .fuzz_run_command(file, &dir.join("run"), flags)
+        .args(extra)
+        .output()
+        .expect("run fuzz")
 }
 
 /// A job of `alpine` running `script` with `sh -c`, with extra YAML lines (indented 4).
@@ -97,9 +101,7 @@ fn wait_for(p: &Path) {
 fn a_dependency_chain_passes_a_file_through_a_volume() {
     let d = scratch("chain");
     let mounts = "    cwd: /data\n    mounts:\n      scratch:\n        location: /data\n";
-    let f = write(
-        &d,
-        "chain.fz",
+    let f = d.write_file("chain.fz",
         &format!(
             "version: v1\nvolumes:\n  scratch:\n    reference: volume://user/ephemeral\njobs:\n{}{}",
             job(
@@ -153,14 +155,12 @@ fn a_dependency_chain_passes_a_file_through_a_volume() {
             ("consume", "finished".into(), 0.into())
         ]
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn keep_leaves_the_volume_in_the_run_directory() {
     let d = scratch("keep");
-    let f = write(
-        &d,
+    let f = d.write_file(
         "keep.fz",
         &format!(
             "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}",
@@ -177,7 +177,6 @@ fn keep_leaves_the_volume_in_the_run_directory() {
         std::fs::read_to_string(d.join("run/volumes/v/out.txt")).expect("kept"),
         "kept\n"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -189,8 +188,7 @@ fn a_task_array_runs_at_most_concurrency_tasks_at_once() {
         "echo task $FB_TASK_ID; date +%s%N > {m}/$FB_TASK_ID.start; sleep 0.4; date +%s%N > {m}/$FB_TASK_ID.end",
         m = marks.display()
     );
-    let f = write(
-        &d,
+    let f = d.write_file(
         "array.fz",
         &format!(
             "version: v1\njobs:\n{}",
@@ -229,7 +227,6 @@ fn a_task_array_runs_at_most_concurrency_tasks_at_once() {
         .unwrap_or(0);
     assert!(most <= 2, "{most} tasks ran at once: {intervals:?}");
     assert_eq!(most, 2, "tasks never overlapped: {intervals:?}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -239,8 +236,7 @@ fn a_timeout_kills_the_whole_process_tree_even_what_ignores_sigterm() {
         "trap '' TERM; echo $$ > {d}/pgid; (trap '' TERM; sleep 300) & echo $! > {d}/child; sleep 300",
         d = d.display()
     );
-    let f = write(
-        &d,
+    let f = d.write_file(
         "timeout.fz",
         &format!(
             "version: v1\njobs:\n{}",
@@ -270,7 +266,6 @@ fn a_timeout_kills_the_whole_process_tree_even_what_ignores_sigterm() {
             s.contains("State:\tZ") || s.is_empty()
         }
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -284,8 +279,7 @@ fn sigint_stops_every_job_and_exits_130() {
             d = d.display()
         )
     };
-    let f = write(
-        &d,
+    let f = d.write_file(
         "sigint.fz",
         &format!(
             "version: v1\njobs:\n{}{}{}",
@@ -298,12 +292,8 @@ fn sigint_stops_every_job_and_exits_130() {
             ),
         ),
     );
-    let child = fuzz()
-        .arg("run")
-        .arg(&f)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .args(["--runtime", "host", "--grace", "0.5"])
+    let child = fuzz_run_on_host(&f, &d)
+        .args(["--grace", "0.5"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -324,7 +314,6 @@ fn sigint_stops_every_job_and_exits_130() {
             alive_in_group(pgid)
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A second SIGINT does not wait out the grace period: what ignores SIGTERM is killed at once.
@@ -337,17 +326,12 @@ fn a_second_sigint_kills_at_once() {
         "trap '' TERM INT; echo $$ > {d}/pgid; sleep 300",
         d = d.display()
     );
-    let f = write(
-        &d,
+    let f = d.write_file(
         "s.fz",
         &format!("version: v1\njobs:\n{}", job("stubborn", &script, "")),
     );
-    let child = fuzz()
-        .arg("run")
-        .arg(&f)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .args(["--runtime", "host", "--grace", "60", "--status", "never"])
+    let child = fuzz_run_on_host(&f, &d)
+        .args(["--grace", "60", "--status", "never"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -374,15 +358,13 @@ fn a_second_sigint_kills_at_once() {
         "{:?}",
         alive_in_group(pgid)
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn a_failing_job_skips_its_dependents() {
     let d = scratch("fail");
     let dep = |on: &str| format!("    depends-on:\n      - name: {on}\n        status: FINISHED\n");
-    let f = write(
-        &d,
+    let f = d.write_file(
         "fail.fz",
         &format!(
             "version: v1\njobs:\n{}{}{}{}",
@@ -407,14 +389,12 @@ fn a_failing_job_skips_its_dependents() {
     let ev = std::fs::read_to_string(&events).expect("events");
     assert_eq!(ev.matches("\"job_skipped\"").count(), 2, "{ev}");
     assert!(ev.contains("\"exit_code\":3"), "{ev}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn plans_and_flags_it_cannot_run_exit_2() {
     let d = scratch("bad");
-    let ok = write(
-        &d,
+    let ok = d.write_file(
         "ok.fz",
         &format!("version: v1\njobs:\n{}", job("a", "true", "")),
     );
@@ -433,15 +413,13 @@ fn plans_and_flags_it_cannot_run_exit_2() {
             "--grace",
         ),
         (
-            vec!["run".into(), write(&d, "p.json", "{\"plan_version\": 1}").display().to_string()],
+            vec!["run".into(), d.write_file("p.json", "{\"plan_version\": 1}").display().to_string()],
             "not a launch plan",
         ),
         (
             vec![
                 "run".into(),
-                write(
-                    &d,
-                    "mount.fz",
+                d.write_file("mount.fz",
                     &format!(
                         "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}",
                         job("m", "true", "    mounts:\n      v:\n        location: /data\n")
@@ -456,7 +434,7 @@ fn plans_and_flags_it_cannot_run_exit_2() {
         (
             vec![
                 "run".into(),
-                write(&d, "errors.fz", "version: v1\njobs:\n  a:\n    command: [true]\n")
+                d.write_file("errors.fz", "version: v1\njobs:\n  a:\n    command: [true]\n")
                     .display()
                     .to_string(),
             ],
@@ -484,7 +462,6 @@ fn plans_and_flags_it_cannot_run_exit_2() {
     assert!(st.success());
     let out = run(&d, &plan, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `python3 -m http.server` serving `dir` on a free loopback port, once it accepts connections.
@@ -534,8 +511,7 @@ fn a_service_with_a_tcp_probe_serves_its_dependent_and_is_stopped_after_it() {
     let client = format!(
         "import socket\nc=socket.create_connection(('127.0.0.1',{port}))\nc.sendall(b'ping')\nprint(c.recv(100).decode())\n"
     );
-    let f = write(
-        &d,
+    let f = d.write_file(
         "svc.fz",
         &format!(
             "version: v1\nservices:\n  echo:\n    image:\n      uri: docker://python:3.12\n    \
@@ -564,7 +540,6 @@ fn a_service_with_a_tcp_probe_serves_its_dependent_and_is_stopped_after_it() {
         alive_in_group(pgid).is_empty(),
         "the service outlived the run"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// An `http-get` and an `exec` readiness probe both gate a dependent; the plain service stops
@@ -574,9 +549,7 @@ fn http_and_exec_probes_gate_and_a_persistent_service_outlives_its_dependents() 
     let d = scratch("persist");
     let port = free_port();
     let flag = d.join("ready.flag");
-    let f = write(
-        &d,
-        "persist.fz",
+    let f = d.write_file("persist.fz",
         &format!(
             "version: v1
 services:
@@ -639,7 +612,6 @@ jobs:
     assert!(finished("quick") < finished("marker"), "{events:?}");
     assert!(finished("marker") < finished("slow"), "{events:?}");
     assert!(finished("slow") < finished("web"), "{events:?}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A service whose probe never passes fails after the ready timeout; its dependent is skipped.
@@ -647,9 +619,7 @@ jobs:
 fn a_service_that_never_gets_ready_fails_and_skips_its_dependent() {
     let d = scratch("service-not-ready");
     let port = free_port();
-    let f = write(
-        &d,
-        "svc.fz",
+    let f = d.write_file("svc.fz",
         &format!(
             "version: v1\nservices:\n  idle:\n    image:\n      uri: docker://alpine:3.20\n    \
              command: [sleep, '60']\n    readiness-probe:\n      http-get:\n        port: {port}\n        \
@@ -674,7 +644,6 @@ fn a_service_that_never_gets_ready_fails_and_skips_its_dependent() {
         "{se}"
     );
     assert!(!text(&out.stdout).contains("ran"));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// Secret values come from `--secrets`, reach the job, and never appear in output, logs or
@@ -682,17 +651,13 @@ fn a_service_that_never_gets_ready_fails_and_skips_its_dependent() {
 #[test]
 fn secrets_reach_the_job_and_are_redacted_everywhere() {
     let d = scratch("secrets");
-    let secrets = write(
-        &d,
-        "secrets.toml",
+    let secrets = d.join("secrets.toml");
+    write_with_mode(
+        &secrets,
         "[user]\nhf-token = \"hf_s3cr3t_VALUE\"\n",
+        FileMode::OwnerOnly,
     );
-    let mut perm = std::fs::metadata(&secrets).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o600);
-    std::fs::set_permissions(&secrets, perm).expect("chmod");
-    let f = write(
-        &d,
-        "s.fz",
+    let f = d.write_file("s.fz",
         &format!(
             "version: v1\njobs:\n{}",
             job(
@@ -731,7 +696,6 @@ fn secrets_reach_the_job_and_are_redacted_everywhere() {
     assert_eq!(out.status.code(), Some(2), "{se}");
     assert!(se.contains("secret://user/hf-token"), "{se}");
     assert!(se.contains("--secrets FILE"), "{se}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// The host runtime binds a volume over an existing directory in a private mount namespace:
@@ -742,9 +706,7 @@ fn the_host_runtime_binds_volumes_in_a_private_mount_namespace() {
     let d = scratch("bind");
     let mnt = d.join("mnt");
     std::fs::create_dir_all(&mnt).expect("mount point");
-    let f = write(
-        &d,
-        "bind.fz",
+    let f = d.write_file("bind.fz",
         &format!(
             "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}{}",
             job(
@@ -793,7 +755,6 @@ fn the_host_runtime_binds_volumes_in_a_private_mount_namespace() {
         std::fs::read_to_string(vol.path().join("out.txt")).expect("written into the volume"),
         "data\n"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A container runtime gets the plan's command line for it, with `{workdir}` filled in and
@@ -803,34 +764,25 @@ fn the_host_runtime_binds_volumes_in_a_private_mount_namespace() {
 fn a_container_runtime_runs_the_plans_command_line() {
     let d = scratch("runtime");
     let bin = d.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
     let record = d.join("record");
-    let fake = bin.join("podman");
-    std::fs::write(
-        &fake,
-        format!(
+    install_stand_in(
+        &bin,
+        "podman",
+        &format!(
             "#!/bin/sh\nprintf '%s\\n' \"$@\" > {rec}.argv\necho \"GREETING=$GREETING\" > {rec}.env\n",
             rec = record.display()
         ),
-    )
-    .expect("write the stand-in");
-    let mut perm = std::fs::metadata(&fake).expect("meta").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-    std::fs::set_permissions(&fake, perm).expect("chmod");
-    let f = write(
-        &d,
-        "c.fz",
+    );
+    let f = d.write_file("c.fz",
         "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n  hello:\n    image:\n      uri: docker://alpine:3.20\n    command: [echo, hi]\n    env:\n      - GREETING=hello world\n    mounts:\n      v:\n        location: /data\n",
     );
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = fuzz()
-        .args(["run", "--runtime", "podman", "--workdir"])
-        .arg(d.join("run"))
-        .arg(&f)
+    let path = path_with_first(&bin);
+    let flags = FuzzRunFlags {
+        runtime: RuntimeFlag::Podman,
+        status: StatusLine::BinaryDefault,
+    };
+    let out = fuzz_binary!()
+        .fuzz_run_command(&f, &d.join("run"), flags)
         .env("PATH", path)
         .output()
         .expect("run fuzz");
@@ -861,7 +813,6 @@ fn a_container_runtime_runs_the_plans_command_line() {
         std::fs::read_to_string(record.with_extension("env")).expect("env"),
         "GREETING=hello world\n"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// Volume ingress (a top-level `files` entry, a file on the node, and an `http://` GET from a
@@ -876,9 +827,7 @@ fn ingress_fills_the_volume_before_the_job_and_egress_exports_after_it() {
     std::fs::write(&node_input, "from the node\n").expect("node file");
     let (mut server, port) = http_server(&served);
     let out_dir = d.join("exported");
-    let f = write(
-        &d,
-        "t.fz",
+    let f = d.write_file("t.fz",
         &format!(
             "version: v4
 files:
@@ -967,7 +916,6 @@ jobs:
             "transfer_done:egress"
         ]
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A failing ingress (a 404) starts no job and the run exits 1; an `s3://` source is refused
@@ -983,8 +931,7 @@ fn a_failed_ingress_starts_nothing_and_s3_is_refused_up_front() {
             marker.display()
         )
     };
-    let f = write(
-        &d,
+    let f = d.write_file(
         "404.fz",
         &body(&format!("http://127.0.0.1:{port}/missing.bin")),
     );
@@ -997,13 +944,12 @@ fn a_failed_ingress_starts_nothing_and_s3_is_refused_up_front() {
     assert!(se.contains("work skipped: volume ingress failed"), "{se}");
     assert!(!marker.exists(), "the job ran");
 
-    let f = write(&d, "s3.fz", &body("s3://bucket/data.tar.gz"));
+    let f = d.write_file("s3.fz", &body("s3://bucket/data.tar.gz"));
     let out = run(&d, &f, &["--runtime", "host"]);
     let se = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{se}");
     assert!(se.contains("s3://"), "{se}");
     assert!(!marker.exists(), "the job ran");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// `fuzz run` killed outright (SIGKILL: no chance to clean up) still leaves no process behind:
@@ -1017,17 +963,12 @@ fn no_job_process_survives_a_sigkilled_runner() {
         "trap '' TERM; echo $$ > {d}/pgid; (trap '' TERM; sleep 300) & sleep 300",
         d = d.display()
     );
-    let f = write(
-        &d,
+    let f = d.write_file(
         "k.fz",
         &format!("version: v1\njobs:\n{}", job("stuck", &script, "")),
     );
-    let mut child = fuzz()
-        .arg("run")
-        .arg(&f)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .args(["--runtime", "host", "--grace", "0.5"])
+    let mut child = fuzz_run_on_host(&f, &d)
+        .args(["--grace", "0.5"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -1057,5 +998,4 @@ fn no_job_process_survives_a_sigkilled_runner() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let _ = std::fs::remove_dir_all(&d);
 }

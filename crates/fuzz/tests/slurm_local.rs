@@ -6,16 +6,9 @@
 //! Needs root and Slurm; without them it prints why and passes, unless
 //! `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 
-mod support;
-
+use fuzz_test_support::{fuzz_binary, output_within, output_within_or_fail, require};
+use fuzz_test_support::{said_lines, sorted_lines, FuzzRunFlags, LocalSlurm, ScratchDirectory};
 use std::time::Duration;
-use support::{output_within, require, LocalSlurm};
-
-fn sorted_lines(text: &str) -> Vec<String> {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    lines.sort();
-    lines
-}
 
 #[test]
 fn srun_reaches_each_node_of_the_allocation() {
@@ -68,39 +61,27 @@ fn fuzz_run_in_an_allocation_reaches_every_node_through_srun() {
         return;
     }
     let slurm = LocalSlurm::start(3).expect("start a local Slurm cluster");
-    let d = std::env::temp_dir().join(format!("fuzz-slurm-run-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch");
-    let f = d.join("gen.fz");
-    std::fs::write(
-        &f,
+    let d = ScratchDirectory::create("fuzz-slurm-run", "salloc");
+    let f = d.write_file(
+        "gen.fz",
         "version: v4\njobs:\n  gen:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      exec_all sh -c 'echo \"rank $RANK on $SLURMD_NODENAME of $MULTINODE_HOSTLIST_NOSLOTS\"'\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n    multinode:\n      nodes: 3\n      implementation: generic\n      procs-per-node: 1\n",
-    )
-    .expect("write Fuzzfile");
-    let out = output_within(
-        slurm.command("salloc").args(["-N3", "--time=2"]).args([
-            env!("CARGO_BIN_EXE_fuzz"),
-            "run",
-            f.to_str().expect("utf-8"),
-            "--runtime",
-            "host",
-            "--status",
-            "never",
-            "--forward-streams",
-            "--workdir",
-            d.join("run").to_str().expect("utf-8"),
-        ]),
+    );
+    let out = output_within_or_fail(
+        slurm
+            .command("salloc")
+            .args(["-N3", "--time=2"])
+            .args(fuzz_binary!().fuzz_run_command_line(
+                &f,
+                &d.join("run"),
+                FuzzRunFlags::HOST_WITHOUT_STATUS_LINE,
+            ))
+            .arg("--forward-streams"),
         Duration::from_secs(120),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    let mut said: Vec<String> = stdout
-        .lines()
-        .filter_map(|l| l.find("rank ").map(|k| l[k..].to_owned()))
-        .collect();
-    said.sort();
+    let said = said_lines(&stdout, "rank ");
     // The head runs on the node salloc runs on (outside a step: no SLURMD_NODENAME there).
     assert_eq!(said.len(), 3, "{stdout}\n{stderr}");
     assert!(said[0].starts_with("rank 0 on "), "{said:?}");
@@ -109,5 +90,4 @@ fn fuzz_run_in_an_allocation_reaches_every_node_through_srun() {
         ["rank 1 on n2 of n1,n2,n3", "rank 2 on n3 of n1,n2,n3"],
         "{stdout}\n{stderr}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }

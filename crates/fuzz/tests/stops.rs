@@ -11,15 +11,13 @@
 //! The ssh and slurm cases need root, OpenSSH and Slurm; without them they print why and pass,
 //! unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 
-mod support;
-
+use fuzz_test_support::{require, LocalSlurm, ScratchDirectory, Sshd};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
-use support::{require, LocalSlurm, Sshd};
 
 static SEQ: AtomicU32 = AtomicU32::new(0);
 
@@ -36,7 +34,7 @@ enum Stop {
 }
 
 struct Case {
-    dir: PathBuf,
+    dir: ScratchDirectory,
     /// `sleep MARKER` is in the command line of every long-lived process of the case.
     marker: String,
 }
@@ -45,9 +43,7 @@ impl Case {
     fn new(name: &str) -> Case {
         let seq = SEQ.fetch_add(1, Ordering::Relaxed);
         let pid = std::process::id();
-        let dir = std::env::temp_dir().join(format!("fuzz-stops-{pid}-{name}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch directory");
+        let dir = ScratchDirectory::create("fuzz-stops", name);
         Case {
             dir,
             // A duration no other process on the machine sleeps for.
@@ -165,12 +161,6 @@ impl Case {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-}
-
-impl Drop for Case {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

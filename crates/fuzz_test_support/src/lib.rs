@@ -28,9 +28,10 @@ pub mod system;
 pub use binary::{
     BinaryRun, FuzzRunFlags, NoColorVariable, ProgramBinary, RuntimeFlag, StatusLine,
 };
-pub use netns::{Hosts, Sshd};
+pub use netns::{Hosts, NodeLauncher, Sshd};
 pub use process::{lossy_text, output_within, output_within_or_fail, said_lines, sorted_lines};
 pub use scratch::ScratchDirectory;
+pub use slurm::LocalSlurm;
 pub use system::require;
 
 /// The workspace's root directory (where `scripts/` and `examples/` are).
@@ -54,4 +55,20 @@ macro_rules! fuzzlint_binary {
     () => {
         $crate::ProgramBinary::at(env!("CARGO_BIN_EXE_fuzzlint"))
     };
+}
+
+/// A Fuzzfile of one multinode job `train` (alpine, one core, 1 GiB, `procs-per-node: 1`)
+/// whose `script:` is `#!/bin/sh` and then `script`, on `nodes` nodes with `implementation`;
+/// `job_lines` (YAML lines indented by four, each ending in a newline, or empty) are added to
+/// the job before its `resource:`.
+pub fn multinode_fuzzfile(
+    nodes: u32,
+    implementation: &str,
+    script: &str,
+    job_lines: &str,
+) -> String {
+    let body: String = script.lines().map(|l| format!("      {l}\n")).collect();
+    format!(
+        "version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n{body}{job_lines}    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n    multinode:\n      nodes: {nodes}\n      implementation: {implementation}\n      procs-per-node: 1\n"
+    )
 }

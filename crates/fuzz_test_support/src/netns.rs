@@ -550,3 +550,54 @@ fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
         .map_err(|e| format!("chmod {}: {e}", path.display()))
 }
+
+/// How `fuzz run` on host 0 reaches the other hosts (and which of their names it is given).
+#[derive(Clone, Copy, Debug)]
+pub enum NodeLauncher<'a> {
+    /// `--launcher local --local-netns`: the nodes are the hosts' namespaces, named by their
+    /// namespace names.
+    LocalNetworkNamespaces,
+    /// `--launcher ssh --ssh-config CONFIG`: the nodes are reached by their host names
+    /// (`node<i>`) through an [`Sshd`]'s client configuration.
+    Ssh {
+        /// The `ssh -F` configuration ([`Sshd::client_config`]).
+        client_config: &'a Path,
+    },
+}
+
+impl Hosts {
+    /// The command line of `fuzz run FILE --workdir WORKDIR --runtime host --status never
+    /// --hosts H0,H1,... --launcher ... --forward-streams` with every host as a node, for
+    /// [`Hosts::exec`] on host 0 (the head); the caller may add flags before starting it.
+    pub fn fuzz_run_on_every_host_command_line(
+        &self,
+        fuzz: &crate::ProgramBinary,
+        file: &Path,
+        workdir: &Path,
+        launcher: NodeLauncher,
+    ) -> Vec<std::ffi::OsString> {
+        let mut line = fuzz.fuzz_run_command_line(
+            file,
+            workdir,
+            crate::FuzzRunFlags::HOST_WITHOUT_STATUS_LINE,
+        );
+        let names: Vec<String> = match launcher {
+            NodeLauncher::LocalNetworkNamespaces => (0..self.len())
+                .map(|i| self.namespace(i).to_owned())
+                .collect(),
+            NodeLauncher::Ssh { .. } => (0..self.len()).map(|i| self.host_name(i)).collect(),
+        };
+        line.extend(["--hosts".into(), names.join(",").into()]);
+        match launcher {
+            NodeLauncher::LocalNetworkNamespaces => {
+                line.extend(["--launcher", "local", "--local-netns"].map(Into::into))
+            }
+            NodeLauncher::Ssh { client_config } => {
+                line.extend(["--launcher".into(), "ssh".into(), "--ssh-config".into()]);
+                line.push(client_config.into());
+            }
+        }
+        line.push("--forward-streams".into());
+        line
+    }
+}
