@@ -2,58 +2,22 @@
 //! the real binary: once at the top of the human output, on stderr for the machine formats,
 //! never as a finding per file, and off with the rule.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use fuzz_test_support::{fuzzlint_binary, BinaryRun, NoColorVariable, ScratchDirectory};
+use std::path::Path;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
 const NOTE: &str = "note: the cluster checks are off";
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+fn run_in(dir: &Path, args: &[&str]) -> BinaryRun {
+    fuzzlint_binary!().run_in(dir, args, NoColorVariable::Set)
 }
 
-fn run_in(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run fuzzlint");
-    Run {
-        code: out.status.code().expect("fuzzlint was killed by a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+/// A fresh directory with `files`, removed on drop.
+fn tree(tag: &str, files: &[(&str, &str)]) -> ScratchDirectory {
+    let dir = ScratchDirectory::create("fuzzlint-cluster-note", tag);
+    for (name, text) in files {
+        dir.write_file(name, text);
     }
-}
-
-/// A fresh directory with files, removed on drop.
-struct Tree(PathBuf);
-
-impl Tree {
-    fn new(tag: &str, files: &[(&str, &str)]) -> Tree {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!(
-            "fuzzlint-cluster-note-{tag}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        for (name, text) in files {
-            let path = dir.join(name);
-            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-            std::fs::write(path, text).expect("write");
-        }
-        Tree(dir)
-    }
-}
-
-impl Drop for Tree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    dir
 }
 
 const MULTINODE: &str = "version: v4
@@ -89,8 +53,8 @@ jobs:
 const PROFILE: &str =
     "name = \"h100-ib\"\ngpus-per-node = 4\ngpu-product = \"H100\"\nfabric = \"infiniband\"\n";
 
-fn gpu_tree(tag: &str) -> Tree {
-    Tree::new(
+fn gpu_tree(tag: &str) -> ScratchDirectory {
+    tree(
         tag,
         &[
             ("a/train.fz", MULTINODE),
@@ -104,7 +68,7 @@ fn gpu_tree(tag: &str) -> Tree {
 #[test]
 fn human_output_says_it_once_at_the_top_and_not_per_file() {
     let t = gpu_tree("human");
-    let r = run_in(&t.0, &["check", "--fail-on", "info", "."]);
+    let r = run_in(&t, &["check", "--fail-on", "info", "."]);
     assert!(r.stdout.starts_with(NOTE), "{}", r.stdout);
     assert_eq!(r.stdout.matches(NOTE).count(), 1, "{}", r.stdout);
     assert!(r.stdout.contains("2 files have GPU jobs"), "{}", r.stdout);
@@ -125,7 +89,7 @@ fn human_output_says_it_once_at_the_top_and_not_per_file() {
 #[test]
 fn one_file_is_counted_as_one() {
     let t = gpu_tree("one");
-    let r = run_in(&t.0, &["check", "b/smoke.fz", "c/hello.fz"]);
+    let r = run_in(&t, &["check", "b/smoke.fz", "c/hello.fz"]);
     assert!(r.stdout.starts_with(NOTE), "{}", r.stdout);
     assert!(r.stdout.contains("1 file has GPU jobs"), "{}", r.stdout);
 }
@@ -133,10 +97,10 @@ fn one_file_is_counted_as_one() {
 #[test]
 fn no_note_with_a_profile_or_without_gpu_jobs() {
     let t = gpu_tree("profile");
-    let r = run_in(&t.0, &["check", "--cluster", "h100-ib.toml", "a", "b"]);
+    let r = run_in(&t, &["check", "--cluster", "h100-ib.toml", "a", "b"]);
     assert!(!r.stdout.contains(NOTE), "{}", r.stdout);
     assert!(!r.stderr.contains(NOTE), "{}", r.stderr);
-    let r = run_in(&t.0, &["check", "c/hello.fz"]);
+    let r = run_in(&t, &["check", "c/hello.fz"]);
     assert!(!r.stdout.contains(NOTE), "{}", r.stdout);
     assert_eq!(r.stdout, "1 file: no problems found\n");
 }
@@ -144,12 +108,9 @@ fn no_note_with_a_profile_or_without_gpu_jobs() {
 #[test]
 fn a_config_with_a_cluster_removes_its_files_from_the_count() {
     let t = gpu_tree("config");
-    std::fs::write(
-        t.0.join("a/fuzzlint.toml"),
-        "cluster = \"../h100-ib.toml\"\n",
-    )
-    .expect("write config");
-    let r = run_in(&t.0, &["check", "."]);
+    std::fs::write(t.join("a/fuzzlint.toml"), "cluster = \"../h100-ib.toml\"\n")
+        .expect("write config");
+    let r = run_in(&t, &["check", "."]);
     assert!(r.stdout.contains("1 file has GPU jobs"), "{}", r.stdout);
 }
 
@@ -157,7 +118,7 @@ fn a_config_with_a_cluster_removes_its_files_from_the_count() {
 fn machine_formats_keep_stdout_clean_and_say_it_on_stderr() {
     let t = gpu_tree("machine");
     for format in ["json", "sarif", "github"] {
-        let r = run_in(&t.0, &["check", "--format", format, "."]);
+        let r = run_in(&t, &["check", "--format", format, "."]);
         assert!(!r.stdout.contains(NOTE), "{format}: {}", r.stdout);
         assert_eq!(r.stderr.matches(NOTE).count(), 1, "{format}: {}", r.stderr);
         let codes: Vec<String> = match format {
@@ -188,38 +149,35 @@ fn machine_formats_keep_stdout_clean_and_say_it_on_stderr() {
         );
     }
     // SARIF still describes the rule itself (its driver lists every rule).
-    let r = run_in(&t.0, &["check", "--format", "sarif", "c/hello.fz"]);
+    let r = run_in(&t, &["check", "--format", "sarif", "c/hello.fz"]);
     assert!(r.stdout.contains("cluster-profile-missing"), "{}", r.stdout);
 }
 
 #[test]
 fn turning_the_rule_off_turns_the_note_off() {
     let t = gpu_tree("off");
-    let r = run_in(&t.0, &["check", "--ignore", "cluster-profile-missing", "."]);
+    let r = run_in(&t, &["check", "--ignore", "cluster-profile-missing", "."]);
     assert!(!r.stdout.contains(NOTE), "{}", r.stdout);
-    let r = run_in(
-        &t.0,
-        &["check", "--ignore", "FZ309", "--format", "json", "."],
-    );
+    let r = run_in(&t, &["check", "--ignore", "FZ309", "--format", "json", "."]);
     assert!(!r.stderr.contains(NOTE), "{}", r.stderr);
     std::fs::write(
-        t.0.join("fuzzlint.toml"),
+        t.join("fuzzlint.toml"),
         "[severity]\ncluster-profile-missing = \"off\"\n",
     )
     .expect("write config");
-    let r = run_in(&t.0, &["check", "."]);
+    let r = run_in(&t, &["check", "."]);
     assert!(!r.stdout.contains(NOTE), "{}", r.stdout);
     // A suppression in the file keeps that file out of the count, and is not unused.
-    std::fs::remove_file(t.0.join("fuzzlint.toml")).expect("rm config");
+    std::fs::remove_file(t.join("fuzzlint.toml")).expect("rm config");
     std::fs::write(
-        t.0.join("b/smoke.fz"),
+        t.join("b/smoke.fz"),
         ONE_GPU.replace(
             "  smoke:\n",
             "  smoke:  # fuzzlint: ignore[cluster-profile-missing]\n",
         ),
     )
     .expect("write");
-    let r = run_in(&t.0, &["check", "."]);
+    let r = run_in(&t, &["check", "."]);
     assert!(r.stdout.contains("1 file has GPU jobs"), "{}", r.stdout);
     assert!(!r.stdout.contains("unused-suppression"), "{}", r.stdout);
 }

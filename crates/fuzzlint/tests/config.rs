@@ -2,30 +2,18 @@
 //! `--fail-on`, `--show-settings` and inline suppressions, on the real binary in temporary
 //! directories (relative paths, so that output holds no machine-specific path).
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use fuzz_test_support::{fuzzlint_binary, BinaryRun, NoColorVariable, ScratchDirectory};
+use std::path::Path;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
+type Run = BinaryRun;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// What the JSON output of a run found.
+trait Findings {
+    /// `(file, rule, severity)` of every diagnostic of the JSON output.
+    fn findings(&self) -> Vec<(String, String, String)>;
 }
 
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}):\n{}\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-
-    /// `(file, rule, severity)` of every diagnostic of the JSON output.
+impl Findings for Run {
     fn findings(&self) -> Vec<(String, String, String)> {
         self.json()["diagnostics"]
             .as_array()
@@ -43,60 +31,22 @@ impl Run {
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run fuzzlint");
-    Run {
-        code: out.status.code().expect("fuzzlint was killed by a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
+    fuzzlint_binary!().run_in(dir, args, NoColorVariable::Set)
 }
 
 /// A fresh directory under the system temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!(
-            "fuzzlint-config-test-{}-{tag}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create temp dir");
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str, contents: &str) -> PathBuf {
-        let p = self.0.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("create parent");
-        }
-        std::fs::write(&p, contents).expect("write temp file");
-        p
-    }
-
-    fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.0.join(rel)).expect("read temp file")
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        run_in(self.path(), args)
-    }
+fn scratch(tag: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzzlint-config-test", tag)
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+/// `fuzzlint ARGS` in a scratch directory.
+trait RunIn {
+    fn run(&self, args: &[&str]) -> Run;
+}
+
+impl RunIn for ScratchDirectory {
+    fn run(&self, args: &[&str]) -> Run {
+        run_in(self.path(), args)
     }
 }
 
@@ -135,16 +85,16 @@ fn f(file: &str, rule: &str, severity: &str) -> (String, String, String) {
 
 #[test]
 fn config_is_found_upward_and_the_nearest_wins() {
-    let t = TempDir::new("upward");
-    t.write(
+    let t = scratch("upward");
+    t.write_file(
         "proj/fuzzlint.toml",
         "ignore = [\"policy-retry-ignored\"]\n",
     );
-    t.write("proj/deep/er/train.fz", RETRY_AND_TYPO);
+    t.write_file("proj/deep/er/train.fz", RETRY_AND_TYPO);
     // A nearer config replaces the outer one (no merging): this one ignores unknown-key only.
-    t.write("proj/near/fuzzlint.toml", "ignore = [\"FZ010\"]\n");
-    t.write("proj/near/train.fz", RETRY_AND_TYPO);
-    t.write("elsewhere/train.fz", RETRY_AND_TYPO);
+    t.write_file("proj/near/fuzzlint.toml", "ignore = [\"FZ010\"]\n");
+    t.write_file("proj/near/train.fz", RETRY_AND_TYPO);
+    t.write_file("elsewhere/train.fz", RETRY_AND_TYPO);
     let r = t.run(&["check", "--format", "json", "proj", "elsewhere"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(
@@ -172,14 +122,14 @@ fn config_is_found_upward_and_the_nearest_wins() {
 
 #[test]
 fn config_flag_applies_to_every_file() {
-    let t = TempDir::new("config-flag");
-    t.write(
+    let t = scratch("config-flag");
+    t.write_file(
         "proj/fuzzlint.toml",
         "ignore = [\"policy-retry-ignored\"]\n",
     );
-    t.write("proj/train.fz", RETRY_AND_TYPO);
-    t.write("other/train.fz", RETRY_AND_TYPO);
-    t.write("settings/strict.toml", "ignore = [\"unknown-key\"]\n");
+    t.write_file("proj/train.fz", RETRY_AND_TYPO);
+    t.write_file("other/train.fz", RETRY_AND_TYPO);
+    t.write_file("settings/strict.toml", "ignore = [\"unknown-key\"]\n");
     let r = t.run(&[
         "check",
         "--format",
@@ -212,9 +162,9 @@ fn config_flag_applies_to_every_file() {
 
 #[test]
 fn a_bad_cluster_profile_is_a_usage_error_with_its_position() {
-    let t = TempDir::new("bad-cluster");
-    t.write("train.fz", RETRY);
-    t.write(
+    let t = scratch("bad-cluster");
+    t.write_file("train.fz", RETRY);
+    t.write_file(
         "clusters/bad.toml",
         "name = \"lab\"\ngpus-per-node = 4\nfabric = \"omnipath\"\n",
     );
@@ -238,9 +188,9 @@ fn a_bad_cluster_profile_is_a_usage_error_with_its_position() {
 
 #[test]
 fn a_bad_config_is_a_usage_error_with_its_position() {
-    let t = TempDir::new("bad-config");
-    t.write("a/train.fz", RETRY);
-    t.write(
+    let t = scratch("bad-config");
+    t.write_file("a/train.fz", RETRY);
+    t.write_file(
         "a/fuzzlint.toml",
         "select = [\"FZ0\"]\n\n[severity]\npolicy-retry-ignored = \"fatal\"\n",
     );
@@ -253,7 +203,7 @@ fn a_bad_config_is_a_usage_error_with_its_position() {
         r.stderr
     );
 
-    t.write("a/fuzzlint.toml", "fail_on = \"warning\"\n");
+    t.write_file("a/fuzzlint.toml", "fail_on = \"warning\"\n");
     let r = t.run(&["check", "a"]);
     assert_eq!(r.code, 2);
     assert!(
@@ -263,7 +213,7 @@ fn a_bad_config_is_a_usage_error_with_its_position() {
         r.stderr
     );
 
-    t.write(
+    t.write_file(
         "a/fuzzlint.toml",
         "ignore = [\"FZ032\", \"policy-retry\"]\n",
     );
@@ -275,8 +225,8 @@ fn a_bad_config_is_a_usage_error_with_its_position() {
     );
 
     // A profile named by the config is read relative to the config; its errors are its own.
-    t.write("a/fuzzlint.toml", "cluster = \"clusters/lab.toml\"\n");
-    t.write("a/clusters/lab.toml", "gpus_per_node = 4\n");
+    t.write_file("a/fuzzlint.toml", "cluster = \"clusters/lab.toml\"\n");
+    t.write_file("a/clusters/lab.toml", "gpus_per_node = 4\n");
     let r = t.run(&["check", "a"]);
     assert_eq!(r.code, 2);
     assert!(
@@ -285,7 +235,7 @@ fn a_bad_config_is_a_usage_error_with_its_position() {
         "{}",
         r.stderr
     );
-    t.write("a/fuzzlint.toml", "\ncluster = \"clusters/gone.toml\"\n");
+    t.write_file("a/fuzzlint.toml", "\ncluster = \"clusters/gone.toml\"\n");
     let r = t.run(&["check", "a"]);
     assert_eq!(r.code, 2);
     assert_eq!(
@@ -294,7 +244,7 @@ fn a_bad_config_is_a_usage_error_with_its_position() {
     );
 
     // An inline [cluster] table is checked like a profile, at its place in the config.
-    t.write(
+    t.write_file(
         "a/fuzzlint.toml",
         "fail-on = \"never\"\n[cluster]\ngpus-per-node = 4\nimex = \"yes\"\n",
     );
@@ -309,8 +259,8 @@ fn a_bad_config_is_a_usage_error_with_its_position() {
 
 #[test]
 fn bad_selectors_on_the_command_line_are_usage_errors() {
-    let t = TempDir::new("bad-flags");
-    t.write("train.fz", RETRY);
+    let t = scratch("bad-flags");
+    t.write_file("train.fz", RETRY);
     let r = t.run(&["check", "--select", "FZ9", "train.fz"]);
     assert_eq!(r.code, 2);
     assert_eq!(
@@ -333,8 +283,8 @@ fn bad_selectors_on_the_command_line_are_usage_errors() {
 
 #[test]
 fn select_and_ignore_from_the_file_and_the_flags() {
-    let t = TempDir::new("select");
-    t.write("train.fz", RETRY_AND_TYPO);
+    let t = scratch("select");
+    t.write_file("train.fz", RETRY_AND_TYPO);
     let findings = |args: &[&str]| {
         let mut all = vec!["check", "--format", "json", "--fail-on", "never"];
         all.extend_from_slice(args);
@@ -348,7 +298,7 @@ fn select_and_ignore_from_the_file_and_the_flags() {
     };
     assert_eq!(findings(&[]), vec!["policy-retry-ignored", "unknown-key"]);
 
-    t.write("fuzzlint.toml", "select = [\"FZ01\"]\n");
+    t.write_file("fuzzlint.toml", "select = [\"FZ01\"]\n");
     assert_eq!(findings(&[]), vec!["unknown-key"]);
     // --select replaces the file's selection; --ignore removes from it.
     assert_eq!(
@@ -365,7 +315,7 @@ fn select_and_ignore_from_the_file_and_the_flags() {
         vec!["policy-retry-ignored"]
     );
 
-    t.write("fuzzlint.toml", "ignore = [\"unknown-key\"]\n");
+    t.write_file("fuzzlint.toml", "ignore = [\"unknown-key\"]\n");
     assert_eq!(findings(&[]), vec!["policy-retry-ignored"]);
     assert_eq!(findings(&["--ignore", "FZ03"]), Vec::<String>::new());
     // A flag-level --select starts over, the file's ignore included.
@@ -377,8 +327,8 @@ fn select_and_ignore_from_the_file_and_the_flags() {
 
 #[test]
 fn severity_and_fail_on_from_the_file_and_the_flags() {
-    let t = TempDir::new("severity");
-    t.write("train.fz", RETRY);
+    let t = scratch("severity");
+    t.write_file("train.fz", RETRY);
     let r = t.run(&["check", "--format", "json", "train.fz"]);
     assert_eq!(r.code, 0);
     assert_eq!(
@@ -386,7 +336,7 @@ fn severity_and_fail_on_from_the_file_and_the_flags() {
         vec![f("train.fz", "policy-retry-ignored", "warning")]
     );
 
-    t.write("fuzzlint.toml", "[severity]\nFZ032 = \"error\"\n");
+    t.write_file("fuzzlint.toml", "[severity]\nFZ032 = \"error\"\n");
     let r = t.run(&["check", "--format", "json", "train.fz"]);
     assert_eq!(r.code, 1);
     assert_eq!(
@@ -403,14 +353,14 @@ fn severity_and_fail_on_from_the_file_and_the_flags() {
     ]);
     assert_eq!(r.code, 0);
 
-    t.write(
+    t.write_file(
         "fuzzlint.toml",
         "[severity]\npolicy-retry-ignored = \"off\"\n",
     );
     let r = t.run(&["check", "--format", "json", "train.fz"]);
     assert_eq!(r.findings(), vec![]);
 
-    t.write(
+    t.write_file(
         "fuzzlint.toml",
         "fail-on = \"info\"\n[severity]\npolicy-retry-ignored = \"info\"\n",
     );
@@ -432,10 +382,10 @@ fn severity_and_fail_on_from_the_file_and_the_flags() {
 
 #[test]
 fn each_file_fails_by_its_own_fail_on() {
-    let t = TempDir::new("fail-on");
-    t.write("strict/fuzzlint.toml", "fail-on = \"warning\"\n");
-    t.write("strict/train.fz", RETRY);
-    t.write("lax/train.fz", RETRY);
+    let t = scratch("fail-on");
+    t.write_file("strict/fuzzlint.toml", "fail-on = \"warning\"\n");
+    t.write_file("strict/train.fz", RETRY);
+    t.write_file("lax/train.fz", RETRY);
     assert_eq!(t.run(&["check", "lax"]).code, 0);
     assert_eq!(t.run(&["check", "strict"]).code, 1);
     assert_eq!(t.run(&["check", "lax", "strict"]).code, 1);
@@ -452,24 +402,24 @@ fn each_file_fails_by_its_own_fail_on() {
 
 #[test]
 fn show_settings() {
-    let t = TempDir::new("show");
-    t.write(
+    let t = scratch("show");
+    t.write_file(
         "team/fuzzlint.toml",
         "ignore = [\"legacy-version\", \"FZ2\"]\nfail-on = \"warning\"\ncluster = \"../clusters/gb200.toml\"\n\n[severity]\npolicy-retry-ignored = \"error\"\nunused-suppression = \"info\"\n",
     );
-    t.write(
+    t.write_file(
         "clusters/gb200.toml",
         "name = \"gb200-nvl72\"\ngpus-per-node = 4\ngpu-product = \"GB200\"\nfabric = \"infiniband\"\nmnnvl = true\nimex = true\n[nccl-defaults]\nNCCL_IB_HCA = \"mlx5\"\n",
     );
-    t.write("team/train.fz", RETRY);
-    t.write("solo/train.fz", RETRY);
+    t.write_file("team/train.fz", RETRY);
+    t.write_file("solo/train.fz", RETRY);
     let r = t.run(&["check", "--show-settings", "team", "solo"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stderr, "");
     insta::assert_snapshot!("show_settings", r.stdout);
 
     // Flags override the file, and show as such.
-    t.write("lab.toml", "gpus-per-node = 8\nfabric = \"roce\"\n");
+    t.write_file("lab.toml", "gpus-per-node = 8\nfabric = \"roce\"\n");
     let r = t.run(&[
         "check",
         "--show-settings",
@@ -503,8 +453,8 @@ jobs:
 
 #[test]
 fn suppressions_and_unused_ones() {
-    let t = TempDir::new("suppress");
-    t.write("train.fz", SUPPRESSED);
+    let t = scratch("suppress");
+    t.write_file("train.fz", SUPPRESSED);
     let r = t.run(&["check", "--format", "json", "train.fz"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
@@ -516,15 +466,15 @@ fn suppressions_and_unused_ones() {
     assert_eq!(d["range"]["start"]["column"], 34);
 
     // The config can turn it off; then --fix leaves the comment alone.
-    t.write("fuzzlint.toml", "ignore = [\"unused-suppression\"]\n");
+    t.write_file("fuzzlint.toml", "ignore = [\"unused-suppression\"]\n");
     let r = t.run(&["check", "--format", "json", "train.fz"]);
     assert_eq!(r.findings(), vec![]);
     let r = t.run(&["check", "--fix", "train.fz"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(t.read("train.fz"), SUPPRESSED);
+    assert_eq!(t.read_file("train.fz"), SUPPRESSED);
 
     // Ignoring the suppressed rule in the config means its suppression is not judged.
-    t.write("fuzzlint.toml", "ignore = [\"unknown-key\"]\n");
+    t.write_file("fuzzlint.toml", "ignore = [\"unknown-key\"]\n");
     let r = t.run(&["check", "--format", "json", "train.fz"]);
     assert_eq!(r.findings(), vec![]);
 
@@ -533,7 +483,7 @@ fn suppressions_and_unused_ones() {
     let r = t.run(&["check", "--fix", "train.fz"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
-        t.read("train.fz"),
+        t.read_file("train.fz"),
         SUPPRESSED.replace(
             "  # fuzzlint: ignore[unknown-key] nothing to suppress here",
             ""
@@ -548,18 +498,18 @@ fn suppressions_and_unused_ones() {
 
 #[test]
 fn fix_uses_each_files_settings() {
-    let t = TempDir::new("fix-settings");
+    let t = scratch("fix-settings");
     // Here policy-retry-ignored is off, so its fix (deleting `retry`) must not run.
-    t.write(
+    t.write_file(
         "keep/fuzzlint.toml",
         "ignore = [\"policy-retry-ignored\"]\n",
     );
-    t.write("keep/train.fz", RETRY);
-    t.write("fix/train.fz", RETRY);
+    t.write_file("keep/train.fz", RETRY);
+    t.write_file("fix/train.fz", RETRY);
     let r = t.run(&["check", "--fix", "keep", "fix"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(t.read("keep/train.fz"), RETRY);
-    assert!(!t.read("fix/train.fz").contains("retry"));
+    assert_eq!(t.read_file("keep/train.fz"), RETRY);
+    assert!(!t.read_file("fix/train.fz").contains("retry"));
 }
 
 /// A torchrun job asking 8 processes per node on 4 GPUs (`launcher-nproc-mismatch`, formerly
@@ -581,8 +531,8 @@ jobs:
 
 #[test]
 fn a_former_rule_name_still_works_in_the_config_the_flags_and_suppressions() {
-    let t = TempDir::new("former-name");
-    t.write("train.fz", &nproc_mismatch(""));
+    let t = scratch("former-name");
+    t.write_file("train.fz", &nproc_mismatch(""));
     let rules = |r: &Run| {
         r.findings()
             .into_iter()
@@ -604,7 +554,7 @@ fn a_former_rule_name_still_works_in_the_config_the_flags_and_suppressions() {
     );
 
     // fuzzlint.toml: the former name turns the rule off, with a note naming the current one.
-    t.write("fuzzlint.toml", "ignore = [\"torchrun-nproc-mismatch\"]\n");
+    t.write_file("fuzzlint.toml", "ignore = [\"torchrun-nproc-mismatch\"]\n");
     let r = check(&[]);
     assert!(
         !rules(&r).contains(&"launcher-nproc-mismatch".to_owned()),
@@ -617,7 +567,7 @@ fn a_former_rule_name_still_works_in_the_config_the_flags_and_suppressions() {
         "no note naming the current name: {}",
         r.stderr
     );
-    t.write(
+    t.write_file(
         "fuzzlint.toml",
         "[severity]\ntorchrun-nproc-mismatch = \"warning\"\n",
     );
@@ -640,7 +590,7 @@ fn a_former_rule_name_still_works_in_the_config_the_flags_and_suppressions() {
     );
 
     // A suppression naming the former name suppresses, and is not reported unused.
-    t.write(
+    t.write_file(
         "train.fz",
         &nproc_mismatch("  # fuzzlint: ignore[torchrun-nproc-mismatch]"),
     );
