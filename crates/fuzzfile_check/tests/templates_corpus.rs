@@ -22,6 +22,12 @@
 //! - `template-fail` notes (nim_flux_webui, unsloth-studio, vllm-server, main and v3.4): the
 //!   template's `fail` asks for a value shipped empty (an API key, a password); a note, not
 //!   an error: it is how a template asks for a required value.
+//!
+//! Every branch (`check_branches`: each other option and boolean, the rest as shipped; the
+//! findings only a branch reaches in `snapshots/templates_corpus__corpus_branches.snap`):
+//! - cesm with `UseInlineAnimationScript=false`: the ingress `source.uri` is
+//!   `{{.AnimationScriptURL}}`, shipped empty, and the template does not `fail` for it: a user
+//!   who unchecks the box and gives no URL gets a workflow Fuzzball refuses. Real.
 
 use fuzzfile_check::template::{self, Source, TemplateInput};
 use fuzzfile_check::{Options, Severity};
@@ -53,13 +59,21 @@ fn corpus_files() -> Option<Vec<PathBuf>> {
 }
 
 fn input(path: &Path) -> TemplateInput {
-    let name = path.file_name().expect("a file name").to_string_lossy().into_owned();
+    let name = path
+        .file_name()
+        .expect("a file name")
+        .to_string_lossy()
+        .into_owned();
     let values = template::values_file_names(&name)
         .into_iter()
         .map(|n| path.with_file_name(n))
         .find(|p| p.is_file())
         .map(|p| Source {
-            display: p.file_name().expect("a file name").to_string_lossy().into_owned(),
+            display: p
+                .file_name()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned(),
             text: std::fs::read_to_string(&p).expect("read values"),
         });
     TemplateInput {
@@ -70,6 +84,34 @@ fn input(path: &Path) -> TemplateInput {
         values,
         ..TemplateInput::default()
     }
+}
+
+#[test]
+fn corpus_branches() {
+    let Some(files) = corpus_files() else { return };
+    let mut snap = String::new();
+    for path in &files {
+        let inp = input(path);
+        let name = inp.template.display.clone();
+        let t = template::check_branches(inp, &Options::default());
+        let only_in_branches: Vec<_> = t
+            .diagnostics
+            .iter()
+            .filter(|d| d.message.contains(" [with `"))
+            .cloned()
+            .collect();
+        if !only_in_branches.is_empty() {
+            snap.push_str(&format!(
+                "=== {name}\n{}",
+                fuzzfile_check::render::plain_diagnostics(
+                    t.text(),
+                    &t.line_index,
+                    &only_in_branches
+                )
+            ));
+        }
+    }
+    insta::assert_snapshot!(snap);
 }
 
 /// Templates whose errors are real (see the module comment).

@@ -83,6 +83,11 @@ struct CheckArgs {
     /// several times.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
+    /// For templates: also check each other choice of each value that has choices (an
+    /// `options_input` option, the other boolean), so that a branch no default reaches is
+    /// checked too; its findings say which choice reaches them.
+    #[arg(long)]
+    all_branches: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -401,6 +406,7 @@ fn check(args: CheckArgs) -> ExitCode {
     let template_args = templates::Args {
         override_files,
         set: args.set.clone(),
+        all_branches: args.all_branches,
     };
     let results: Vec<Result<Vec<Checked>, String>> = files
         .par_iter()

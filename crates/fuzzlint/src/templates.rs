@@ -13,6 +13,8 @@ use std::sync::Arc;
 pub struct Args {
     pub override_files: Vec<Source>,
     pub set: Vec<String>,
+    /// `--all-branches`: every choice of the values with choices.
+    pub all_branches: bool,
 }
 
 /// Whether `path` is checked as an application template.
@@ -65,7 +67,11 @@ pub fn check(
         override_files: args.override_files.clone(),
         set: args.set.clone(),
     };
-    let mut t = template::check(input, &settings.options);
+    let mut t = if args.all_branches {
+        template::check_branches(input, &settings.options)
+    } else {
+        template::check(input, &settings.options)
+    };
     let mut out = Vec::new();
     let findings = std::mem::take(&mut t.values_findings);
     out.push(Checked {

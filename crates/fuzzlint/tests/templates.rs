@@ -336,6 +336,45 @@ fn a_fail_that_asks_for_an_empty_value_is_a_note_until_it_is_given() {
 }
 
 #[test]
+fn all_branches_checks_each_choice() {
+    let dir = TempDir::new("branches");
+    dir.write(
+        "app/template.yaml",
+        "version: v4\njobs:\n  hello:\n    image:\n      uri: {{ if eq .Flavor \"custom\" }}{{ .CustomImage }}{{ else }}docker://alpine{{ end }}\n    command: [echo, hello]\n{{- if .Debug }}\n    policy:\n      retry:\n        attempts: 2\n{{- end }}\n",
+    );
+    dir.write(
+        "app/values.yaml",
+        "values:\n  - name: Flavor\n    display_name: Which image\n    string_value: stock\n    options_input:\n      options: [stock, custom]\n  - name: CustomImage\n    display_name: Your image\n    string_value: \"\"\n  - name: Debug\n    display_name: Debug\n    bool_value: false\n",
+    );
+    let plain = run_in(dir.path(), &["check", "--format", "json", "app"]);
+    assert_eq!(
+        plain.json()["diagnostics"],
+        serde_json::json!([]),
+        "the defaults are clean"
+    );
+    assert_eq!(plain.code, 0);
+    let r = run_in(
+        dir.path(),
+        &["check", "--format", "json", "--all-branches", "app"],
+    );
+    let doc = r.json();
+    let uri = findings(&doc, "invalid-value");
+    assert_eq!(uri.len(), 1, "{doc:#}");
+    let m = uri[0]["message"].as_str().expect("message");
+    assert!(m.ends_with("[with `Flavor=custom`]"), "{m}");
+    let retry = findings(&doc, "policy-retry-ignored");
+    assert_eq!(retry.len(), 1, "{doc:#}");
+    assert!(
+        retry[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("[with `Debug=true`]")),
+        "{doc:#}"
+    );
+    assert_eq!(line_col(&retry[0]["range"]["start"]), (9, 7));
+    assert_eq!(r.code, 1, "a branch's error fails the run");
+}
+
+#[test]
 fn suppressions_in_the_template_apply() {
     let dir = TempDir::new("suppress");
     dir.write(

@@ -534,6 +534,78 @@ fn map_fix(f: &Fix, mapper: &map::Mapper<'_>) -> Option<Fix> {
     })
 }
 
+/// The most variants [`check_branches`] renders besides the defaults.
+pub const MAX_BRANCHES: usize = 64;
+
+/// Check a template with its values as given, then once for each other choice of each value
+/// that has choices (an `options_input` option, the other boolean), the other values as
+/// given: a branch no default reaches is checked too. A finding of a variant that the check
+/// with the values as given does not have is added, its message ending with the choice that
+/// reaches it (``[with `Type=pytorch`]``); one finding reached by several choices is listed
+/// once, with the first. At most [`MAX_BRANCHES`] variants.
+pub fn check_branches(input: TemplateInput, options: &Options) -> TemplateAnalysis {
+    let variants = branch_variants(&input);
+    let mut base = check(input, options);
+    let mut seen: std::collections::HashSet<(Rule, TextRange, String)> = base
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule, d.range, d.message.clone()))
+        .collect();
+    for set in variants {
+        let mut v = base.input.clone();
+        v.set.push(set.clone());
+        let t = check(v, options);
+        for mut d in t.diagnostics {
+            if !seen.insert((d.rule, d.range, d.message.clone())) {
+                continue;
+            }
+            d.message = format!("{} [with `{set}`]", d.message);
+            // A fix found in one variant is not verified for the values as given.
+            d.fix = None;
+            base.diagnostics.push(d);
+        }
+    }
+    fuzzfile_diagnostics::sort_diagnostics(&mut base.diagnostics);
+    base
+}
+
+/// `NAME=VALUE` for each choice of each declared value with choices, other than the one the
+/// input gives it (the last `--set` of it, else its default).
+fn branch_variants(input: &TemplateInput) -> Vec<String> {
+    let declaring = input.values.as_ref().or(input.override_files.first());
+    let Some(src) = declaring else {
+        return Vec::new();
+    };
+    let (file, _) = fuzzfile_template::values_file::parse(&src.text);
+    let mut out = Vec::new();
+    for d in &file.decls {
+        let name = &d.name.value;
+        let given = input
+            .set
+            .iter()
+            .rev()
+            .find_map(|s| s.strip_prefix(name.as_str())?.strip_prefix('='))
+            .map(str::to_owned);
+        let current = given.unwrap_or_else(|| match d.default_value() {
+            Value::String(s) => s,
+            Value::Bool(b) => b.to_string(),
+            other => format!("{other:?}"),
+        });
+        for choice in d.choices().unwrap_or_default() {
+            let text = match choice {
+                Value::String(s) => s,
+                Value::Bool(b) => b.to_string(),
+                _ => continue,
+            };
+            if text != current && !text.contains('\n') {
+                out.push(format!("{name}={text}"));
+            }
+        }
+    }
+    out.truncate(MAX_BRANCHES);
+    out
+}
+
 /// Errors by rule and message, digits masked (a finding that only moved is the same).
 fn error_counts(diags: &[Diagnostic]) -> BTreeMap<(Rule, String), usize> {
     let mut m = BTreeMap::new();
