@@ -843,3 +843,445 @@ fn engine_renders_every_case_as_go_does() {
         mismatches.join("\n")
     );
 }
+
+/// Random templates from the constructs and functions the catalog uses, on data of every
+/// kind: a seeded generator (the same templates on every run; `FUZZ_GO_DIFF_SEED` and
+/// `FUZZ_GO_DIFF_COUNT` pick others), rendered by Go and by the engine, compared as above.
+mod generated {
+    use fuzzfile_template::funcs::Random;
+
+    pub const DATA: &str = r#"{"S": "Hello World", "E": "", "U": 3, "Z": 0, "I": {"$int": -2},
+        "F": 1.5, "T": true, "B": false, "L": ["a", "b", "c"], "LU": [1, 2, 3], "LE": [],
+        "M": {"k": "v", "n": 2, "e": ""}, "N": null, "Path": "/a/b/c.txt",
+        "Uri": "docker://reg/img:1.0", "Vol": "volume://user/ephemeral"}"#;
+
+    const OPERANDS: &[&str] = &[
+        ".S",
+        ".E",
+        ".U",
+        ".Z",
+        ".I",
+        ".F",
+        ".T",
+        ".B",
+        ".L",
+        ".LU",
+        ".LE",
+        ".M",
+        ".M.k",
+        ".M.n",
+        ".M.e",
+        ".N",
+        ".Missing",
+        ".Path",
+        ".Uri",
+        ".Vol",
+        "$.S",
+        "$.U",
+        "\"str\"",
+        "\"\"",
+        "`raw`",
+        "\"a,b,c\"",
+        "0",
+        "1",
+        "2",
+        "-1",
+        "2.5",
+        "true",
+        "false",
+        "'c'",
+        "\"docker://\"",
+        "\"/\"",
+        "\",\"",
+    ];
+    const STRINGS: &[&str] = &[
+        ".S",
+        ".E",
+        ".Path",
+        ".Uri",
+        ".Vol",
+        ".M.k",
+        "\"str\"",
+        "\"\"",
+        "\" pad \"",
+        "\"docker://\"",
+        "\"volume://\"",
+        "\"/\"",
+        "\",\"",
+        "\"a,b,,c\"",
+        "`x y`",
+    ];
+    const INTS: &[&str] = &["0", "1", "2", "3", "-1", "10"];
+    const LISTS: &[&str] = &[
+        ".L",
+        ".LU",
+        ".LE",
+        "(list 1 \"x\")",
+        "(splitList \",\" \"a,b\")",
+    ];
+    const FORMATS: &[&str] = &[
+        "%v", "%s", "%d", "%q", "%5.2f", "%x", "%T", "%+v", "%v-%v", "%-4s|", "%03d", "%t",
+    ];
+
+    pub struct Gen {
+        rng: Random,
+        vars: Vec<String>,
+        defines: Vec<String>,
+        depth: usize,
+    }
+
+    impl Gen {
+        pub fn new(seed: u64) -> Self {
+            Gen {
+                rng: Random::new(seed),
+                vars: Vec::new(),
+                defines: Vec::new(),
+                depth: 0,
+            }
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.rng.next_u64() % n as u64) as usize
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+
+        fn operand(&mut self) -> String {
+            if !self.vars.is_empty() && self.below(4) == 0 {
+                let i = self.below(self.vars.len());
+                return self.vars[i].clone();
+            }
+            if self.depth < 3 && self.below(4) == 0 {
+                return format!("({})", self.call());
+            }
+            self.pick(OPERANDS).to_string()
+        }
+
+        fn string(&mut self) -> String {
+            if self.depth < 3 && self.below(5) == 0 {
+                let f = self.pick(&["trim", "lower", "upper", "toString", "base", "title"]);
+                let a = self.string();
+                return format!("({f} {a})");
+            }
+            self.pick(STRINGS).to_string()
+        }
+
+        /// A function call: mostly with arguments of the types the function takes, sometimes
+        /// with any operands (Go's argument checks and messages).
+        fn call(&mut self) -> String {
+            self.depth += 1;
+            let any = self.below(12) == 0;
+            let c = if any {
+                let f = self.pick(&[
+                    "trim",
+                    "len",
+                    "index",
+                    "add",
+                    "printf",
+                    "substr",
+                    "join",
+                    "eq",
+                    "lt",
+                    "default",
+                    "hasPrefix",
+                    "splitList",
+                    "toJson",
+                    "int",
+                    "max",
+                    "not",
+                    "and",
+                ]);
+                let n = self.below(4);
+                let args: Vec<String> = (0..n).map(|_| self.operand()).collect();
+                format!("{f} {}", args.join(" "))
+            } else {
+                self.typed_call()
+            };
+            self.depth -= 1;
+            c
+        }
+
+        fn typed_call(&mut self) -> String {
+            match self.below(34) {
+                0 => format!("trim {}", self.string()),
+                1 => format!("lower {}", self.string()),
+                2 => format!("upper {}", self.string()),
+                3 => format!("hasPrefix {} {}", self.string(), self.string()),
+                4 => format!("trimPrefix {} {}", self.string(), self.string()),
+                5 => format!("trimSuffix {} {}", self.string(), self.string()),
+                6 => format!(
+                    "substr {} {} {}",
+                    self.pick(INTS),
+                    self.pick(INTS),
+                    self.string()
+                ),
+                7 => format!("splitList {} {}", self.string(), self.string()),
+                8 => format!("join {} {}", self.string(), self.pick(LISTS)),
+                9 => format!("default {} {}", self.operand(), self.operand()),
+                10 => format!("toString {}", self.operand()),
+                11 => format!("add {} {}", self.operand(), self.operand()),
+                12 => format!("max {} {}", self.operand(), self.operand()),
+                13 => format!("mul {} {}", self.operand(), self.operand()),
+                14 => format!("sub {} {}", self.operand(), self.operand()),
+                15 => format!("list {} {}", self.operand(), self.operand()),
+                16 => format!("dict {} {}", self.string(), self.operand()),
+                17 => {
+                    let f = self.pick(FORMATS);
+                    let n = f.matches('%').count();
+                    let args: Vec<String> = (0..n).map(|_| self.operand()).collect();
+                    format!("printf \"{f}\" {}", args.join(" "))
+                }
+                18 => format!("print {} {}", self.operand(), self.operand()),
+                19 => format!(
+                    "len {}",
+                    self.pick(&[".S", ".L", ".M", ".E", "\"abc\"", ".LE"])
+                ),
+                20 => format!("index {} {}", self.pick(LISTS), self.pick(INTS)),
+                21 => format!("eq {} {}", self.operand(), self.operand()),
+                22 => format!(
+                    "{} {} {}",
+                    self.pick(&["lt", "le", "gt", "ge", "ne"]),
+                    self.pick(&[".U", ".Z", ".I", "1", "-1", "3", ".M.n"]),
+                    self.pick(&[".U", ".Z", ".I", "1", "-1", "3", ".M.n"])
+                ),
+                23 => format!("and {} {}", self.operand(), self.operand()),
+                24 => format!("or {} {}", self.operand(), self.operand()),
+                25 => format!("not {}", self.operand()),
+                26 => format!("empty {}", self.operand()),
+                27 => format!("toJson {}", self.operand()),
+                28 => format!("b64enc {}", self.string()),
+                29 => format!("base {}", self.string()),
+                30 => format!(
+                    "replace {} {} {}",
+                    self.string(),
+                    self.string(),
+                    self.string()
+                ),
+                31 => format!("int {}", self.operand()),
+                32 => format!(
+                    "randInt {} {}",
+                    self.pick(INTS),
+                    self.pick(&["5", "100", "3"])
+                ),
+                _ => format!("append {} {}", self.pick(LISTS), self.operand()),
+            }
+        }
+
+        fn pipeline(&mut self) -> String {
+            let mut p = match self.below(3) {
+                0 => self.operand(),
+                _ => self.call(),
+            };
+            if self.below(4) == 0 {
+                let f = self.pick(&[
+                    "toString",
+                    "quote",
+                    "toJson",
+                    "toString | trim",
+                    "toString | upper",
+                ]);
+                p = format!("{p} | {f}");
+            }
+            if self.below(6) == 0 {
+                p = format!("{p} | printf \"[%v]\"");
+            }
+            p
+        }
+
+        fn action(&mut self, body: &str) -> String {
+            let l = if self.below(4) == 0 { "{{- " } else { "{{ " };
+            let r = if self.below(4) == 0 { " -}}" } else { " }}" };
+            format!("{l}{body}{r}")
+        }
+
+        fn text(&mut self) -> String {
+            self.pick(&["a", " ", "\n", "x: ", "  - ", "\n  ", "=", "", "\t"])
+                .to_string()
+        }
+
+        pub fn block(&mut self, budget: usize) -> String {
+            let mut out = String::new();
+            let mut left = budget;
+            while left > 0 {
+                left -= 1;
+                out.push_str(&self.text());
+                let kind = if self.depth > 3 { 0 } else { self.below(12) };
+                match kind {
+                    0..=3 => {
+                        let p = self.pipeline();
+                        out.push_str(&self.action(&p));
+                    }
+                    4 => {
+                        let name = format!("$v{}", self.vars.len());
+                        let p = self.pipeline();
+                        out.push_str(&self.action(&format!("{name} := {p}")));
+                        self.vars.push(name);
+                    }
+                    5 if !self.vars.is_empty() => {
+                        let i = self.below(self.vars.len());
+                        let v = self.vars[i].clone();
+                        let p = self.pipeline();
+                        out.push_str(&self.action(&format!("{v} = {p}")));
+                    }
+                    5 | 6 => {
+                        let c = self.pipeline();
+                        out.push_str(&self.action(&format!("if {c}")));
+                        self.nested(&mut out, left / 2 + 1);
+                        if self.below(2) == 0 {
+                            let c = self.pipeline();
+                            out.push_str(&self.action(&format!("else if {c}")));
+                            self.nested(&mut out, left / 2 + 1);
+                        }
+                        if self.below(2) == 0 {
+                            out.push_str(&self.action("else"));
+                            self.nested(&mut out, left / 2 + 1);
+                        }
+                        out.push_str(&self.action("end"));
+                    }
+                    7 => {
+                        let c = self.pipeline();
+                        out.push_str(&self.action(&format!("with {c}")));
+                        self.nested(&mut out, left / 2 + 1);
+                        if self.below(2) == 0 {
+                            out.push_str(&self.action("else"));
+                            self.nested(&mut out, left / 2 + 1);
+                        }
+                        out.push_str(&self.action("end"));
+                    }
+                    8 => {
+                        let over = self.pick(&[".L", ".LU", ".LE", ".M", ".Missing", "(list 1 2)"]);
+                        let head = match self.below(3) {
+                            0 => format!("range {over}"),
+                            1 => format!("range $e := {over}"),
+                            _ => format!("range $i, $e := {over}"),
+                        };
+                        out.push_str(&self.action(&head));
+                        let saved = self.vars.len();
+                        if head.contains("$i") {
+                            self.vars.push("$i".into());
+                        }
+                        if head.contains("$e") {
+                            self.vars.push("$e".into());
+                        }
+                        self.nested(&mut out, left / 2 + 1);
+                        self.vars.truncate(saved);
+                        if self.below(3) == 0 {
+                            out.push_str(&self.action("else"));
+                            self.nested(&mut out, left / 2 + 1);
+                        }
+                        out.push_str(&self.action("end"));
+                    }
+                    9 if !self.defines.is_empty() => {
+                        let i = self.below(self.defines.len());
+                        let d = self.defines[i].clone();
+                        let arg = self.operand();
+                        out.push_str(&self.action(&format!("template \"{d}\" {arg}")));
+                    }
+                    9 | 10 => {
+                        // A comment touches its delimiters (Go: `{{/*` or `{{- /*`).
+                        let c = self.pick(&[
+                            "{{/* c */}}",
+                            "{{- /* c */ -}}",
+                            "{{/* multi\nline */}}",
+                            "{{- /* t */}}",
+                        ]);
+                        out.push_str(c);
+                    }
+                    _ => {
+                        let s = self.pick(&["`{{ raw }}`", "\"q\\\"\"", "'x'", "0x1F", "1e3"]);
+                        out.push_str(&self.action(s));
+                    }
+                }
+            }
+            out
+        }
+
+        fn nested(&mut self, out: &mut String, budget: usize) {
+            let saved = self.vars.len();
+            self.depth += 1;
+            let b = self.block(budget.min(3));
+            self.depth -= 1;
+            self.vars.truncate(saved);
+            out.push_str(&b);
+        }
+
+        /// One template: maybe a define (used by later `template` actions), then a body.
+        pub fn template(&mut self) -> String {
+            self.vars.clear();
+            self.defines.clear();
+            let mut out = String::new();
+            if self.below(3) == 0 {
+                let saved_vars = std::mem::take(&mut self.vars);
+                let body = self.block(2);
+                self.vars = saved_vars;
+                out.push_str(&format!("{{{{ define \"d\" }}}}{body}{{{{ end }}}}"));
+                self.defines.push("d".into());
+            }
+            let n = 1 + self.below(5);
+            out.push_str(&self.block(n));
+            out
+        }
+    }
+}
+
+#[test]
+fn engine_agrees_with_go_on_generated_templates() {
+    let bin = go_program();
+    if !require(bin) {
+        return;
+    }
+    let bin = bin.as_ref().unwrap();
+    let seed = std::env::var("FUZZ_GO_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1u64);
+    let count = std::env::var("FUZZ_GO_DIFF_COUNT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1500usize);
+    let data_json: Json = serde_json::from_str(generated::DATA).unwrap();
+    let data = data_value(&data_json);
+    let mut gen = generated::Gen::new(seed);
+    let templates: Vec<String> = (0..count).map(|_| gen.template()).collect();
+    let requests: Vec<Json> = templates
+        .iter()
+        .map(|t| request("template", t, &data_json, None, None))
+        .collect();
+    let results = run_go(bin, &requests, &[]);
+    let (mut outputs, mut errors) = (0, 0);
+    let mut mismatches = Vec::new();
+    for (t, go) in templates.iter().zip(&results) {
+        match go {
+            GoResult::Output(_) => outputs += 1,
+            GoResult::Error { .. } => errors += 1,
+        }
+        if let Err(m) = compare("template", t, &data, &RenderOptions::default(), go) {
+            mismatches.push(format!("template {t:?}\n  {m}"));
+        }
+    }
+    eprintln!(
+        "{count} generated templates (seed {seed}): Go rendered {outputs}, failed on {errors}"
+    );
+    if std::env::var_os("FUZZ_GO_DIFF_SHOW").is_some() {
+        for (t, go) in templates.iter().zip(&results).take(80) {
+            eprintln!("{t:?}\n  => {go:?}");
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} of {count} generated templates differ from Go:\n{}",
+        mismatches.len(),
+        mismatches
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        outputs > count / 3 && errors > count / 20,
+        "the generator lost its mix"
+    );
+}
