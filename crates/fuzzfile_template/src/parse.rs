@@ -1172,12 +1172,20 @@ fn parse_tokens(name: &str, text: &str, toks: &[Tok<'_>]) -> Result<Template, Ve
             .map_or(text.len()..text.len(), |t| t.span.clone());
         return Err(vec![err_at(at, "syntax error", None)]);
     };
-    // `Tree.add` for the main template: a definition of the same name stands in for an
-    // empty main template; both non-empty is an error.
+    // `Tree.add` for the main template, added last: it replaces an empty definition of its
+    // name; a non-empty definition stands in for an empty main template; both non-empty is
+    // an error.
     if let Some(d) = st.defines.get(name) {
-        if is_empty_tree(&root) {
+        if is_empty_tree(&d.body) {
+            let main = Define {
+                name: name.to_string(),
+                span: 0..text.len(),
+                body: root.clone(),
+            };
+            st.defines.insert(name.to_string(), main);
+        } else if is_empty_tree(&root) {
             root = d.body.clone();
-        } else if !is_empty_tree(&d.body) {
+        } else {
             return Err(vec![err_at(
                 d.span.clone(),
                 format!(

@@ -494,6 +494,12 @@ fn define_template_block() {
     // A definition of the template's own name stands in for an empty main text.
     let t = ok(r#"{{define "t"}}main{{end}}"#);
     assert_eq!(texts_of(&t.root), ["main"]);
+    // ... and the main text replaces an empty definition of its name (whitespace only).
+    let t = ok(r#"{{define "t"}} {{end}}main"#);
+    assert_eq!(texts_of(&t.root), ["main"]);
+    assert_eq!(texts_of(&t.defines["t"].body), ["main"]);
+    let t = ok(r#"{{define "t"}} {{end}}"#);
+    assert!(t.root.is_empty());
     assert_eq!(
         err_at(r#"{{define "t"}}x{{end}}y"#).0,
         "template: multiple definition of template \"t\""
@@ -715,6 +721,15 @@ fn lexer_errors_with_spans() {
         "unrecognized character in action: U+0001"
     );
     assert_eq!(err_at("{{ # }}").0, "unexpected \"#\" in command");
+    // U+00A0 is no space to Go, and not printable either.
+    assert_eq!(
+        err_at("{{ \u{a0} }}").0,
+        "unrecognized character in action: U+00A0"
+    );
+    assert_eq!(
+        err_at("{{ end \"a\u{a0}\" }}").0,
+        "unexpected \"\\\"a\\u00a0\\\"\" in end"
+    );
     assert_eq!(err_at("{{ .A}x }}").0, "bad character U+007D '}'");
     assert_eq!(err_at("{{ .A }x}}").0, "unexpected \"}\" in operand");
     assert_eq!(

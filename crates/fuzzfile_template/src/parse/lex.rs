@@ -146,7 +146,7 @@ fn keyword(word: &str) -> Option<TokKind> {
 pub(crate) fn format_rune_u(c: Option<char>) -> String {
     match c {
         None => "U+FFFFFFFFFFFFFFFF".to_string(), // Go's eof rune is -1
-        Some(c) if !c.is_control() => {
+        Some(c) if is_go_print(c) => {
             format!("U+{:04X} '{}'", c as u32, c)
         }
         Some(c) => format!("U+{:04X}", c as u32),
@@ -637,6 +637,16 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Go's `strconv.IsPrint`, near enough: not a control or format character, and no space
+/// other than U+0020.
+fn is_go_print(c: char) -> bool {
+    !(c.is_control()
+        || (c.is_whitespace() && c != ' ')
+        || matches!(c as u32, 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E
+            | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
+            | 0xFEFF | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF))
+}
+
 /// Go's `strconv.Quote` (what `%q` prints): `"`-quoted, `\a\b\f\n\r\t\v`, `\\`, `\"`
 /// escaped, other non-printable characters as `\x`, `\u` or `\U`.
 pub(crate) fn go_quote(s: &str) -> String {
@@ -656,7 +666,7 @@ pub(crate) fn go_quote(s: &str) -> String {
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
                 out.push_str(&format!("\\x{:02x}", c as u32))
             }
-            c if c.is_control() || c == '\u{FEFF}' => {
+            c if !is_go_print(c) => {
                 if (c as u32) < 0x10000 {
                     out.push_str(&format!("\\u{:04x}", c as u32))
                 } else {
