@@ -1,14 +1,13 @@
 //! The `fuzz` binary: `fuzz plan` output, refusals and exit codes.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use fuzz_test_support::ScratchDirectory;
+use fuzz_test_support::{fuzz_binary, lossy_text as text, workspace_root as root};
+use std::process::Output;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
+/// `fuzz ARGS` in the workspace's root with `NO_COLOR=1`.
 fn fuzz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fuzz"))
+    fuzz_binary!()
+        .command()
         .args(args)
         .current_dir(root())
         .env("NO_COLOR", "1")
@@ -20,18 +19,9 @@ fn code(o: &Output) -> i32 {
     o.status.code().unwrap_or(-1)
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-cli");
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir.join(name)
-}
-
 #[test]
 fn plan_prints_json_and_writes_it_with_o() {
+    let scratch = ScratchDirectory::create("fuzz-cli", "plan-o");
     let o = fuzz(&["plan", "examples/pipeline.fz"]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     let stdout = text(&o.stdout);
@@ -39,7 +29,7 @@ fn plan_prints_json_and_writes_it_with_o() {
     assert_eq!(v["plan_version"], 1);
     assert_eq!(v["workflow"]["source"], "pipeline.fz");
 
-    let out = tmp("plan.json");
+    let out = scratch.join("plan.json");
     let o = fuzz(&[
         "plan",
         "examples/pipeline.fz",
@@ -55,7 +45,8 @@ fn plan_prints_json_and_writes_it_with_o() {
 fn plan_output_does_not_depend_on_the_directory_it_runs_in() {
     let a = fuzz(&["plan", "examples/pipeline.fz"]);
     let abs = root().join("examples/pipeline.fz");
-    let b = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+    let b = fuzz_binary!()
+        .command()
         .args(["plan", abs.to_str().expect("utf-8")])
         .current_dir(std::env::temp_dir())
         .output()
@@ -87,6 +78,7 @@ fn plan_with_a_cluster_and_hosts() {
 /// Hosts in Slurm's bracket syntax and from an MPICH hostfile give the same plan as a list.
 #[test]
 fn plan_hosts_from_a_node_list_or_a_hostfile() {
+    let scratch = ScratchDirectory::create("fuzz-cli", "hostfile");
     let listed = fuzz(&[
         "plan",
         "examples/nccl-torchrun-generic.fz",
@@ -102,7 +94,7 @@ fn plan_hosts_from_a_node_list_or_a_hostfile() {
     ]);
     assert_eq!(code(&bracket), 0, "{}", text(&bracket.stderr));
     assert_eq!(listed.stdout, bracket.stdout);
-    let hostfile = tmp("hostfile");
+    let hostfile = scratch.join("hostfile");
     std::fs::write(&hostfile, "# two nodes\ngpu01:4\ngpu02:4\n").expect("hostfile");
     let from_file = fuzz(&[
         "plan",
@@ -138,7 +130,8 @@ fn graph_formats() {
 
 #[test]
 fn a_fuzzfile_with_errors_is_refused_with_its_diagnostics() {
-    let bad = tmp("bad.fz");
+    let scratch = ScratchDirectory::create("fuzz-cli", "refused");
+    let bad = scratch.join("bad.fz");
     std::fs::write(
         &bad,
         "version: v4\njobs:\n  a:\n    image: {uri: docker://alpine:3}\n    command: [echo, hi]\n    depends-on: [{name: nowhere, status: FINISHED}]\n",
@@ -196,7 +189,8 @@ fn usage_and_io_errors_exit_2() {
 
 #[test]
 fn a_bad_profile_is_reported_with_its_position() {
-    let p = tmp("bad-profile.toml");
+    let scratch = ScratchDirectory::create("fuzz-cli", "bad-profile");
+    let p = scratch.join("bad-profile.toml");
     std::fs::write(&p, "name = \"x\"\nfabric = \"omnipath\"\n").expect("write");
     let o = fuzz(&[
         "plan",

@@ -3,61 +3,28 @@
 //! `run`), a cluster profile (`--cluster`), a hostfile (`--hostfile`) and a secrets file
 //! (`--secrets`); a directory is refused by name. Each run has a deadline (a hang guard).
 
+use fuzz_test_support::{fuzz_binary, lossy_text, output_within_or_fail, ScratchDirectory};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fuzz");
 const DEADLINE: Duration = Duration::from_secs(60);
 const GOOD: &str = "version: v4\njobs:\n  a:\n    image:\n      uri: docker://alpine:3.20\n    command: [echo, hi]\n";
 
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp(tag: &str) -> Dir {
-    let p = std::env::temp_dir().join(format!("fuzz-hostile-reads-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    std::fs::create_dir_all(&p).expect("temp dir");
-    Dir(p)
+fn temp(tag: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzz-hostile-reads", tag)
 }
 
 /// Exit code and stderr of `fuzz args` in `dir`, killed after [`DEADLINE`].
 fn fuzz(dir: &Path, args: &[&str]) -> (i32, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fuzz");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("fuzz {args:?} still ran after {DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let out = output_within_or_fail(
+        fuzz_binary!().command().args(args).current_dir(dir),
+        DEADLINE,
+    );
     (
-        status.code().expect("fuzz was killed by a signal"),
-        reader.join().expect("stderr"),
+        out.status.code().expect("fuzz was killed by a signal"),
+        lossy_text(&out.stderr),
     )
 }
 
@@ -83,9 +50,9 @@ fn sparse(path: &Path) {
 #[test]
 fn every_kind_of_file_is_read_with_a_limit() {
     let d = temp("all");
-    std::fs::write(d.0.join("ok.fz"), GOOD).expect("write");
-    sparse(&d.0.join("sparse"));
-    std::fs::create_dir(d.0.join("dir")).expect("dir");
+    std::fs::write(d.join("ok.fz"), GOOD).expect("write");
+    sparse(&d.join("sparse"));
+    std::fs::create_dir(d.join("dir")).expect("dir");
 
     // Each case: the arguments (FILE stands for the hostile file) and what stderr says.
     let cases: &[(&[&str], &str)] = &[
@@ -112,25 +79,25 @@ fn every_kind_of_file_is_read_with_a_limit() {
     ];
     for (args, want) in cases {
         for file in ["/dev/zero", "sparse", "fifo"] {
-            let writer = (file == "fifo").then(|| endless_fifo(&d.0.join("fifo")));
+            let writer = (file == "fifo").then(|| endless_fifo(&d.join("fifo")));
             let args: Vec<&str> = args
                 .iter()
                 .map(|a| if *a == "FILE" { file } else { a })
                 .collect();
-            let (code, err) = fuzz(&d.0, &args);
+            let (code, err) = fuzz(&d, &args);
             assert_eq!(code, 2, "fuzz {args:?}: {err}");
             let want = want.replace("FILE", file);
             assert!(err.contains(&want), "fuzz {args:?}: {err}\nwanted: {want}");
             if let Some(w) = writer {
                 w.join().expect("writer");
-                std::fs::remove_file(d.0.join("fifo")).expect("rm fifo");
+                std::fs::remove_file(d.join("fifo")).expect("rm fifo");
             }
         }
         let args: Vec<&str> = args
             .iter()
             .map(|a| if *a == "FILE" { "dir" } else { a })
             .collect();
-        let (code, err) = fuzz(&d.0, &args);
+        let (code, err) = fuzz(&d, &args);
         assert_eq!(code, 2, "fuzz {args:?}: {err}");
         assert!(
             err.contains("dir") && err.contains("directory"),
@@ -140,7 +107,7 @@ fn every_kind_of_file_is_read_with_a_limit() {
     // Secrets files: only regular files, at most 1 MiB (checked before reading, and by the
     // reader while reading).
     for file in ["/dev/zero", "sparse", "dir"] {
-        let (code, err) = fuzz(&d.0, &["run", "--secrets", file, "ok.fz"]);
+        let (code, err) = fuzz(&d, &["run", "--secrets", file, "ok.fz"]);
         assert_eq!(code, 2, "--secrets {file}: {err}");
         assert!(
             err.contains(&format!("{file} is not a file"))

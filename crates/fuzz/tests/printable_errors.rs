@@ -3,17 +3,16 @@
 //! does (`fuzzfile_check::render::printable`): a hostile file cannot drive the terminal or
 //! start a CI workflow command.
 
-use std::process::Command;
+use fuzz_test_support::{fuzz_binary, ScratchDirectory};
 
 #[test]
 fn refused_fuzzfiles_print_no_control_characters() {
-    let dir = std::env::temp_dir().join(format!("fuzz-printable-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create the test directory");
+    let dir = ScratchDirectory::create("fuzz-printable", "hostile");
     let hostile = "version: v4\njobs:\n  a:\n    image: {uri: docker://x}\n    command: [true]\n    \"x\\n::add-mask::pwned\\e[2J\\u202e\": 1\n    y\x1b[1A: 2\n";
     std::fs::write(dir.join("hostile.fz"), hostile).expect("write the file");
     for verb in ["plan", "check"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
+        let out = fuzz_binary!()
+            .command()
             .args([verb, "hostile.fz"])
             .current_dir(&dir)
             .output()

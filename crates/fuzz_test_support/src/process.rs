@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 /// Runs `cmd` (stdin from `/dev/null`, stdout and stderr captured) to its end or until
 /// `limit` has passed; then it is killed, and the error says so with what it printed. The
-/// error also says when it could not be started or waited for.
+/// error also says when it could not be started or waited for. Both outputs are read while it
+/// runs (by a thread each), so a program that prints more than a pipe holds never blocks.
 pub fn output_within(cmd: &mut Command, limit: Duration) -> Result<Output, String> {
     let shown = format!("{cmd:?}");
     let mut child = cmd
@@ -15,26 +16,50 @@ pub fn output_within(cmd: &mut Command, limit: Duration) -> Result<Output, Strin
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let stdout = read_to_end_in_a_thread(child.stdout.take());
+    let stderr = read_to_end_in_a_thread(child.stderr.take());
     let start = Instant::now();
-    loop {
+    let status = loop {
         match child.try_wait() {
-            Ok(Some(_)) => break,
+            Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
             Ok(None) => {
                 let _ = child.kill();
-                let out = child.wait_with_output().map_err(|e| e.to_string())?;
+                let _ = child.wait();
                 return Err(format!(
                     "{shown} did not finish within {limit:?}\nstdout: {}\nstderr: {}",
-                    String::from_utf8_lossy(&out.stdout),
-                    String::from_utf8_lossy(&out.stderr)
+                    String::from_utf8_lossy(&stdout.join().unwrap_or_default()),
+                    String::from_utf8_lossy(&stderr.join().unwrap_or_default())
                 ));
             }
             Err(e) => return Err(format!("waiting for {shown}: {e}")),
         }
-    }
-    child
-        .wait_with_output()
-        .map_err(|e| format!("reading the output of {shown}: {e}"))
+    };
+    let stdout = stdout
+        .join()
+        .map_err(|_| format!("reading the stdout of {shown} failed"))?;
+    let stderr = stderr
+        .join()
+        .map_err(|_| format!("reading the stderr of {shown} failed"))?;
+    Ok(Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// Reads `pipe` to its end on a thread of its own; the thread returns what it read (nothing
+/// for no pipe; what came before a read error).
+fn read_to_end_in_a_thread<R: std::io::Read + Send + 'static>(
+    pipe: Option<R>,
+) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 /// [`output_within`], failing the test with its error (not started, or still running after
