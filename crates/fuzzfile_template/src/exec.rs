@@ -95,6 +95,7 @@ fn execute(
         depth: 0,
         nest: 0,
         nest_limit,
+        steps: 0,
         rng: Random::new(options.seed),
     };
     st.walk_list(&root, &template.root)?;
@@ -171,6 +172,8 @@ struct State<'a> {
     /// Blocks and parenthesized pipelines being evaluated, nested.
     nest: usize,
     nest_limit: usize,
+    /// Nodes walked and commands evaluated so far.
+    steps: u64,
     rng: Random,
 }
 
@@ -250,8 +253,21 @@ impl State<'_> {
         result
     }
 
+    fn step(&mut self, span: &Span) -> R<()> {
+        self.steps += 1;
+        if self.steps > self.opts.max_steps {
+            return Err(err(
+                span,
+                ExecErrorKind::Limit,
+                format!("the template ran more than {} steps", self.opts.max_steps),
+            ));
+        }
+        Ok(())
+    }
+
     fn walk_nodes(&mut self, dot: &Ev, list: &[Node]) -> R<Flow> {
         for node in list {
+            self.step(&node.span())?;
             let flow = self.walk(dot, node)?;
             if flow != Flow::Normal {
                 return Ok(flow);
@@ -464,6 +480,7 @@ impl State<'_> {
     fn eval_pipeline_inner(&mut self, dot: &Ev, pipe: &Pipeline) -> R<Ev> {
         let mut value: Option<Ev> = None;
         for cmd in &pipe.cmds {
+            self.step(&cmd.span)?;
             let mut v = self.eval_command(dot, cmd, value.take())?;
             // A value in an `interface {}` is unwrapped; a nil one becomes invalid.
             if matches!(v.v, V::Nil) {
@@ -740,6 +757,15 @@ impl State<'_> {
             max_output_bytes: self.opts.max_output_bytes,
         };
         match funcs::call(name, argv, &mut ctx) {
+            Ok(V::Str(s)) if s.len() > self.opts.max_output_bytes => Err(err(
+                &cmd.span,
+                ExecErrorKind::Limit,
+                format!(
+                    "{name} made a string of {} bytes, more than the output bound ({} bytes)",
+                    s.len(),
+                    self.opts.max_output_bytes
+                ),
+            )),
             Ok(v) => Ok(Ev::with_prov(v, prov)),
             Err(CallError::Fail(msg)) => Err(err(&cmd.span, ExecErrorKind::Fail, msg)),
             Err(CallError::Operand(msg)) => {

@@ -44,6 +44,9 @@ pub struct RenderOptions {
     pub max_depth: usize,
     /// Output larger than this many bytes is an error (a `range` over a huge list).
     pub max_output_bytes: usize,
+    /// Evaluating more than this many nodes and commands is an error (nested loops that print
+    /// nothing would otherwise run for hours).
+    pub max_steps: u64,
 }
 
 impl Default for RenderOptions {
@@ -54,6 +57,7 @@ impl Default for RenderOptions {
             now_unix_seconds: 946_684_800,
             max_depth: 1000,
             max_output_bytes: 64 << 20,
+            max_steps: 50_000_000,
         }
     }
 }

@@ -303,4 +303,26 @@ fn limits_stop_the_render() {
     )
     .expect_err("repeat bound");
     assert_eq!(e.kind, ExecErrorKind::Limit);
+
+    // Loops that print nothing stop at max_steps.
+    let spin = parse(
+        "t",
+        "{{ range until 1000 }}{{ range until 1000 }}{{ $x := 1 }}{{ end }}{{ end }}",
+    )
+    .expect("parses");
+    let options = RenderOptions {
+        max_steps: 100_000,
+        ..RenderOptions::default()
+    };
+    let e = render(&spin, &d, &options).expect_err("step bound");
+    assert_eq!(e.kind, ExecErrorKind::Limit);
+    assert_eq!(e.message, "the template ran more than 100000 steps");
+    // A list longer than until's bound is an error, not a silent cut.
+    let e = render(
+        &parse("t", "{{ len (until 2000000) }}").expect("parses"),
+        &d,
+        &RenderOptions::default(),
+    )
+    .expect_err("until bound");
+    assert_eq!(e.kind, ExecErrorKind::Limit);
 }

@@ -119,15 +119,16 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             Ok(V::Strs(Rc::new(l)))
         }
         "until" => Ok(V::list(
-            until_step(0, int(&args, 0), if int(&args, 0) < 0 { -1 } else { 1 })
+            until_step(0, int(&args, 0), if int(&args, 0) < 0 { -1 } else { 1 })?
                 .into_iter()
                 .map(V::Int)
                 .collect(),
         )),
-        "seq" => st(seq(&args
+        "seq" => seq(&args
             .iter()
             .map(|v| int(std::slice::from_ref(v), 0))
-            .collect::<Vec<_>>())),
+            .collect::<Vec<_>>())
+        .map(V::Str),
         // Arithmetic (functions.go): int64, wrapping as Go's integers do.
         "add1" => Ok(V::Int64(to_int64(a(&args, 0)).wrapping_add(1))),
         "add" => Ok(V::Int64(
@@ -660,60 +661,60 @@ fn go_splitn(s: &str, sep: &str, n: i64) -> Vec<String> {
     s.splitn(n as usize, sep).map(str::to_string).collect()
 }
 
-/// numeric.go `untilStep`.
-fn until_step(start: i64, stop: i64, step: i64) -> Vec<i64> {
-    let mut v = Vec::new();
-    if stop < start {
+/// The longest list `until`, `untilStep` and `seq` make here (Go makes any length).
+const UNTIL_LIMIT: i128 = 1_000_000;
+
+/// numeric.go `untilStep`; a list longer than [`UNTIL_LIMIT`] is a Limit error.
+fn until_step(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, CallError> {
+    let (start, stop, step) = (i128::from(start), i128::from(stop), i128::from(step));
+    let count = if stop < start {
         if step >= 0 {
-            return v;
+            0
+        } else {
+            (start - stop + (-step) - 1) / (-step)
         }
-        let mut i = start;
-        while i > stop && v.len() < 1_000_000 {
-            v.push(i);
-            i = i.wrapping_add(step);
-        }
-        return v;
+    } else if step <= 0 {
+        0
+    } else {
+        (stop - start + step - 1) / step
+    };
+    if count > UNTIL_LIMIT {
+        return Err(CallError::Limit(format!(
+            "a list of {count} numbers is longer than {UNTIL_LIMIT}"
+        )));
     }
-    if step <= 0 {
-        return v;
-    }
-    let mut i = start;
-    while i < stop && v.len() < 1_000_000 {
-        v.push(i);
-        i = i.wrapping_add(step);
-    }
-    v
+    Ok((0..count).map(|k| (start + k * step) as i64).collect())
 }
 
 /// numeric.go `seq`.
-fn seq(p: &[i64]) -> String {
+fn seq(p: &[i64]) -> Result<String, CallError> {
     let join = |v: Vec<i64>| {
         v.iter()
             .map(|i| i.to_string())
             .collect::<Vec<_>>()
             .join(" ")
     };
-    match p {
+    Ok(match p {
         [end] => {
             let inc = if *end < 1 { -1 } else { 1 };
-            join(until_step(1, end + inc, inc))
+            join(until_step(1, end.wrapping_add(inc), inc)?)
         }
         [start, end] => {
             let step = if end < start { -1 } else { 1 };
-            join(until_step(*start, end + step, step))
+            join(until_step(*start, end.wrapping_add(step), step)?)
         }
         [start, step, end] => {
             let mut inc = 1;
             if end < start {
                 inc = -1;
                 if *step > 0 {
-                    return String::new();
+                    return Ok(String::new());
                 }
             }
-            join(until_step(*start, end + inc, *step))
+            join(until_step(*start, end.wrapping_add(inc), *step)?)
         }
         _ => String::new(),
-    }
+    })
 }
 
 /// path.Clean.
