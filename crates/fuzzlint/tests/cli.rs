@@ -4,12 +4,9 @@
 //! The binary runs with its working directory set to `tests/fixtures` (or a temporary
 //! directory) and relative paths, so that the snapshots hold no machine-specific path.
 
+use fuzz_test_support::{fuzzlint_binary, BinaryRun, NoColorVariable, ScratchDirectory};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -20,31 +17,11 @@ fn fixture_text(name: &str) -> String {
 }
 
 /// What one run of the binary produced.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+type Run = BinaryRun;
 
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-}
-
+/// `fuzzlint ARGS` in `dir`, `NO_COLOR` removed from its environment.
 fn run_in(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("run fuzzlint");
-    Run {
-        code: out.status.code().expect("fuzzlint was killed by a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
+    fuzzlint_binary!().run_in(dir, args, NoColorVariable::Removed)
 }
 
 fn run(args: &[&str]) -> Run {
@@ -52,39 +29,8 @@ fn run(args: &[&str]) -> Run {
 }
 
 /// A fresh directory under the system temporary directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!(
-            "fuzzlint-cli-test-{}-{tag}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create temp dir");
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
-        let p = self.0.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("create parent");
-        }
-        std::fs::write(&p, contents).expect("write temp file");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn scratch(tag: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzzlint-cli-test", tag)
 }
 
 /// The byte offset of a 1-based line and 1-based character column of `text`.
@@ -601,8 +547,8 @@ fn github_lines_are_workflow_commands() {
 #[test]
 fn github_escapes_properties_and_data() {
     // A file name with `,` and `:` must not break the property list.
-    let dir = TempDir::new("github-escape");
-    dir.write("a,b:c.fz", fixture_text("bad.fz"));
+    let dir = scratch("github-escape");
+    dir.write_file("a,b:c.fz", fixture_text("bad.fz"));
     let gh = run_in(dir.path(), &["check", "a,b:c.fz", "--format", "github"]);
     assert_eq!(gh.code, 1, "{}", gh.stderr);
     for line in gh.stdout.lines() {
@@ -632,8 +578,8 @@ fn exit_codes() {
     assert_eq!(run(&["check", "bad.fz", "--fail-on", "never"]).code, 0);
     assert_eq!(run(&["check", "good.fz", "--fail-on", "info"]).code, 0);
 
-    let dir = TempDir::new("warnings");
-    dir.write("warn.fz", ONLY_WARNINGS);
+    let dir = scratch("warnings");
+    dir.write_file("warn.fz", ONLY_WARNINGS);
     let json = run_in(dir.path(), &["check", "warn.fz", "--format", "json"]);
     let sevs: Vec<Value> = json.json()["diagnostics"]
         .as_array()
@@ -684,9 +630,9 @@ fn missing_path_is_a_usage_error() {
 
 #[test]
 fn directory_without_fuzzfiles_is_a_usage_error() {
-    let dir = TempDir::new("empty");
-    dir.write("README.md", "# nothing here\n");
-    dir.write(
+    let dir = scratch("empty");
+    dir.write_file("README.md", "# nothing here\n");
+    dir.write_file(
         "ci.yml",
         "name: CI\non: push\njobs:\n  a:\n    runs-on: x\n",
     );
@@ -719,10 +665,10 @@ fn unknown_flag_is_a_usage_error() {
 
 #[test]
 fn invalid_utf8_is_a_yaml_syntax_diagnostic() {
-    let dir = TempDir::new("utf8");
+    let dir = scratch("utf8");
     let mut bytes = b"version: v4\njobs:\n  a:\n    image: {uri: docker://alpine:3.20}\n".to_vec();
     bytes.extend_from_slice(b"    command: [echo, \"caf\xe9\"]\n");
-    dir.write("latin1.fz", &bytes);
+    dir.write_file("latin1.fz", &bytes);
 
     let json = run_in(dir.path(), &["check", "latin1.fz", "--format", "json"]);
     assert_eq!(json.code, 1, "{}", json.stderr);
@@ -772,13 +718,13 @@ jobs:
 
 #[test]
 fn discovery_honours_gitignore_and_fuzzfile_detection() {
-    let dir = TempDir::new("discover");
-    dir.write("a.fz", fixture_text("good.fz"));
-    dir.write("b.yaml", fixture_text("bad.fz"));
-    dir.write("c.yml", WORKFLOW);
-    dir.write("ignored/d.fz", fixture_text("bad.fz"));
-    dir.write(".gitignore", "ignored/\n");
-    dir.write("notes.txt", "version: v4\njobs:\n");
+    let dir = scratch("discover");
+    dir.write_file("a.fz", fixture_text("good.fz"));
+    dir.write_file("b.yaml", fixture_text("bad.fz"));
+    dir.write_file("c.yml", WORKFLOW);
+    dir.write_file("ignored/d.fz", fixture_text("bad.fz"));
+    dir.write_file(".gitignore", "ignored/\n");
+    dir.write_file("notes.txt", "version: v4\njobs:\n");
 
     let r = run_in(dir.path(), &["check", "--format", "json"]);
     let doc = r.json();
@@ -870,8 +816,8 @@ fn lines_touched_by_fixes(doc: &Value) -> Vec<u64> {
 #[test]
 fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
     let original = fixture_text("bad.fz");
-    let dir = TempDir::new("fix");
-    let file = dir.write("work.fz", &original);
+    let dir = scratch("fix");
+    let file = dir.write_file("work.fz", &original);
 
     let before = run_in(dir.path(), &["check", "work.fz", "--format", "json"]).json();
     let fixable: Vec<(String, String)> = before["diagnostics"]
@@ -952,8 +898,8 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
     assert_eq!(std::fs::read_to_string(&file).expect("read"), fixed);
 
     // --fix with a machine format keeps stdout machine-readable and reports the fixed file.
-    let dir2 = TempDir::new("fix-json");
-    dir2.write("work.fz", &original);
+    let dir2 = scratch("fix-json");
+    dir2.write_file("work.fz", &original);
     let r = run_in(
         dir2.path(),
         &["check", "--fix", "work.fz", "--format", "json"],
@@ -964,8 +910,8 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
 
 #[test]
 fn fix_leaves_a_clean_file_alone() {
-    let dir = TempDir::new("fix-clean");
-    let file = dir.write("good.fz", fixture_text("good.fz"));
+    let dir = scratch("fix-clean");
+    let file = dir.write_file("good.fz", fixture_text("good.fz"));
     let r = run_in(dir.path(), &["check", "--fix", "good.fz"]);
     assert_eq!(r.code, 0);
     assert_eq!(r.stderr, "");
@@ -979,8 +925,8 @@ fn fix_leaves_a_clean_file_alone() {
 #[cfg(target_os = "linux")]
 #[test]
 fn fix_with_an_unreadable_file_fixes_the_right_file() {
-    let dir = TempDir::new("fix-unreadable");
-    let file = dir.write("work.fz", fixture_text("bad.fz"));
+    let dir = scratch("fix-unreadable");
+    let file = dir.write_file("work.fz", fixture_text("bad.fz"));
     // /proc/self/mem is a regular file whose read fails; it sorts before the temp dir.
     let file_arg = file.to_str().expect("UTF-8 path");
     let r = run_in(dir.path(), &["check", "--fix", "/proc/self/mem", file_arg]);
@@ -1066,9 +1012,9 @@ fn unknown_rule_exits_2() {
 
 #[test]
 fn fix_keeps_a_bom_and_crlf_line_ends() {
-    let dir = TempDir::new("fix-crlf");
+    let dir = scratch("fix-crlf");
     let original = "\u{feff}version: v4\r\njobs:\r\n  a:\r\n    image: {uri: docker://alpine}\r\n    command: [echo]\r\n    policy:\r\n      retry:\r\n        attempts: 3\r\n      timeout:\r\n        execute: 2d\r\n    taskArray: {start: 1, end: 2}\r\n";
-    let file = dir.write("crlf.fz", original);
+    let file = dir.write_file("crlf.fz", original);
     let r = run_in(
         dir.path(),
         &["check", "--fix", "crlf.fz", "--format", "json"],
@@ -1087,10 +1033,10 @@ fn fix_keeps_a_bom_and_crlf_line_ends() {
 /// count it as one, for model findings and for syntax errors alike.
 #[test]
 fn lone_cr_line_breaks_give_the_right_line_and_column() {
-    let dir = TempDir::new("lone-cr");
+    let dir = scratch("lone-cr");
     let text = "version: v4\rjobs:\r  a:\r    image: {uri: docker://x:1}\r    command: [x]\r    bogus: 1\r";
-    dir.write("cr.fz", text);
-    dir.write("cr-syntax.fz", "version: v4\rjobs:\r  a: [\r");
+    dir.write_file("cr.fz", text);
+    dir.write_file("cr-syntax.fz", "version: v4\rjobs:\r  a: [\r");
     let r = run_in(
         dir.path(),
         &["check", "--format", "json", "cr.fz", "cr-syntax.fz"],
@@ -1122,15 +1068,15 @@ fn lone_cr_line_breaks_give_the_right_line_and_column() {
 /// rename that would add an error (a self-dependency) is not applied.
 #[test]
 fn fix_never_breaks_a_file_or_changes_its_meaning() {
-    let dir = TempDir::new("fix-meaning");
+    let dir = scratch("fix-meaning");
     let indented = "  jobs:\n    a:\n      image: {uri: docker://x:1}\n      command: [x]\n";
     let probe = "version: v4\nservices:\n  s:\n    image: {uri: docker://x:1}\n    command: [x]\n    initial-delay-seconds: 15\n";
     let unknown = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n    commtimeout:nd: [a, b]\n";
     let cycle = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n    dependson: [a]\n";
-    dir.write("indented.fz", indented);
-    dir.write("probe.fz", probe);
-    dir.write("unknown.fz", unknown);
-    dir.write("cycle.fz", cycle);
+    dir.write_file("indented.fz", indented);
+    dir.write_file("probe.fz", probe);
+    dir.write_file("unknown.fz", unknown);
+    dir.write_file("cycle.fz", cycle);
     let r = run_in(
         dir.path(),
         &[
@@ -1167,17 +1113,17 @@ fn fix_never_breaks_a_file_or_changes_its_meaning() {
 /// with the file, line and column of the bad byte.
 #[test]
 fn invalid_utf8_in_toml_has_a_position() {
-    let dir = TempDir::new("toml-utf8");
-    dir.write(
+    let dir = scratch("toml-utf8");
+    dir.write_file(
         "a.fz",
         "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    command: [x]\n",
     );
-    dir.write("p.toml", b"name = \"x\"\n# \xff\n".as_slice());
+    dir.write_file("p.toml", b"name = \"x\"\n# \xff\n".as_slice());
     let r = run_in(dir.path(), &["check", "--cluster", "p.toml", "a.fz"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("p.toml"), "{}", r.stderr);
     assert!(r.stderr.contains("line 2, column 3"), "{}", r.stderr);
-    dir.write(
+    dir.write_file(
         "fuzzlint.toml",
         b"fail-on = \"error\"\n# caf\xe9\n".as_slice(),
     );

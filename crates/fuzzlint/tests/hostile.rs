@@ -9,13 +9,11 @@
 //! Every run has a deadline (a hang guard, not a measurement): a run that reads without end is
 //! killed and fails the test.
 
+use fuzz_test_support::{fuzzlint_binary, lossy_text, output_within_or_fail, ScratchDirectory};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
+use std::time::Duration;
 
 struct Run {
     code: i32,
@@ -23,68 +21,28 @@ struct Run {
     stderr: String,
 }
 
-/// Runs fuzzlint in `dir`, killing it after `deadline`.
+/// Runs fuzzlint in `dir` with `NO_COLOR=1`, killing it (and failing the test) after
+/// `deadline`.
 fn run_in(dir: &Path, args: &[&str], deadline: Duration) -> Run {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fuzzlint");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
-        v
-    });
-    let err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stderr, &mut v);
-        v
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        if start.elapsed() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("fuzzlint {args:?} still ran after {deadline:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let out = output_within_or_fail(
+        fuzzlint_binary!()
+            .command()
+            .args(args)
+            .current_dir(dir)
+            .env("NO_COLOR", "1"),
+        deadline,
+    );
     Run {
-        code: status.code().expect("fuzzlint was killed by a signal"),
-        stdout: out.join().expect("stdout reader"),
-        stderr: String::from_utf8_lossy(&err.join().expect("stderr reader")).into_owned(),
+        code: out.status.code().expect("fuzzlint was killed by a signal"),
+        stdout: out.stdout,
+        stderr: lossy_text(&out.stderr),
     }
 }
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let path =
-            std::env::temp_dir().join(format!("fuzzlint-hostile-{}-{tag}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create temp dir");
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn scratch(tag: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzzlint-hostile", tag)
 }
 
 const GOOD: &str = "version: v4\njobs:\n  a:\n    image:\n      uri: docker://alpine:3.20\n    command: [echo, hi]\n";
@@ -112,12 +70,12 @@ fn sparse(path: &Path) {
 
 #[test]
 fn a_fuzzfile_that_never_ends_is_refused_at_the_limit() {
-    let d = TempDir::new("fuzzfile");
+    let d = scratch("fuzzfile");
     // Named by its own path: a relative link out of the working directory is refused before
     // it is read (tests/untrusted_repo.rs).
-    sparse(&d.0.join("sparse.fz"));
-    let writer = endless_fifo(&d.0.join("fifo.fz"), b"version: v4\n# endless\n");
-    std::fs::create_dir(d.0.join("dir.fz")).expect("dir");
+    sparse(&d.join("sparse.fz"));
+    let writer = endless_fifo(&d.join("fifo.fz"), b"version: v4\n# endless\n");
+    std::fs::create_dir(d.join("dir.fz")).expect("dir");
     for (name, why) in [
         (
             "/dev/zero",
@@ -132,7 +90,7 @@ fn a_fuzzfile_that_never_ends_is_refused_at_the_limit() {
             "fifo.fz is larger than 64 MiB: it cannot be a Fuzzfile",
         ),
     ] {
-        let r = run_in(&d.0, &["check", name], DEADLINE);
+        let r = run_in(&d, &["check", name], DEADLINE);
         assert_eq!(r.code, 2, "{name}: {}", r.stderr);
         assert!(
             r.stderr.contains(&format!("error: {why}")),
@@ -142,7 +100,7 @@ fn a_fuzzfile_that_never_ends_is_refused_at_the_limit() {
     }
     writer.join().expect("writer");
     // A directory is walked, not read: none of its files is a Fuzzfile.
-    let r = run_in(&d.0, &["check", "dir.fz"], DEADLINE);
+    let r = run_in(&d, &["check", "dir.fz"], DEADLINE);
     assert_eq!(r.code, 2);
     assert!(
         r.stderr.contains("dir.fz: no Fuzzfile found"),
@@ -153,14 +111,14 @@ fn a_fuzzfile_that_never_ends_is_refused_at_the_limit() {
 
 #[test]
 fn config_and_cluster_files_that_never_end_are_refused_at_one_mib() {
-    let d = TempDir::new("config");
-    std::fs::write(d.0.join("ok.fz"), GOOD).expect("write");
-    sparse(&d.0.join("sparse.toml"));
-    std::fs::create_dir(d.0.join("dir.toml")).expect("dir");
-    let fifo_writer = endless_fifo(&d.0.join("fifo.toml"), b"# endless\n");
+    let d = scratch("config");
+    std::fs::write(d.join("ok.fz"), GOOD).expect("write");
+    sparse(&d.join("sparse.toml"));
+    std::fs::create_dir(d.join("dir.toml")).expect("dir");
+    let fifo_writer = endless_fifo(&d.join("fifo.toml"), b"# endless\n");
     for (flag, what) in [("--cluster", "cluster profile")] {
         for file in ["/dev/zero", "sparse.toml", "fifo.toml"] {
-            let r = run_in(&d.0, &["check", flag, file, "ok.fz"], DEADLINE);
+            let r = run_in(&d, &["check", flag, file, "ok.fz"], DEADLINE);
             assert_eq!(r.code, 2, "{flag} {file}: {}", r.stderr);
             assert!(
                 r.stderr.contains(&format!(
@@ -170,7 +128,7 @@ fn config_and_cluster_files_that_never_end_are_refused_at_one_mib() {
                 r.stderr
             );
         }
-        let r = run_in(&d.0, &["check", flag, "dir.toml", "ok.fz"], DEADLINE);
+        let r = run_in(&d, &["check", flag, "dir.toml", "ok.fz"], DEADLINE);
         assert_eq!(r.code, 2);
         assert!(
             r.stderr
@@ -181,11 +139,7 @@ fn config_and_cluster_files_that_never_end_are_refused_at_one_mib() {
     }
     fifo_writer.join().expect("writer");
     // `--config` names a file; a sparse one is read no further than the limit.
-    let r = run_in(
-        &d.0,
-        &["check", "--config", "sparse.toml", "ok.fz"],
-        DEADLINE,
-    );
+    let r = run_in(&d, &["check", "--config", "sparse.toml", "ok.fz"], DEADLINE);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
         r.stderr.contains(
@@ -195,11 +149,11 @@ fn config_and_cluster_files_that_never_end_are_refused_at_one_mib() {
         r.stderr
     );
     // The `fuzzlint.toml` found next to a file, and the profile it names, too.
-    let sub = d.0.join("found");
+    let sub = d.join("found");
     std::fs::create_dir(&sub).expect("dir");
     std::fs::write(sub.join("ok.fz"), GOOD).expect("write");
     sparse(&sub.join("fuzzlint.toml"));
-    let r = run_in(&d.0, &["check", "found/ok.fz"], DEADLINE);
+    let r = run_in(&d, &["check", "found/ok.fz"], DEADLINE);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
         r.stderr.contains(
@@ -211,7 +165,7 @@ fn config_and_cluster_files_that_never_end_are_refused_at_one_mib() {
     std::fs::remove_file(sub.join("fuzzlint.toml")).expect("rm");
     std::fs::write(sub.join("fuzzlint.toml"), "cluster = \"zero.toml\"\n").expect("write");
     std::os::unix::fs::symlink("/dev/zero", sub.join("zero.toml")).expect("symlink");
-    let r = run_in(&d.0, &["check", "found/ok.fz"], DEADLINE);
+    let r = run_in(&d, &["check", "found/ok.fz"], DEADLINE);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(
         r.stderr.contains(
@@ -233,13 +187,13 @@ fn one_line_file(keys: usize) -> String {
 
 #[test]
 fn human_output_of_a_long_line_is_bounded() {
-    let d = TempDir::new("oneline");
+    let d = scratch("oneline");
     let text = one_line_file(19_500);
     assert!(text.len() > 200_000);
-    std::fs::write(d.0.join("one.fz"), &text).expect("write");
+    std::fs::write(d.join("one.fz"), &text).expect("write");
 
     // Default: 100 findings, then how many more, then the summary of all of them.
-    let r = run_in(&d.0, &["check", "one.fz"], DEADLINE);
+    let r = run_in(&d, &["check", "one.fz"], DEADLINE);
     assert_eq!(r.code, 1, "{}", r.stderr);
     let out = String::from_utf8(r.stdout).expect("UTF-8");
     assert!(
@@ -273,9 +227,9 @@ fn human_output_of_a_long_line_is_bounded() {
     // Every finding (of a shorter line, to keep the test fast): each frame is still bounded,
     // whatever the line's length.
     let text = one_line_file(3_000);
-    std::fs::write(d.0.join("short.fz"), &text).expect("write");
+    std::fs::write(d.join("short.fz"), &text).expect("write");
     let r = run_in(
-        &d.0,
+        &d,
         &["check", "--max-diagnostics", "0", "short.fz"],
         DEADLINE,
     );
@@ -286,22 +240,22 @@ fn human_output_of_a_long_line_is_bounded() {
     assert_eq!(out.matches("[FZ010 unknown-key]").count(), 3_000);
 
     // JSON lists every finding.
-    let r = run_in(&d.0, &["check", "--format", "json", "short.fz"], DEADLINE);
+    let r = run_in(&d, &["check", "--format", "json", "short.fz"], DEADLINE);
     let v: serde_json::Value = serde_json::from_slice(&r.stdout).expect("JSON");
     assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(3_000));
 }
 
 #[test]
 fn many_files_each_show_their_own_cap() {
-    let d = TempDir::new("cap");
+    let d = scratch("cap");
     let mut text = String::from(GOOD);
     for i in 0..150 {
         text.push_str(&format!("    unknown{i}: 1\n"));
     }
-    std::fs::write(d.0.join("a.fz"), &text).expect("write");
-    std::fs::write(d.0.join("b.fz"), &text).expect("write");
+    std::fs::write(d.join("a.fz"), &text).expect("write");
+    std::fs::write(d.join("b.fz"), &text).expect("write");
     let r = run_in(
-        &d.0,
+        &d,
         &["check", "--max-diagnostics", "7", "a.fz", "b.fz"],
         DEADLINE,
     );
@@ -315,7 +269,8 @@ fn many_files_each_show_their_own_cap() {
 #[test]
 fn standard_input_is_read_with_the_same_limit() {
     let run_stdin = |args: &[&str], feed: Box<dyn FnOnce(std::process::ChildStdin) + Send>| {
-        let mut child = Command::new(BIN)
+        let mut child = fuzzlint_binary!()
+            .command()
             .args(args)
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())

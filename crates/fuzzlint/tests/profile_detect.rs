@@ -6,38 +6,30 @@
 //! Every profile it prints must parse with `fuzzfile_check::profile::parse_profile`; the
 //! values are asserted on the parsed profile, the comments on the text.
 
+use fuzz_test_support::fake_node::install_stand_in;
+use fuzz_test_support::{fuzzlint_binary, ScratchDirectory};
 use fuzzfile_check::profile::{parse_profile, ClusterProfile, Fabric};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
+fn fuzzlint() -> Command {
+    fuzzlint_binary!().command()
+}
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/profile_detect")
 }
 
-/// A directory for `PATH`, removed on drop.
-struct BinDir(PathBuf);
-
-impl BinDir {
-    /// Holds an `nvidia-smi` that prints the captured output of `case` for exactly the
-    /// invocations `fuzzlint` makes, and fails loudly on any other. Only shell built-ins are
-    /// used, so `PATH` needs nothing else.
-    fn new(smi_case: Option<&str>) -> BinDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!(
-            "fuzzlint-profile-detect-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create bin dir");
-        if let Some(case) = smi_case {
-            let src = data().join("nvidia-smi").join(case);
-            assert!(src.is_dir(), "no captured output {}", src.display());
-            let script = format!(
-                r#"#!/bin/sh
+/// A directory for `PATH`, removed on drop. With `smi_case`, it holds an `nvidia-smi` that
+/// prints the captured output of that case for exactly the invocations `fuzzlint` makes, and
+/// fails loudly on any other. Only shell built-ins are used, so `PATH` needs nothing else.
+fn bin_dir(smi_case: Option<&str>) -> ScratchDirectory {
+    let dir = ScratchDirectory::create("fuzzlint-profile-detect", "bin");
+    if let Some(case) = smi_case {
+        let src = data().join("nvidia-smi").join(case);
+        assert!(src.is_dir(), "no captured output {}", src.display());
+        let script = format!(
+            r#"#!/bin/sh
 D='{dir}'
 emit() {{
   [ -f "$D/$1" ] || {{ echo "fake nvidia-smi: no $1 captured" >&2; exit 2; }}
@@ -51,21 +43,11 @@ case "$*" in
   *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
 esac
 "#,
-                dir = src.display()
-            );
-            let path = dir.join("nvidia-smi");
-            std::fs::write(&path, script).expect("write fake nvidia-smi");
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        }
-        BinDir(dir)
+            dir = src.display()
+        );
+        install_stand_in(&dir, "nvidia-smi", &script);
     }
-}
-
-impl Drop for BinDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    dir
 }
 
 struct Detected {
@@ -76,14 +58,14 @@ struct Detected {
 /// Run `fuzzlint profile detect --root roots/<root>` with the fake `nvidia-smi` of
 /// `smi_case` (none: not on `PATH`) and only the `env` given.
 fn detect(root: &str, smi_case: Option<&str>, env: &[(&str, &str)]) -> Detected {
-    let bin = BinDir::new(smi_case);
+    let bin = bin_dir(smi_case);
     let root = data().join("roots").join(root);
     assert!(root.is_dir(), "no fake tree {}", root.display());
-    let out = Command::new(BIN)
+    let out = fuzzlint()
         .args(["profile", "detect", "--root"])
         .arg(&root)
         .env_clear()
-        .env("PATH", &bin.0)
+        .env("PATH", bin.path())
         .envs(env.iter().copied())
         .output()
         .expect("run fuzzlint");
@@ -362,18 +344,15 @@ fn the_gpu_machine_as_captured() {
 
 #[test]
 fn a_hanging_nvidia_smi_is_stopped() {
-    let bin = BinDir::new(None);
-    let path = bin.0.join("nvidia-smi");
+    let bin = bin_dir(None);
     // `exec`: the stopped process is the one that hangs, nothing is left behind.
-    std::fs::write(&path, "#!/bin/sh\nexec sleep 60\n").expect("write fake nvidia-smi");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    install_stand_in(bin.path(), "nvidia-smi", "#!/bin/sh\nexec sleep 60\n");
     let start = std::time::Instant::now();
-    let out = Command::new(BIN)
+    let out = fuzzlint()
         .args(["profile", "detect", "--tool-timeout", "1", "--root"])
         .arg(data().join("roots/proc-only"))
         .env_clear()
-        .env("PATH", format!("{}:/usr/bin:/bin", bin.0.display()))
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
         .output()
         .expect("run fuzzlint");
     let elapsed = start.elapsed();
@@ -394,7 +373,7 @@ fn a_hanging_nvidia_smi_is_stopped() {
 
 #[test]
 fn a_root_that_is_not_a_directory_is_an_error() {
-    let out = Command::new(BIN)
+    let out = fuzzlint()
         .args(["profile", "detect", "--root"])
         .arg(data().join("no-such-root"))
         .output()

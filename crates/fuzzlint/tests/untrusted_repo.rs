@@ -8,17 +8,14 @@
 //!   say) is not read, so its content (the CI job's environment, with its tokens) never appears
 //!   in a code frame.
 
+use fuzz_test_support::ScratchDirectory;
 use std::path::Path;
 use std::process::{Command, Output};
 
 const FUZZLINT: &str = env!("CARGO_BIN_EXE_fuzzlint");
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("fuzzlint-untrusted-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create the test directory");
-    dir
+fn temp_dir(name: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzzlint-untrusted", name)
 }
 
 fn run(bin: &str, dir: &Path, args: &[&str]) -> Output {
