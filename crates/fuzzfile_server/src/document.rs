@@ -26,6 +26,11 @@ pub struct Document {
     pub uri: lsp_types::Uri,
     pub path: Option<PathBuf>,
     pub kind: Kind,
+    /// An application template (by name: `template.yaml`, `*.template.yaml`): checked as a
+    /// template (`crate::template`), never analysed as a Fuzzfile.
+    pub template: bool,
+    /// Named as a template's values file (`values.yaml`, `*.values.yaml`).
+    pub values: bool,
     /// Whether the server analyses the text at this version (see [`Document::refresh_kind`]).
     pub analysed: bool,
     pub version: i32,
@@ -46,10 +51,14 @@ impl Document {
     pub fn new(uri: lsp_types::Uri, language_id: &str, version: i32, text: String) -> Document {
         let path = file_path(uri.as_str());
         let kind = kind_of(uri.as_str(), language_id);
+        let template = crate::template::is_template_uri(uri.as_str());
+        let values = crate::template::is_values_uri(uri.as_str());
         let mut d = Document {
             uri,
             path,
             kind,
+            template,
+            values,
             analysed: false,
             version,
             text,
@@ -67,6 +76,8 @@ impl Document {
     /// `fuzzlint check` applies to directories.
     pub fn refresh_kind(&mut self) {
         self.analysed = match self.kind {
+            // A template's text is not a Fuzzfile until rendered.
+            _ if self.template => false,
             Kind::Fuzzfile => true,
             Kind::Yaml => fuzzfile_check::looks_like_fuzzfile(&self.text),
             Kind::Other => false,

@@ -36,6 +36,7 @@ pub mod position;
 mod semantic;
 mod server;
 mod settings;
+mod template;
 pub mod transport;
 
 pub use server::{Control, Server, CACHED_ANALYSES};

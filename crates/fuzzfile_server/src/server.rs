@@ -65,6 +65,8 @@ pub struct Server {
     /// Evaluations of the documents' shell texts, kept between edits: an edit re-evaluates
     /// only the jobs whose shell it touched (bounded; see `EvaluationCache`).
     evaluations: fuzzfile_check::semantics::EvaluationCache,
+    /// The checks of open application templates, by URI (`crate::template`).
+    templates: HashMap<String, crate::template::Entry>,
 }
 
 /// How many documents keep their analysis between requests. An analysis takes about 30
@@ -118,6 +120,7 @@ impl Server {
             next_request: 0,
             clock: 0,
             evaluations: fuzzfile_check::semantics::EvaluationCache::default(),
+            templates: HashMap::new(),
         };
         if let Some(opts) = &params.initialization_options {
             server.apply_client_settings(opts);
@@ -358,6 +361,11 @@ impl Server {
         for k in keys {
             self.mark(k);
         }
+        self.request_diagnostic_refresh();
+    }
+
+    /// Ask a client that pulls diagnostics to pull them again (where it supports that).
+    fn request_diagnostic_refresh(&mut self) {
         let refresh = self
             .caps
             .workspace
@@ -381,7 +389,8 @@ impl Server {
                     let key = d.uri.as_str().to_owned();
                     let doc = Document::new(d.uri, &d.language_id, d.version, d.text);
                     self.docs.insert(key.clone(), doc);
-                    self.mark(key);
+                    self.mark(key.clone());
+                    self.mark_template_neighbours(&key);
                 }
             }
             "textDocument/didChange" => {
@@ -406,7 +415,8 @@ impl Server {
                             }
                             doc.version = p.text_document.version;
                             doc.refresh_kind();
-                            self.mark(key);
+                            self.mark(key.clone());
+                            self.mark_template_neighbours(&key);
                         }
                     }
                 }
@@ -417,7 +427,8 @@ impl Server {
                     if is_settings_file(&key) {
                         self.settings_changed();
                     } else if self.docs.contains_key(&key) {
-                        self.mark(key);
+                        self.mark(key.clone());
+                        self.mark_template_neighbours(&key);
                     }
                 }
             }
@@ -425,11 +436,15 @@ impl Server {
                 if let Ok(p) = parse::<lsp_types::DidCloseTextDocumentParams>(n.params) {
                     let key = p.text_document.uri.as_str().to_owned();
                     self.pending.retain(|k| *k != key);
+                    self.templates.remove(&key);
                     if let Some(doc) = self.docs.remove(&key) {
                         if doc.published_any && self.pushes() {
                             self.publish(doc.uri, None, Vec::new());
                         }
                     }
+                    // A template now reads its values file from disk; a values file has no
+                    // open template any more.
+                    self.mark_template_neighbours(&key);
                 }
             }
             "workspace/didChangeConfiguration" => {
@@ -475,10 +490,26 @@ impl Server {
             "textDocument/diagnostic" => call(params, |p| self.pull_diagnostics(p)),
             "textDocument/hover" => call(params, |p: lsp_types::HoverParams| {
                 let pos = p.text_document_position_params;
+                if self.is_template(&pos.text_document.uri) {
+                    return self.template_at(
+                        &pos.text_document.uri,
+                        pos.position,
+                        crate::template::hover,
+                    );
+                }
                 self.at(&pos.text_document.uri, pos.position, crate::hover::hover)
             }),
             "textDocument/completion" => call(params, |p: lsp_types::CompletionParams| {
                 let pos = p.text_document_position;
+                if self.is_template(&pos.text_document.uri) {
+                    return self
+                        .template_at(
+                            &pos.text_document.uri,
+                            pos.position,
+                            crate::template::complete,
+                        )
+                        .map(lsp_types::CompletionResponse::Array);
+                }
                 self.at(
                     &pos.text_document.uri,
                     pos.position,
@@ -488,6 +519,15 @@ impl Server {
             }),
             "textDocument/definition" => call(params, |p: lsp_types::GotoDefinitionParams| {
                 let pos = p.text_document_position_params;
+                if self.is_template(&pos.text_document.uri) {
+                    return self
+                        .template_at(
+                            &pos.text_document.uri,
+                            pos.position,
+                            crate::template::definition,
+                        )
+                        .map(lsp_types::GotoDefinitionResponse::Scalar);
+                }
                 self.at(
                     &pos.text_document.uri,
                     pos.position,
@@ -646,6 +686,11 @@ impl Server {
     }
 
     fn diagnostics_of(&mut self, key: &str) -> Option<(Uri, i32, Vec<lsp_types::Diagnostic>)> {
+        match self.docs.get(key) {
+            Some(d) if d.template => return self.template_diagnostics(key),
+            Some(d) if d.values => return self.values_diagnostics(key),
+            _ => {}
+        }
         let a = self.analysis(key)?;
         let doc = self.docs.get(key)?;
         let lines = Lines::new(&a.text, &a.line_index, self.encoding);
@@ -672,7 +717,8 @@ impl Server {
         };
         let key = p.text_document.uri.as_str().to_owned();
         let version = self.docs.get(&key).map(|d| d.version);
-        let result_id = version.map(|v| format!("{}:{v}", self.settings.generation));
+        let stamp = self.dependency_stamp(&key);
+        let result_id = version.map(|v| format!("{}:{v}{stamp}", self.settings.generation));
         if result_id.is_some() && p.previous_result_id == result_id {
             return DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
                 related_documents: None,
@@ -744,6 +790,191 @@ impl Server {
                 }
             }
         }
+    }
+
+    fn is_template(&self, uri: &Uri) -> bool {
+        self.docs.get(uri.as_str()).is_some_and(|d| d.template)
+    }
+
+    /// The check of an open template at its current text, with its values file as it is now
+    /// (the open document of that path, else the file on disk); kept while none of them
+    /// changes.
+    fn template_entry(
+        &mut self,
+        key: &str,
+    ) -> Option<(
+        Arc<fuzzfile_check::template::TemplateAnalysis>,
+        Option<crate::template::ValuesDoc>,
+    )> {
+        let generation = self.settings.generation;
+        let doc = self.docs.get(key).filter(|d| d.template)?;
+        let (values, looked_for) = match &doc.path {
+            Some(p) => crate::template::find_values(&doc.uri, p, |q| {
+                self.docs
+                    .values()
+                    .find(|d| d.path.as_deref() == Some(q))
+                    .map(|d| (d.uri.clone(), d.text.clone()))
+            }),
+            None => (None, Vec::new()),
+        };
+        if let Some(e) = self.templates.get(key) {
+            if e.generation == generation && e.values == values && e.analysis.text() == doc.text {
+                return Some((Arc::clone(&e.analysis), values));
+            }
+        }
+        let display = match &doc.path {
+            Some(p) => p.display().to_string(),
+            None => doc.uri.as_str().to_owned(),
+        };
+        let (text, path) = (doc.text.clone(), doc.path.clone());
+        let (options, error) = self.settings.options_for(path.as_deref());
+        if let Some(e) = error {
+            self.show_error_once(e);
+        }
+        let analysis = Arc::new(crate::template::analyse(
+            display,
+            text,
+            values.as_ref(),
+            looked_for,
+            &options,
+        ));
+        self.templates.insert(
+            key.to_owned(),
+            crate::template::Entry {
+                generation,
+                analysis: Arc::clone(&analysis),
+                values: values.clone(),
+            },
+        );
+        Some((analysis, values))
+    }
+
+    /// Run `f` at a position of an open template.
+    fn template_at<R>(
+        &mut self,
+        uri: &Uri,
+        pos: lsp_types::Position,
+        f: impl FnOnce(&crate::template::Ctx<'_>, u32) -> Option<R>,
+    ) -> Option<R> {
+        let (a, values) = self.template_entry(uri.as_str())?;
+        let ctx = crate::template::Ctx {
+            analysis: &a,
+            values: values.as_ref(),
+            lines: Lines::new(a.text(), &a.line_index, self.encoding),
+            encoding: self.encoding,
+        };
+        let offset = ctx.lines.offset_checked(pos)?;
+        f(&ctx, offset)
+    }
+
+    fn template_diagnostics(
+        &mut self,
+        key: &str,
+    ) -> Option<(Uri, i32, Vec<lsp_types::Diagnostic>)> {
+        let (a, _) = self.template_entry(key)?;
+        let doc = self.docs.get(key)?;
+        let items = crate::template::diagnostics(&a, &doc.uri, self.encoding);
+        Some((doc.uri.clone(), doc.version, items))
+    }
+
+    /// The open templates that read the values file at `path`.
+    fn templates_reading(&self, path: &std::path::Path) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| d.template)
+            .filter(|(_, d)| {
+                d.path.as_deref().is_some_and(|p| {
+                    crate::template::values_paths(p)
+                        .iter()
+                        .any(|c| c.as_path() == path)
+                })
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    /// The findings of an open values file, from the check of an open template that reads
+    /// it; `None` (nothing published) when no open template reads it: a `values.yaml` of
+    /// another tool is left alone.
+    fn values_diagnostics(&mut self, key: &str) -> Option<(Uri, i32, Vec<lsp_types::Diagnostic>)> {
+        let doc = self.docs.get(key)?;
+        let path = doc.path.clone()?;
+        for t in self.templates_reading(&path) {
+            if let Some((a, Some(values))) = self.template_entry(&t) {
+                if values.path == path {
+                    let items = crate::template::values_diagnostics(&a, &values, self.encoding);
+                    let doc = self.docs.get(key)?;
+                    return Some((doc.uri.clone(), doc.version, items));
+                }
+            }
+        }
+        None
+    }
+
+    /// After a change to the document `key`: when it is a values file, the open templates
+    /// that read it are checked again; when it is a template, its values file (if open)
+    /// shows its findings again.
+    fn mark_template_neighbours(&mut self, key: &str) {
+        let Some(path) = crate::document::file_path(key) else {
+            return;
+        };
+        if crate::template::is_values_uri(key) {
+            let templates = self.templates_reading(&path);
+            if !templates.is_empty() {
+                // A client that pulls asks for the template's diagnostics again only when
+                // told: the template's own version did not change.
+                self.request_diagnostic_refresh();
+            }
+            for t in templates {
+                self.mark(t);
+            }
+        } else if crate::template::is_template_uri(key) {
+            let candidates = crate::template::values_paths(&path);
+            let mut open: Vec<String> = self
+                .docs
+                .iter()
+                .filter(|(_, d)| {
+                    d.values && d.path.as_ref().is_some_and(|p| candidates.contains(p))
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            open.sort();
+            for k in open {
+                self.mark(k);
+            }
+        }
+    }
+
+    /// What a document's diagnostics depend on besides its own text and the settings, for
+    /// the result id of pulled diagnostics: a template's values file (its text, wherever it
+    /// is read from); for a values file, the open templates that read it.
+    fn dependency_stamp(&self, key: &str) -> String {
+        use std::hash::{Hash, Hasher};
+        let Some(doc) = self.docs.get(key) else {
+            return String::new();
+        };
+        let mut h = std::hash::DefaultHasher::new();
+        if doc.template {
+            if let Some(p) = &doc.path {
+                let (values, _) = crate::template::find_values(&doc.uri, p, |q| {
+                    self.docs
+                        .values()
+                        .find(|d| d.path.as_deref() == Some(q))
+                        .map(|d| (d.uri.clone(), d.text.clone()))
+                });
+                values.map(|v| (v.path, v.source.text)).hash(&mut h);
+            }
+        } else if doc.values {
+            if let Some(p) = &doc.path {
+                self.templates_reading(p).hash(&mut h);
+            }
+        } else {
+            return String::new();
+        }
+        format!(":{:016x}", h.finish())
     }
 
     /// The number of open documents (for the benchmark's memory figure).
