@@ -61,6 +61,11 @@ struct St {
     /// `Tree.actionLine`: the line of the `{{` of the action being read, 0 when none (Go
     /// clears it when an action ends, nested ones included).
     action_line: usize,
+    /// The `{{` of the last action begun.
+    last_ld: Span,
+    /// The controls, definitions and blocks begun and not ended: where their action's `{{`
+    /// is and what they are, for `unexpected EOF`.
+    open: Vec<(Span, &'static str)>,
 }
 
 fn err_at(span: Span, message: impl Into<String>, help: Option<&str>) -> ParseError {
@@ -164,7 +169,9 @@ fn unexpected<'a, O>(context: &'static str) -> impl Parser<'a, In<'a>, O, Ex<'a>
 fn ld_set<'a>() -> impl Parser<'a, In<'a>, Tok<'a>, Ex<'a>> + Clone {
     tok(TokKind::LeftDelim)
         .try_map_with(|l: Tok<'a>, e| {
-            state(e).action_line = l.line;
+            let st = state(e);
+            st.action_line = l.line;
+            st.last_ld = l.span.clone();
             Ok(l)
         })
         .then_ignore(sp())
@@ -174,6 +181,16 @@ fn ld_set<'a>() -> impl Parser<'a, In<'a>, Tok<'a>, Ex<'a>> + Clone {
 fn clear<'a>() -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
     empty().try_map_with(|(), e| {
         state(e).action_line = 0;
+        Ok(())
+    })
+}
+
+/// Notes that the construct whose action began last (`if`, `range`, ...) is open.
+fn open<'a>(what: &'static str) -> impl Parser<'a, In<'a>, (), Ex<'a>> + Clone {
+    empty().try_map_with(move |(), e| {
+        let st = state(e);
+        let at = st.last_ld.clone();
+        st.open.push((at, what));
         Ok(())
     })
 }
@@ -678,7 +695,8 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
     let control =
         |context: &'static str, tail: Boxed<'a, (Option<Vec<Node>>, Span)>| -> Boxed<'a, Body> {
             let is_range = context == "range";
-            mark()
+            open(context)
+                .ignore_then(mark())
                 .then(pipeline(context))
                 .then_ignore(empty().try_map_with(move |(), e| {
                     if is_range {
@@ -699,6 +717,7 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                 .try_map_with(|(((mark, (pipe, _)), list), (else_list, end)), e| {
                     let st = state(e);
                     st.vars.truncate(mark);
+                    st.open.pop();
                     Ok(Body {
                         pipe,
                         list,
@@ -822,6 +841,7 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
         .then(body_end("block clause"))
         .try_map_with(|((((name, (pipe, _)), saved), body), end), e| {
             let st = state(e);
+            st.open.pop();
             st.vars = saved.0;
             st.range_depth = saved.1;
             Ok((name, pipe, body, end))
@@ -847,6 +867,7 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
                 .ignore_then(with_body.clone())
                 .map(|b| (None, Some(("with", b)))),
             tok(K::Block)
+                .ignore_then(open("block"))
                 .ignore_then(block)
                 .map(|((name, name_span), pipe, body, end)| {
                     (Some(Item::Block(name, name_span, pipe, body, end)), None)
@@ -961,6 +982,10 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
     // `parseDefinition`.
     let define = ld()
         .then_ignore(tok(K::Define))
+        .try_map_with(|l: Tok<'a>, e| {
+            state(e).open.push((l.span.clone(), "define"));
+            Ok(l)
+        })
         .then(template_name("define clause"))
         .then_ignore(simple_end("define clause"))
         .then(enter())
@@ -968,6 +993,7 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
         .then(body_end("define clause"))
         .try_map_with(|((((l, (name, _)), saved), body), end), e| {
             let st = state(e);
+            st.open.pop();
             st.vars = saved.0;
             st.range_depth = saved.1;
             let d = Define {
@@ -1016,11 +1042,17 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
 fn list_fallback<'a, O>() -> impl Parser<'a, In<'a>, O, Ex<'a>> + Clone {
     any().try_map_with(|t: Tok<'a>, e| {
         let err = if t.kind == TokKind::Eof {
-            err_at(
-                t.span.clone(),
-                "unexpected EOF",
-                Some("an {{if}}, {{with}}, {{range}}, {{define}} or {{block}} is not closed: add its {{end}}"),
-            )
+            // Go reports it at the end; the span is the action left without its {{end}}.
+            match state(e).open.last() {
+                Some((at, what)) => ParseError {
+                    span: at.clone(),
+                    message: "unexpected EOF".into(),
+                    help: Some(format!(
+                        "this {{{{{what}}}}} has no {{{{end}}}}: add one where its body ends"
+                    )),
+                },
+                None => err_at(t.span.clone(), "unexpected EOF", None),
+            }
         } else {
             unexpected_err(&t, "input", state(e))
         };

@@ -443,9 +443,23 @@ fn unbalanced_end_else_and_eof() {
     assert_eq!((m.as_str(), at), ("unexpected {{end}}", "{{ end }}"));
     assert_eq!(err_at("{{else}}").0, "unexpected {{else}}");
     assert_eq!(err_at("{{else if .}}").0, "unexpected {{else}}");
-    let e = err("{{if .}}{{range .}}x{{end}}");
+    // Go reports it at the end; the span is the innermost action still open.
+    let src = "{{if .}}\n{{range .}}{{with .}}{{end}}x{{end}}";
+    let e = err(src);
     assert_eq!(e.message, "unexpected EOF");
-    assert!(e.help.is_some());
+    assert_eq!(&src[e.span.clone()], "{{");
+    assert_eq!(e.span.start, 0);
+    assert_eq!(
+        e.help.as_deref(),
+        Some("this {{if}} has no {{end}}: add one where its body ends")
+    );
+    let e = err("{{define \"d\"}}{{if .}}{{else if .}}x");
+    assert_eq!((e.message.as_str(), e.span.start), ("unexpected EOF", 22));
+    let e = err("{{define \"d\"}}{{block \"b\" .}}{{end}}");
+    assert_eq!(
+        (e.span.start, e.help.unwrap().contains("{{define}}")),
+        (0, true)
+    );
     assert_eq!(err_at("{{end x}}").0, "unexpected \"x\" in end");
     assert_eq!(err_at("{{if .}}{{end}}{{end}}").0, "unexpected {{end}}");
 }
@@ -707,12 +721,17 @@ fn strings_interpreted_and_raw() {
 #[test]
 fn lexer_errors_with_spans() {
     let (m, at) = err_at("x {{ .A");
-    assert_eq!((m.as_str(), at), ("unclosed action", ""));
+    // Go reports it at the end; the span is the `{{` left open.
+    assert_eq!((m.as_str(), at), ("unclosed action", "{{"));
     // Newlines are spaces inside an action (Go 1.16): an action may span lines ...
     ok("{{ .A\n| len }}");
     // ... and an unclosed one says where it started.
     assert_eq!(err_at("a\n{{ .A\n\n").0, "unclosed action started at t:2");
-    assert_eq!(err_at("{{ (.A }}").0, "unclosed left paren");
+    let e = err("{{ print (len (.A) }}");
+    assert_eq!(
+        (e.message.as_str(), e.span.clone()),
+        ("unclosed left paren", 9..10)
+    );
     assert_eq!(err_at("{{ .A) }}").0, "unexpected right paren");
     let (m, at) = err_at("{{ .A# }}");
     assert_eq!((m.as_str(), at), ("bad character U+0023 '#'", ".A"));

@@ -157,7 +157,10 @@ struct Lexer<'a> {
     input: &'a str,
     pos: usize,
     start: usize,
-    paren_depth: i64,
+    /// Where the open `(`s of the action are (Go keeps only their number, `parenDepth`).
+    open_parens: Vec<usize>,
+    /// Where the action's `{{` is.
+    action_start: usize,
     toks: Vec<Tok<'a>>,
     /// Line of `start`, kept up to date incrementally.
     line_starts: Vec<usize>,
@@ -175,7 +178,8 @@ pub fn lex(input: &str) -> Vec<Tok<'_>> {
         input,
         pos: 0,
         start: 0,
-        paren_depth: 0,
+        open_parens: Vec::new(),
+        action_start: 0,
         toks: Vec::new(),
         line_starts,
     };
@@ -236,6 +240,20 @@ impl<'a> Lexer<'a> {
             self.start + c.map_or(0, char::len_utf8)
         };
         self.push(TokKind::Error(msg), self.start..end);
+        Next::Stop
+    }
+
+    /// An error token over `span` (where the cause is rather than where Go notices it).
+    fn error_spanning(&mut self, msg: String, span: Span) -> Next {
+        let end = span.end.min(self.input.len());
+        let start = span.start.min(end);
+        let line = self.line_of(self.start);
+        self.toks.push(Tok {
+            kind: TokKind::Error(msg),
+            val: "",
+            span: start..end,
+            line,
+        });
         Next::Stop
     }
 
@@ -319,7 +337,8 @@ impl<'a> Lexer<'a> {
                 continue;
             }
             self.push(TokKind::LeftDelim, delim..delim + 2);
-            self.paren_depth = 0;
+            self.open_parens.clear();
+            self.action_start = delim;
             return Next::Continue;
         }
     }
@@ -377,15 +396,18 @@ impl<'a> Lexer<'a> {
     fn lex_inside_action(&mut self) -> Result<bool, ()> {
         let (is_delim, _) = self.at_right_delim();
         if is_delim {
-            if self.paren_depth == 0 {
+            let Some(&open) = self.open_parens.last() else {
                 self.lex_right_delim();
                 return Ok(false);
-            }
-            self.error("unclosed left paren".into());
+            };
+            // Go reports it at the `}}`; the span is the `(` left open.
+            self.error_spanning("unclosed left paren".into(), open..open + 1);
             return Err(());
         }
         let Some(r) = self.next() else {
-            self.error("unclosed action".into());
+            // Go reports it at the end; the span is the action's `{{`.
+            let start = self.action_start;
+            self.error_spanning("unclosed action".into(), start..start + 2);
             return Err(());
         };
         let stop = match r {
@@ -426,13 +448,12 @@ impl<'a> Lexer<'a> {
                 self.lex_identifier()
             }
             '(' => {
+                self.open_parens.push(self.start);
                 self.emit(TokKind::LeftParen);
-                self.paren_depth += 1;
                 Next::Continue
             }
             ')' => {
-                self.paren_depth -= 1;
-                if self.paren_depth < 0 {
+                if self.open_parens.pop().is_none() {
                     self.error("unexpected right paren".into())
                 } else {
                     self.emit(TokKind::RightParen);
