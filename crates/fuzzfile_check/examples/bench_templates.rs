@@ -138,7 +138,7 @@ fn main() {
     }
     let total: Duration = medians.iter().map(|m| m.0).sum();
     let n = u32::try_from(medians.len()).unwrap_or(u32::MAX);
-    medians.sort_by(|a, b| b.0.cmp(&a.0));
+    medians.sort_by_key(|m| std::cmp::Reverse(m.0));
     println!(
         "{} templates, median of {iterations} runs each: mean {:.1} µs per template, total {:.2} ms",
         medians.len(),

@@ -39,7 +39,11 @@ fn template_specs() {
             .collect();
         files.sort();
         for file in files {
-            let name = file.file_name().expect("a file name").to_string_lossy().into_owned();
+            let name = file
+                .file_name()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned();
             let stem = name.trim_end_matches(".template.yaml").to_owned();
             let values = dir.join(format!("{stem}.values.yaml"));
             let input = TemplateInput {
