@@ -304,6 +304,23 @@ fn limits_stop_the_render() {
     .expect_err("repeat bound");
     assert_eq!(e.kind, ExecErrorKind::Limit);
 
+    // Nesting past what runs on the caller's stack runs on the executor's own, the same.
+    let mut deep = String::from("{{ template \"d0\" . }}{{ define \"d30\" }}x{{ end }}");
+    for k in 0..30 {
+        deep.push_str(&format!(
+            "{{{{ define \"d{k}\" }}}}{}{{{{ template \"d{}\" . }}}}{}{{{{ end }}}}",
+            "{{ if true }}".repeat(5),
+            k + 1,
+            "{{ end }}".repeat(5)
+        ));
+    }
+    let r = render(
+        &parse("t", &deep).expect("parses"),
+        &d,
+        &RenderOptions::default(),
+    );
+    assert_eq!(r.map(|r| r.text), Ok("x".to_string()));
+
     // Loops that print nothing stop at max_steps.
     let spin = parse(
         "t",
