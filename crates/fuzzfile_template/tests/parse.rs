@@ -705,6 +705,9 @@ fn strings_interpreted_and_raw() {
     assert_eq!(err_at(r#"{{ print "\q" }}"#).0, "invalid syntax");
     assert_eq!(err_at(r#"{{ print "\'" }}"#).0, "invalid syntax");
     assert_eq!(err_at(r#"{{ print "\400" }}"#).0, "invalid syntax");
+    // A backslash before a non-ASCII character (regression: this once sliced inside it).
+    assert_eq!(err_at("{{ print \"\\é\" }}").0, "invalid syntax");
+    assert_eq!(err_at("{{ '\\é' }}").0, "invalid syntax");
     assert_eq!(err_at("{{ print \"abc }}").0, "unterminated quoted string");
     assert_eq!(
         err_at("{{ print \"a\nb\" }}").0,
@@ -871,6 +874,12 @@ fn never_panics_on_random_input() {
         "true",
         "len",
         "nosuch",
+        "\\",
+        "\\é",
+        "\"\\é\"",
+        "'\\é'",
+        "\\u",
+        "\\x4",
         "/*",
         "*/",
         "\"\\q\"",

@@ -276,7 +276,10 @@ fn unquote_char(s: &str, quote: u8) -> Result<(u32, bool, &str), ()> {
         return Ok((u32::from(c), false, &s[1..]));
     }
     let esc = *b.get(1).ok_or(())?;
-    let rest = &s[2..];
+    if !esc.is_ascii() {
+        return Err(());
+    }
+    let rest = s.get(2..).ok_or(())?;
     let simple = |v: u8| Ok((u32::from(v), false, rest));
     match esc {
         b'a' => simple(7),
