@@ -12,9 +12,9 @@
 mod common;
 
 use common::{iterations, median, ms};
+use fuzz_test_support::{Hosts, Sshd};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use fuzz_test_support::{Hosts, Sshd};
 
 fn timed(cmd: &mut std::process::Command) -> Duration {
     let t = Instant::now();

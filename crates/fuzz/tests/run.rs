@@ -102,7 +102,7 @@ fn a_dependency_chain_passes_a_file_through_a_volume() {
     let d = scratch("chain");
     let mounts = "    cwd: /data\n    mounts:\n      scratch:\n        location: /data\n";
     let f = d.write_file("chain.fz",
-        &format!(
+        format!(
             "version: v1\nvolumes:\n  scratch:\n    reference: volume://user/ephemeral\njobs:\n{}{}",
             job(
                 "produce",
@@ -162,7 +162,7 @@ fn keep_leaves_the_volume_in_the_run_directory() {
     let d = scratch("keep");
     let f = d.write_file(
         "keep.fz",
-        &format!(
+        format!(
             "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}",
             job(
                 "w",
@@ -190,7 +190,7 @@ fn a_task_array_runs_at_most_concurrency_tasks_at_once() {
     );
     let f = d.write_file(
         "array.fz",
-        &format!(
+        format!(
             "version: v1\njobs:\n{}",
             job(
                 "sweep",
@@ -238,7 +238,7 @@ fn a_timeout_kills_the_whole_process_tree_even_what_ignores_sigterm() {
     );
     let f = d.write_file(
         "timeout.fz",
-        &format!(
+        format!(
             "version: v1\njobs:\n{}",
             job(
                 "stuck",
@@ -281,7 +281,7 @@ fn sigint_stops_every_job_and_exits_130() {
     };
     let f = d.write_file(
         "sigint.fz",
-        &format!(
+        format!(
             "version: v1\njobs:\n{}{}{}",
             job("one", &script("one"), ""),
             job("two", &script("two"), ""),
@@ -328,7 +328,7 @@ fn a_second_sigint_kills_at_once() {
     );
     let f = d.write_file(
         "s.fz",
-        &format!("version: v1\njobs:\n{}", job("stubborn", &script, "")),
+        format!("version: v1\njobs:\n{}", job("stubborn", &script, "")),
     );
     let child = fuzz_run_on_host(&f, &d)
         .args(["--grace", "60", "--status", "never"])
@@ -366,7 +366,7 @@ fn a_failing_job_skips_its_dependents() {
     let dep = |on: &str| format!("    depends-on:\n      - name: {on}\n        status: FINISHED\n");
     let f = d.write_file(
         "fail.fz",
-        &format!(
+        format!(
             "version: v1\njobs:\n{}{}{}{}",
             job("broken", "exit 3", ""),
             job("next", "echo next", &dep("broken")),
@@ -396,7 +396,7 @@ fn plans_and_flags_it_cannot_run_exit_2() {
     let d = scratch("bad");
     let ok = d.write_file(
         "ok.fz",
-        &format!("version: v1\njobs:\n{}", job("a", "true", "")),
+        format!("version: v1\njobs:\n{}", job("a", "true", "")),
     );
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec!["run".into(), d.join("missing.fz").display().to_string()], "cannot read"),
@@ -420,7 +420,7 @@ fn plans_and_flags_it_cannot_run_exit_2() {
             vec![
                 "run".into(),
                 d.write_file("mount.fz",
-                    &format!(
+                    format!(
                         "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}",
                         job("m", "true", "    mounts:\n      v:\n        location: /data\n")
                     ),
@@ -513,7 +513,7 @@ fn a_service_with_a_tcp_probe_serves_its_dependent_and_is_stopped_after_it() {
     );
     let f = d.write_file(
         "svc.fz",
-        &format!(
+        format!(
             "version: v1\nservices:\n  echo:\n    image:\n      uri: docker://python:3.12\n    \
              command: [python3, -c, {server:?}]\n    readiness-probe:\n      tcp-socket:\n        \
              port: {port}\n      period-seconds: 1\njobs:\n  talk:\n    image:\n      uri: \
@@ -550,7 +550,7 @@ fn http_and_exec_probes_gate_and_a_persistent_service_outlives_its_dependents() 
     let port = free_port();
     let flag = d.join("ready.flag");
     let f = d.write_file("persist.fz",
-        &format!(
+        format!(
             "version: v1
 services:
   web:
@@ -620,7 +620,7 @@ fn a_service_that_never_gets_ready_fails_and_skips_its_dependent() {
     let d = scratch("service-not-ready");
     let port = free_port();
     let f = d.write_file("svc.fz",
-        &format!(
+        format!(
             "version: v1\nservices:\n  idle:\n    image:\n      uri: docker://alpine:3.20\n    \
              command: [sleep, '60']\n    readiness-probe:\n      http-get:\n        port: {port}\n        \
              path: /health\n      period-seconds: 1\n      failure-threshold: 2\njobs:\n{}",
@@ -658,7 +658,7 @@ fn secrets_reach_the_job_and_are_redacted_everywhere() {
         FileMode::OwnerOnly,
     );
     let f = d.write_file("s.fz",
-        &format!(
+        format!(
             "version: v1\njobs:\n{}",
             job(
                 "use",
@@ -707,7 +707,7 @@ fn the_host_runtime_binds_volumes_in_a_private_mount_namespace() {
     let mnt = d.join("mnt");
     std::fs::create_dir_all(&mnt).expect("mount point");
     let f = d.write_file("bind.fz",
-        &format!(
+        format!(
             "version: v1\nvolumes:\n  v:\n    reference: volume://user/ephemeral\njobs:\n{}{}",
             job(
                 "write",
@@ -828,7 +828,7 @@ fn ingress_fills_the_volume_before_the_job_and_egress_exports_after_it() {
     let (mut server, port) = http_server(&served);
     let out_dir = d.join("exported");
     let f = d.write_file("t.fz",
-        &format!(
+        format!(
             "version: v4
 files:
   greeting: |
@@ -933,7 +933,7 @@ fn a_failed_ingress_starts_nothing_and_s3_is_refused_up_front() {
     };
     let f = d.write_file(
         "404.fz",
-        &body(&format!("http://127.0.0.1:{port}/missing.bin")),
+        body(&format!("http://127.0.0.1:{port}/missing.bin")),
     );
     let out = run(&d, &f, &["--runtime", "host"]);
     let _ = server.kill();
@@ -944,7 +944,7 @@ fn a_failed_ingress_starts_nothing_and_s3_is_refused_up_front() {
     assert!(se.contains("work skipped: volume ingress failed"), "{se}");
     assert!(!marker.exists(), "the job ran");
 
-    let f = d.write_file("s3.fz", &body("s3://bucket/data.tar.gz"));
+    let f = d.write_file("s3.fz", body("s3://bucket/data.tar.gz"));
     let out = run(&d, &f, &["--runtime", "host"]);
     let se = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{se}");
@@ -965,7 +965,7 @@ fn no_job_process_survives_a_sigkilled_runner() {
     );
     let f = d.write_file(
         "k.fz",
-        &format!("version: v1\njobs:\n{}", job("stuck", &script, "")),
+        format!("version: v1\njobs:\n{}", job("stuck", &script, "")),
     );
     let mut child = fuzz_run_on_host(&f, &d)
         .args(["--grace", "0.5"])

@@ -532,7 +532,7 @@ jobs:
 #[test]
 fn a_former_rule_name_still_works_in_the_config_the_flags_and_suppressions() {
     let t = scratch("former-name");
-    t.write_file("train.fz", &nproc_mismatch(""));
+    t.write_file("train.fz", nproc_mismatch(""));
     let rules = |r: &Run| {
         r.findings()
             .into_iter()
@@ -592,7 +592,7 @@ fn a_former_rule_name_still_works_in_the_config_the_flags_and_suppressions() {
     // A suppression naming the former name suppresses, and is not reported unused.
     t.write_file(
         "train.fz",
-        &nproc_mismatch("  # fuzzlint: ignore[torchrun-nproc-mismatch]"),
+        nproc_mismatch("  # fuzzlint: ignore[torchrun-nproc-mismatch]"),
     );
     let r = check(&[]);
     let found = rules(&r);
