@@ -7,8 +7,16 @@ use std::process::{Command, Output};
 
 const BLAST: &str = "ctrliq-ciq-fuzzball-catalog__blast.template.yaml";
 
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates")
+/// The catalog's templates (../shared/corpus/templates), when they are checked out beside
+/// the repository.
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: no template corpus at {}", dir.display());
+        None
+    }
 }
 
 fn fuzz(args: &[&str]) -> Output {
@@ -80,7 +88,8 @@ fn script(job: &serde_json::Value) -> String {
 /// branch; `--values` sets a number the plan reads.
 #[test]
 fn a_corpus_template_plans_with_its_values_set_and_values_files() {
-    let t = corpus().join(BLAST);
+    let Some(dir) = corpus() else { return };
+    let t = dir.join(BLAST);
     let t = t.to_str().expect("utf-8");
     let first = fuzz(&["plan", t]);
     let plan = plan_json(&first);
@@ -141,7 +150,8 @@ fn a_corpus_template_plans_with_its_values_set_and_values_files() {
 /// the template; nothing on standard output.
 #[test]
 fn a_corpus_template_whose_fail_is_reached_is_refused_at_the_fail() {
-    let t = corpus().join(BLAST);
+    let Some(dir) = corpus() else { return };
+    let t = dir.join(BLAST);
     let src = std::fs::read_to_string(&t).expect("the corpus template");
     let t = t.to_str().expect("utf-8");
     let o = fuzz(&["plan", t, "--set", "BlastDbPath=/elsewhere/db"]);

@@ -221,7 +221,11 @@ impl Server {
             let params = serde_json::json!({"registrations": [{
                 "id": "fuzzlint-config-watch",
                 "method": "workspace/didChangeWatchedFiles",
-                "registerOptions": {"watchers": [{"globPattern": "**/*.toml"}]}
+                "registerOptions": {"watchers": [
+                    {"globPattern": "**/*.toml"},
+                    // Values files of application templates (`crate::template`).
+                    {"globPattern": "**/*values.{yaml,yml}"}
+                ]}
             }]});
             let id = self.request_id();
             out.push(Request::new(id, "client/registerCapability".into(), params).into());
@@ -464,6 +468,14 @@ impl Server {
                 if let Ok(p) = parse::<lsp_types::DidChangeWatchedFilesParams>(n.params) {
                     if p.changes.iter().any(|c| is_settings_file(c.uri.as_str())) {
                         self.settings_changed();
+                    }
+                    // A values file changed on disk: the open templates that read it (unless
+                    // it is open, when the editor's text is what counts and did not change).
+                    for c in &p.changes {
+                        let key = c.uri.as_str();
+                        if crate::template::is_values_uri(key) && !self.docs.contains_key(key) {
+                            self.mark_template_neighbours(key);
+                        }
                     }
                 }
             }

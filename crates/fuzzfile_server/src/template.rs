@@ -134,7 +134,8 @@ fn sibling_uri(template_uri: &Uri, path: &Path) -> Option<Uri> {
     let dir = &base[..base.rfind('/')? + 1];
     let mut encoded = String::with_capacity(name.len());
     for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+        // RFC 3986 `pchar`: unreserved, sub-delims, `:` and `@` stay as they are.
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
             encoded.push(char::from(b));
         } else {
             encoded.push_str(&format!("%{b:02X}"));

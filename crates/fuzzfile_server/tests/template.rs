@@ -505,3 +505,42 @@ fn pulled_template_diagnostics_follow_the_values_file() {
     assert!(refreshes(&c) > before, "a refresh was asked for");
     c.finish();
 }
+
+/// A values file that is not open changed on disk (the client's file watcher says so): the
+/// open template is checked again with the new text.
+#[test]
+fn a_values_file_changed_on_disk_rechecks_the_open_template() {
+    let d = project("watched", TEMPLATE, Some(VALUES));
+    let t = uri(&d, "app.template.yaml");
+    let v = uri(&d, "app.values.yaml");
+    let caps = json!({
+        "general": {"positionEncodings": ["utf-8"]},
+        "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
+    });
+    let mut c = Client::start(caps, None);
+    c.open(&t, "yaml", 1, TEMPLATE);
+    let p = c.diagnostics(&t, Some(1));
+    assert!(!p.to_string().contains("FZ011"));
+    let reg = c
+        .server_requests
+        .iter()
+        .find(|r| r.method == "client/registerCapability")
+        .expect("the watcher registration");
+    assert!(
+        reg.params.to_string().contains("values.{yaml,yml}"),
+        "{:?}",
+        reg.params
+    );
+    std::fs::write(
+        d.join("app.values.yaml"),
+        VALUES.replace("string_value: 1GiB", "string_value: lots"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": v, "type": 2}]}),
+    );
+    let p = c.diagnostics(&t, Some(1));
+    assert!(message_of(&p, "FZ011").contains("`lots`"), "{p}");
+    c.finish();
+}
