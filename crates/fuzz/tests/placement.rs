@@ -6,7 +6,7 @@
 use fuzz_test_support::fake_node::{install_stand_in, path_with_first};
 use fuzz_test_support::process::json_lines_of_file;
 use fuzz_test_support::ScratchDirectory;
-use fuzz_test_support::{fuzz_binary, lossy_text as text, FuzzRunFlags, RuntimeFlag, StatusLine};
+use fuzz_test_support::{fuzz_binary, lossy_text as text, FuzzRunFlags};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,11 +17,11 @@ fn scratch(name: &str) -> ScratchDirectory {
 
 /// `fuzz run FILE --workdir WORKDIR --status never`, the rest of the flags the caller's.
 fn fuzz_run(file: &Path, workdir: &Path) -> Command {
-    let flags = FuzzRunFlags {
-        runtime: RuntimeFlag::NotGiven,
-        status: StatusLine::Never,
-    };
-    fuzz_binary!().fuzz_run_command(file, workdir, flags)
+    fuzz_binary!().fuzz_run_command(
+        file,
+        workdir,
+        FuzzRunFlags::RUNTIME_NOT_GIVEN_WITHOUT_STATUS_LINE,
+    )
 }
 
 /// A job asking `gpus` GPUs (none when 0), one core and 1 GiB, running `script`.
