@@ -14,7 +14,7 @@
 //! to a construct, never in a lookahead), so the first recorded is the one Go reports.
 //!
 //! Differences from Go, all on input Go accepts but the catalog has no use for: complex
-//! constants other than `0i` are an error (the syntax tree has real numbers only); a `\x`
+//! constants (`1i`, `1+2i`) are an error (the syntax tree has real numbers only); a `\x`
 //! or octal escape that makes a string invalid UTF-8 is replaced by U+FFFD; and nesting
 //! (parentheses plus `if`/`with`/`range`/`define`/`block`, `else if` counting one more) is
 //! bounded by [`MAX_NESTING`] so that no input can exhaust the stack.

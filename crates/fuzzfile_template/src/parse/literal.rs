@@ -189,14 +189,9 @@ fn parse_hex_float(s: &str) -> Option<f64> {
 /// integer, else an int, else a uint).
 pub fn number(text: &str) -> Result<Number, String> {
     if let Some(body) = text.strip_suffix('i') {
-        // An imaginary constant: only 0i is a (real) number.
-        if let Some(f) = parse_float(body).or_else(|| parse_int(body).map(|i| i as f64)) {
-            if f == 0.0 {
-                return Ok(Number::Int(0));
-            }
-            return Err(format!(
-                "complex constant {text} is not supported (only real numbers are)"
-            ));
+        // An imaginary constant: Go makes it a complex128 (even 0i prints as (0+0i)).
+        if parse_float(body).is_some() {
+            return Err(unsupported_complex(text));
         }
     }
     let u = parse_uint(text);
@@ -225,34 +220,13 @@ pub fn number(text: &str) -> Result<Number, String> {
     }
 }
 
-/// `newNumber` for `itemComplex` (`1+2i`): a real number where the imaginary part is 0.
+/// `newNumber` for `itemComplex` (`1+2i`): refused, as every complex constant is.
 pub fn complex(text: &str) -> Result<Number, String> {
-    // Split at the sign that starts the imaginary part (not one after an exponent).
-    let b = text.as_bytes();
-    let mut split = None;
-    for i in 1..b.len() {
-        if (b[i] == b'+' || b[i] == b'-') && !matches!(lower(b[i - 1]), b'e' | b'p') {
-            split = Some(i);
-        }
-    }
-    let Some(i) = split else {
-        return Err(format!("illegal number syntax: {}", go_quote(text)));
-    };
-    let (re, im) = (&text[..i], &text[i..]);
-    let im = im.strip_suffix('i').unwrap_or(im);
-    let (Some(re), Some(im)) = (parse_float(re), parse_float(im)) else {
-        return Err(INVALID_SYNTAX.to_string());
-    };
-    if im != 0.0 {
-        return Err(format!(
-            "complex constant {text} is not supported (only real numbers are)"
-        ));
-    }
-    if re.fract() == 0.0 && re.abs() < 9.2e18 {
-        Ok(Number::Int(re as i64))
-    } else {
-        Ok(Number::Float(re))
-    }
+    Err(unsupported_complex(text))
+}
+
+fn unsupported_complex(text: &str) -> String {
+    format!("complex constant {text} is not supported (the template engine has real numbers only)")
 }
 
 fn unhex(b: u8) -> Option<u32> {
