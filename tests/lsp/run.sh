@@ -34,3 +34,12 @@ echo "== headless Neovim: a diagnostic for tests/specs/launcher-nproc-mismatch/b
 FUZZLINT="$bin" timeout 60 nvim --headless --clean \
   -c 'luafile tests/lsp/nvim/smoke.lua' tests/specs/launcher-nproc-mismatch/bad.fz
 echo
+
+echo "== headless Neovim: a template error at its place in tests/specs/template-syntax-error/bad-unbalanced-end.template.yaml"
+out="$(FUZZLINT="$bin" timeout 60 nvim --headless --clean \
+  -c 'luafile tests/lsp/nvim/smoke.lua' tests/specs/template-syntax-error/bad-unbalanced-end.template.yaml)"
+echo "$out"
+if ! grep -q 'bad-unbalanced-end.template.yaml:7:1: \[FZ050\]' <<<"$out"; then
+  echo "error: no template-syntax-error at 7:1 in Neovim" >&2
+  exit 1
+fi
