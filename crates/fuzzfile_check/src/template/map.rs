@@ -11,7 +11,8 @@
 //! Each lookup is a binary search over the segments: no text is read again.
 
 use fuzzfile_diagnostics::TextRange;
-use fuzzfile_template::{Origin, Segment, SourceMap};
+use fuzzfile_template::ast::{Arg, Node, Pipeline};
+use fuzzfile_template::{Origin, Segment, SourceMap, Template};
 
 /// A rendered range seen in the template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +29,11 @@ pub struct Mapper<'m> {
     segments: &'m [Segment],
     /// The rendered text (to tell an insertion at a line start).
     output: &'m str,
+    /// The template's printing actions (`{{ pipeline }}` without a declaration) with the
+    /// values their pipelines read, sorted by start: an action that printed nothing leaves
+    /// no segment, and is found in the gap it leaves between two copied texts.
+    actions: &'m [(std::ops::Range<usize>, Vec<String>)],
+    template: &'m str,
 }
 
 impl<'m> Mapper<'m> {
@@ -35,7 +41,46 @@ impl<'m> Mapper<'m> {
         Mapper {
             segments: &map.segments,
             output,
+            actions: &[],
+            template: "",
         }
+    }
+
+    /// With the template's printing actions (see [`printing_actions`]) and its text: an
+    /// insertion point where an action printed nothing maps to that action.
+    pub fn with_actions(
+        mut self,
+        template: &'m str,
+        actions: &'m [(std::ops::Range<usize>, Vec<String>)],
+    ) -> Self {
+        self.template = template;
+        self.actions = actions;
+        self
+    }
+
+    /// The action that printed nothing between copied texts `i - 1` and `i`: the gap
+    /// between them in the template is that action and whitespace.
+    fn silent_action(&self, i: usize) -> Option<&'m (std::ops::Range<usize>, Vec<String>)> {
+        let (Origin::Text { template: a }, Origin::Text { template: b }) = (
+            &self.segments.get(i.checked_sub(1)?)?.origin,
+            &self.segments.get(i)?.origin,
+        ) else {
+            return None;
+        };
+        let gap = a.end..b.start;
+        if gap.start >= gap.end {
+            return None;
+        }
+        let k = self.actions.partition_point(|(s, _)| s.start < gap.start);
+        let (span, _) = self.actions.get(k)?;
+        let inside = span.end <= gap.end;
+        let blank = |r: std::ops::Range<usize>| {
+            self.template
+                .get(r)
+                .is_some_and(|t| t.chars().all(char::is_whitespace))
+        };
+        (inside && blank(gap.start..span.start) && blank(span.end..gap.end))
+            .then(|| &self.actions[k])
     }
 
     /// Index of the segment holding output byte `offset` (the last one past the end).
@@ -53,9 +98,9 @@ impl<'m> Mapper<'m> {
     }
 
     /// The segment an empty range (an insertion point) at `offset` belongs to, and whether
-    /// an insertion there is one in template text: the bytes on both sides are copied text
-    /// (or the one before is a line break, or the point is the end of copied text that ends
-    /// the output). An insertion right after printed text would join the printed value.
+    /// an insertion there is one in template text: inside copied text, or at the start of
+    /// a line of copied text (or the end of copied text ending the output). An insertion
+    /// right after printed text would join the printed value.
     fn point(&self, offset: u32) -> Option<(usize, bool)> {
         let at = offset as usize;
         let i = self.index_at(offset)?;
@@ -67,7 +112,9 @@ impl<'m> Mapper<'m> {
         if at > s.output.start {
             return Some((i, self.is_text(i)));
         }
-        // At the start of segment `i`.
+        // At the start of segment `i`: an insertion is in the template's text only at the
+        // start of a line of copied text; right after a printed value (or after an action
+        // that printed nothing) it would join the value.
         let before_text = i > 0 && self.segments[i - 1].output.end == at && self.is_text(i - 1);
         let line_start = at == 0
             || self
@@ -75,12 +122,14 @@ impl<'m> Mapper<'m> {
                 .as_bytes()
                 .get(at - 1)
                 .is_some_and(|b| *b == b'\n' || *b == b'\r');
-        let exact = self.is_text(i) && (before_text || line_start);
-        // Prefer the copied text before the point, where its position is exact.
-        if before_text && !self.is_text(i) {
+        if line_start {
+            return Some((i, self.is_text(i)));
+        }
+        if before_text {
+            // Prefer the copied text before the point.
             return Some((i - 1, false));
         }
-        Some((i, exact))
+        Some((i, false))
     }
 
     /// The template offset of output byte `offset` as the start of a range in segment `i`.
@@ -119,6 +168,23 @@ impl<'m> Mapper<'m> {
                 return none;
             };
             let s = &self.segments[i];
+            // A point followed on its line only by blanks (and the `:` of the key it ends),
+            // then an action that printed nothing (`uri: {{ .Empty }}`, reported at the end
+            // of `uri`): what is reported there is that action's.
+            let rest = self
+                .output
+                .get(range.start as usize..s.output.end)
+                .unwrap_or("\n");
+            let rest = rest.strip_prefix(':').unwrap_or(rest);
+            if rest.chars().all(|c| c == ' ' || c == '\t') {
+                if let Some((span, values)) = self.silent_action(i + 1) {
+                    return Mapped {
+                        range: TextRange::from_usize(span.start, span.end),
+                        exact: false,
+                        values: values.clone(),
+                    };
+                }
+            }
             return match &s.origin {
                 Origin::Text { template } => {
                     let k = (range.start as usize).saturating_sub(s.output.start);
@@ -169,6 +235,53 @@ impl<'m> Mapper<'m> {
     pub fn exact(&self, range: TextRange) -> Option<TextRange> {
         let m = self.map(range);
         m.exact.then_some(m.range)
+    }
+}
+
+/// The printing actions of a template (`{{ pipeline }}` that declares no variable), each
+/// with the root values its pipeline reads (`.Name`, `$.Name`), sorted by start.
+pub fn printing_actions(t: &Template) -> Vec<(std::ops::Range<usize>, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Node> = t.root.iter().collect();
+    stack.extend(t.defines.values().flat_map(|d| d.body.iter()));
+    while let Some(n) = stack.pop() {
+        match n {
+            Node::Action { span, pipe } if pipe.decl.is_empty() => {
+                let mut values = Vec::new();
+                pipe_values(pipe, &mut values);
+                out.push((span.clone(), values));
+            }
+            Node::If(b) | Node::With(b) | Node::Range(b) => {
+                stack.extend(b.list.iter());
+                stack.extend(b.else_list.iter().flatten());
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|(s, _)| s.start);
+    out
+}
+
+fn pipe_values(p: &Pipeline, out: &mut Vec<String>) {
+    for c in &p.cmds {
+        for a in &c.args {
+            arg_values(a, out);
+        }
+    }
+}
+
+fn arg_values(a: &Arg, out: &mut Vec<String>) {
+    let name = match a {
+        Arg::Field { names, .. } => names.first(),
+        Arg::Variable { name, fields, .. } if name == "$" => fields.first(),
+        Arg::Chain { node, .. } => return arg_values(node, out),
+        Arg::Pipe { pipe, .. } => return pipe_values(pipe, out),
+        _ => None,
+    };
+    if let Some(n) = name {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
     }
 }
 
@@ -293,6 +406,44 @@ mod tests {
             mapper.map(TextRange::new(1, 2)).range,
             TextRange::new(12, 13)
         );
+    }
+
+    #[test]
+    fn a_point_before_an_action_that_printed_nothing_maps_to_the_action() {
+        // `a: {{ .E }}\nb: c\n` with E empty: `a: \nb: c\n`; `{{ .E }}` at 3..11.
+        let template = "a: {{ .E }}\nb: c\n";
+        let out = "a: \nb: c\n";
+        let m = SourceMap {
+            segments: vec![
+                Segment {
+                    output: 0..3,
+                    origin: Origin::Text { template: 0..3 },
+                },
+                Segment {
+                    output: 3..9,
+                    origin: Origin::Text { template: 11..17 },
+                },
+            ],
+        };
+        let actions = vec![(3..11, vec!["E".to_owned()])];
+        let mapper = Mapper::new(&m, out).with_actions(template, &actions);
+        // At the end of the key `a` (where a rule reports an empty value), after `a:` and
+        // after `a: `.
+        for at in [1, 2, 3] {
+            let got = mapper.map(TextRange::empty(at));
+            assert_eq!(got.range, TextRange::new(3, 11), "{at}");
+            assert_eq!(got.values, vec!["E".to_owned()]);
+            assert!(!got.exact);
+        }
+        // Inside `b: c`: copied text.
+        assert_eq!(
+            mapper.exact(TextRange::empty(5)),
+            Some(TextRange::empty(13))
+        );
+        // Without the actions: the end of `a: `, not an insertion point of the template.
+        let plain = Mapper::new(&m, out);
+        assert_eq!(plain.map(TextRange::empty(3)).range, TextRange::empty(3));
+        assert_eq!(plain.exact(TextRange::empty(3)), None);
     }
 
     #[test]

@@ -264,7 +264,13 @@ pub fn check_with(
                 Ok(out) => {
                     missing_values(&out, &input, &loaded, &files, has_values, &mut diagnostics);
                     let analysis = analyze_with(&out.text, options);
-                    let mapper = map::Mapper::new(&out.map, &out.text);
+                    let mut actions = map::printing_actions(&template);
+                    // Read from the syntax: keep the names the values declare (a `.Name`
+                    // inside `range` or `with` is a field of another dot).
+                    for (_, names) in &mut actions {
+                        names.retain(|n| loaded.declared.contains_key(n));
+                    }
+                    let mapper = map::Mapper::new(&out.map, &out.text).with_actions(text, &actions);
                     let note = |names: &[String]| value_note(names, &loaded, &files);
                     for d in &analysis.diagnostics {
                         diagnostics.push(map_diagnostic(d, &mapper, &note));
