@@ -123,8 +123,7 @@ pub fn sprintf(format: &str, args: &[V]) -> String {
                 i += 1;
                 match int_from_arg(args, &mut arg_num) {
                     Some(p) if p >= 0 => f.prec = Some(p as usize),
-                    Some(_) => f.prec = None,
-                    None => out.push_str("%!(BADPREC)"),
+                    _ => out.push_str("%!(BADPREC)"),
                 }
             } else {
                 let (n, ni) = parse_num(b, i);
@@ -211,7 +210,8 @@ fn int_from_arg(args: &[V], arg_num: &mut usize) -> Option<i64> {
 /// print.go `printArg` and `printValue`: one operand under one verb.
 pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
     if verb == 'T' && !v.is_nilish() {
-        pad(out, v.type_name(), f);
+        // print.go printArg: fmtS of the type's name (precision cuts it).
+        pad(out, truncate(v.type_name(), f.prec), f);
         return;
     }
     match v {
@@ -234,13 +234,40 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
             _ => bad_verb(out, v, verb, f),
         },
         V::Str(s) => fmt_string(out, s, verb, f, v),
-        V::Time { .. } => match verb {
-            // time.Time is a fmt.Stringer: its String() for the string verbs.
+        V::Time {
+            unix_seconds,
+            nanos,
+        } => match verb {
+            // time.Time is a fmt.GoStringer (`%#v`) and a fmt.Stringer: its String() for the
+            // string verbs.
+            'v' if f.sharp_v => pad(out, truncate(&time_go_string(v), f.prec), f),
             'v' | 's' | 'x' | 'X' | 'q' => {
                 let s = time_string(v);
                 fmt_string(out, &s, verb, f, v)
             }
-            _ => bad_verb(out, v, verb, f),
+            // Else the struct {wall ext loc} of a time.Unix(s, ns).UTC(): wall is the
+            // nanoseconds, ext the seconds since year 1, loc a nil *time.Location.
+            _ => {
+                out.push('{');
+                print_arg(out, &V::Uint(u64::from(*nanos)), verb, f);
+                out.push(' ');
+                let ext = unix_seconds.wrapping_add(62_135_596_800);
+                print_arg(out, &V::Int64(ext), verb, f);
+                out.push(' ');
+                match verb {
+                    'b' | 'o' | 'd' | 'x' | 'X' => {
+                        fmt_integer_verb(out, 0, false, verb, f, &V::Uint(0))
+                    }
+                    _ => {
+                        out.push_str("%!");
+                        out.push(verb);
+                        out.push_str("(*time.Location=");
+                        pad(out, "<nil>", f);
+                        out.push(')');
+                    }
+                }
+                out.push('}');
+            }
         },
         V::List(_) | V::Strs(_) => {
             let items = v.list_items().unwrap_or_default();
@@ -302,10 +329,14 @@ fn bad_verb(out: &mut String, v: &V, verb: char, f: &Flags) {
 }
 
 /// print.go `printValue` for an element of a list or a map value: a nil `interface {}` is
-/// `<nil>` under any verb.
+/// `<nil>` under any verb, unpadded (`interface {}(nil)` under `%#v`).
 fn print_elem(out: &mut String, v: &V, verb: char, f: &Flags) {
     if v.is_nilish() {
-        pad(out, "<nil>", f);
+        out.push_str(if f.sharp_v {
+            "interface {}(nil)"
+        } else {
+            "<nil>"
+        });
     } else {
         print_arg(out, v, verb, f);
     }
@@ -356,13 +387,16 @@ fn fmt_integer_verb(out: &mut String, u: u64, signed: bool, verb: char, f: &Flag
             pad(out, &q, f);
         }
         'U' => {
-            let mut s = format!("U+{:04X}", u);
-            if f.sharp {
-                if let Some(c) = char::from_u32(u as u32) {
+            // format.go fmtUnicode: at least 4 digits, or the precision.
+            let digits = f.prec.filter(|p| *p > 4).unwrap_or(4);
+            let mut s = format!("U+{:0digits$X}", u);
+            if f.sharp && u <= 0x10FFFF {
+                if let Some(c) = char::from_u32(u as u32).filter(|c| is_print(*c)) {
                     s.push_str(&format!(" '{c}'"));
                 }
             }
-            pad(out, &s, f);
+            let g = Flags { zero: false, ..*f };
+            pad(out, &s, &g);
         }
         _ => bad_verb(out, v, verb, f),
     }
@@ -444,7 +478,7 @@ fn fmt_integer(
 /// print.go `fmtString` and format.go `fmtS`, `fmtQ`, `fmtSx`.
 fn fmt_string(out: &mut String, s: &str, verb: char, f: &Flags, v: &V) {
     match verb {
-        'v' if f.sharp_v => pad(out, &quote_with(s, '"', false), f),
+        'v' if f.sharp_v => pad(out, &quote_with(truncate(s, f.prec), '"', f.plus), f),
         'v' | 's' => {
             let t = truncate(s, f.prec);
             pad(out, t, f)
@@ -572,6 +606,41 @@ pub fn time_string(v: &V) -> String {
     }
     s.push_str(" +0000 UTC");
     s
+}
+
+/// time.Time's GoString() in UTC: `time.Date(2023, time.November, 14, 22, 13, 20, 0,
+/// time.UTC)`.
+fn time_go_string(v: &V) -> String {
+    let V::Time {
+        unix_seconds,
+        nanos,
+    } = v
+    else {
+        return String::new();
+    };
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let secs = unix_seconds.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(unix_seconds.div_euclid(86_400));
+    format!(
+        "time.Date({y}, time.{}, {d}, {}, {}, {}, {nanos}, time.UTC)",
+        MONTHS[(m as usize).saturating_sub(1) % 12],
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    )
 }
 
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar (Howard
@@ -827,6 +896,50 @@ fn fmt_f(d: &[u8], dp: i32, prec: usize) -> String {
     s
 }
 
+/// format.go `fmtFloat`'s `#` flag: keep a decimal point, and trailing zeros up to the
+/// precision for %g and %x (6 where none is given). `num` starts with its sign.
+fn sharp_float(num: String, verb: char, prec: Option<usize>) -> String {
+    let mut digits: i64 = match verb {
+        'v' | 'g' | 'G' | 'x' => prec.map_or(6, |p| p as i64),
+        _ => 0,
+    };
+    let bytes = num.as_bytes();
+    let mut body_end = bytes.len();
+    let mut has_point = false;
+    let mut saw_nonzero = false;
+    let mut i = 1;
+    while i < body_end {
+        match bytes[i] {
+            b'.' => has_point = true,
+            b'p' | b'P' => body_end = i,
+            b'e' | b'E' if verb != 'x' && verb != 'X' => body_end = i,
+            c => {
+                if c != b'0' {
+                    saw_nonzero = true;
+                }
+                if saw_nonzero {
+                    digits -= 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    let (body, tail) = num.split_at(body_end);
+    let mut r = body.to_string();
+    if !has_point {
+        if body.len() == 2 && body.as_bytes()[1] == b'0' {
+            digits -= 1;
+        }
+        r.push('.');
+    }
+    while digits > 0 {
+        r.push('0');
+        digits -= 1;
+    }
+    r.push_str(tail);
+    r
+}
+
 /// format.go `fmtFloat`: sign, padding and infinities around strconv's digits.
 fn fmt_float(out: &mut String, x: f64, verb: char, default_prec: Option<usize>, f: &Flags) {
     let prec = if f.prec.is_some() {
@@ -848,6 +961,9 @@ fn fmt_float(out: &mut String, x: f64, verb: char, default_prec: Option<usize>, 
         let g = Flags { zero: false, ..*f };
         pad(out, &num, &g);
         return;
+    }
+    if f.sharp && verb != 'b' {
+        num = sharp_float(num, verb, prec);
     }
     if f.plus || !num.starts_with('+') {
         if let Some(w) = f.wid {
