@@ -273,6 +273,11 @@ pub fn check_with(
                     let mapper = map::Mapper::new(&out.map, &out.text).with_actions(text, &actions);
                     let note = |names: &[String]| value_note(names, &loaded, &files);
                     for d in &analysis.diagnostics {
+                        // Without any values, what a value printed is `<no value>`: the one
+                        // `template-missing-value` finding says so for all of them.
+                        if !has_values && !mapper.map(d.range).values.is_empty() {
+                            continue;
+                        }
                         diagnostics.push(map_diagnostic(d, &mapper, &note));
                     }
                     rendered = Some(RenderedCheck {
