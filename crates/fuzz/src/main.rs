@@ -458,7 +458,10 @@ fn run(args: RunArgs) -> ExitCode {
         };
         eprint!("{}", t.template_notes());
         match fuzzfile_plan::lower(&t.analysis, &plan_options(file, host_list, profile)) {
-            Ok(p) => p,
+            Ok(mut p) => {
+                t.plan_positions_in_template(&mut p);
+                p
+            }
             Err(Refusal::Errors(_)) => {
                 eprintln!(
                     "{}: the rendered Fuzzfile has errors — not runnable",
@@ -703,7 +706,10 @@ fn plan(
         };
         eprint!("{}", t.template_notes());
         return match fuzzfile_plan::lower(&t.analysis, &plan_options) {
-            Ok(p) => write_plan(&p, output, format),
+            Ok(mut p) => {
+                t.plan_positions_in_template(&mut p);
+                write_plan(&p, output, format)
+            }
             Err(Refusal::Errors(_)) => {
                 let n = t.errors();
                 eprintln!(

@@ -64,6 +64,8 @@ pub fn misplaced_args(file: &Path, args: &TemplateArgs) -> Option<String> {
 pub struct RenderedTemplate {
     pub template: TemplateAnalysis,
     pub analysis: Analysis,
+    /// The rendered text and its source map.
+    pub rendered: fuzzfile_template::Rendered,
 }
 
 impl RenderedTemplate {
@@ -76,6 +78,38 @@ impl RenderedTemplate {
     /// The number of error findings (template positions and values files).
     pub fn errors(&self) -> usize {
         count_errors(&self.template)
+    }
+
+    /// Rewrite the plan's source positions (`at`: line and column of the rendered Fuzzfile)
+    /// as positions in the template, which is the file the plan names as its source: copied
+    /// text maps exactly, printed text to the start of the action that printed it. The plan
+    /// is left as it is if it does not go through JSON and back unchanged in shape.
+    pub fn plan_positions_in_template(&self, plan: &mut fuzzfile_plan::Plan) {
+        let Ok(mut v) = serde_json::to_value(&*plan) else {
+            return;
+        };
+        let mapper =
+            fuzzfile_check::template::map::Mapper::new(&self.rendered.map, &self.rendered.text);
+        let index = LineIndex::new(&self.rendered.text);
+        let text = self.rendered.text.as_str();
+        let to_template = |line: u64, column: u64| -> Option<(u32, u32)> {
+            let line = usize::try_from(line.checked_sub(1)?).ok()?;
+            if line >= index.line_count() {
+                return None;
+            }
+            let start = index.line_start(line) as usize;
+            let skip = usize::try_from(column.checked_sub(1)?).ok()?;
+            let mut chars = text.get(start..)?.char_indices().skip(skip);
+            let (i, c) = chars.next()?;
+            let off = start + i;
+            let r = fuzzfile_check::TextRange::from_usize(off, off + c.len_utf8());
+            let p = self.template.line_col(mapper.map(r).range.start);
+            Some((p.line, p.column))
+        };
+        map_positions(&mut v, &to_template);
+        if let Ok(p) = serde_json::from_value(v) {
+            *plan = p;
+        }
     }
 
     /// The template's own findings that did not stop it (a value it reads but nobody
@@ -153,6 +187,7 @@ pub fn render(
         Some(r) if !template_errors => Ok(RenderedTemplate {
             template: t,
             analysis: r.analysis,
+            rendered: r.rendered,
         }),
         _ => {
             let n = count_template_errors(&t).max(1);
@@ -166,6 +201,34 @@ pub fn render(
             out.push_str(&describe(&t, is_template_rule, usize::MAX));
             Err(Refused(out))
         }
+    }
+}
+
+/// Every `"at": {"line": L, "column": C}` in `v`, rewritten by `f`.
+fn map_positions(v: &mut serde_json::Value, f: &dyn Fn(u64, u64) -> Option<(u32, u32)>) {
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                if k == "at" {
+                    let line = x.get("line").and_then(serde_json::Value::as_u64);
+                    let column = x.get("column").and_then(serde_json::Value::as_u64);
+                    if let (Some(l), Some(c)) = (line, column) {
+                        if let Some((l, c)) = f(l, c) {
+                            x["line"] = l.into();
+                            x["column"] = c.into();
+                        }
+                        continue;
+                    }
+                }
+                map_positions(x, f);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                map_positions(x, f);
+            }
+        }
+        _ => {}
     }
 }
 

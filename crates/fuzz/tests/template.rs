@@ -139,6 +139,13 @@ fn a_corpus_template_plans_with_its_values_set_and_values_files() {
     assert_eq!(r["memory_bytes"]["value"], 24u64 << 30);
     let plan = plan_json(&fuzz(&["plan", t, "--values", &v, "--set", "BlastCores=3"]));
     assert_eq!(job(&plan, "run-blast")["resources"]["cores"]["value"], 3);
+    // The plan's source positions are the template's: the action that printed the cores.
+    let src = std::fs::read_to_string(dir.join(BLAST)).expect("the corpus template");
+    let (line, column) = line_col(&src, "cores: {{.BlastCores}}");
+    assert_eq!(
+        job(&plan, "run-blast")["resources"]["cores"]["at"],
+        serde_json::json!({"line": line, "column": column + "cores: ".len()})
+    );
 
     // The graph formats go through the same render.
     let o = fuzz(&["plan", t, "--format", "mermaid"]);
@@ -268,6 +275,29 @@ fn a_template_that_does_not_parse_is_refused_with_its_position() {
         let want = format!("{t}:{line}:{col}: error[FZ050 template-syntax-error]: ");
         assert!(e.contains(&want), "{cmd}: wants {want}: {e}");
     }
+}
+
+/// The plan of a template names the template as its source, and its positions are the
+/// template's: copied text exactly (the `cores: 1` written in the template), printed text at
+/// its action (`{{ .Memory }}`), whatever the lines the template's actions removed.
+#[test]
+fn plan_positions_are_template_positions() {
+    let d = scratch("positions");
+    let t = greet(&d);
+    let plan = plan_json(&fuzz(&["plan", &t]));
+    assert_eq!(plan["workflow"]["source"], "greet.template.yaml");
+    let r = &job(&plan, "greet")["resources"];
+    let (line, column) = line_col(GREET, "1\n      memory:");
+    assert_eq!(
+        r["cores"]["at"],
+        serde_json::json!({"line": line, "column": column})
+    );
+    let (line, column) = line_col(GREET, "{{ .Memory }}");
+    assert_eq!(
+        r["memory_bytes"]["at"],
+        serde_json::json!({"line": line, "column": column})
+    );
+    assert_eq!(r["memory_bytes"]["value"], 64u64 << 20);
 }
 
 /// A value of the wrong type or one nobody declares is refused before anything renders.
