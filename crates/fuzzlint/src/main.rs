@@ -158,6 +158,9 @@ pub struct Checked {
     pub body: Body,
     /// The settings it was checked with.
     pub settings: std::sync::Arc<settings::FileSettings>,
+    /// Listed with the file it belongs to (a template's values file), not counted as a file
+    /// checked on its own.
+    pub companion: bool,
 }
 
 /// What was found in a file.
@@ -165,8 +168,8 @@ pub enum Body {
     Fuzzfile(Box<Analysis>),
     /// An application template: findings at template positions.
     Template(Box<TemplateAnalysis>),
-    /// The values file of a template, listed when it has findings (not counted as a file
-    /// checked: its template is).
+    /// A values file: named on the command line, or a template's, listed when it has
+    /// findings.
     Values(FileFindings),
 }
 
@@ -202,9 +205,10 @@ impl Checked {
             Body::Values(f) => &mut f.diagnostics,
         }
     }
-    /// Whether it counts as a file checked (a values file does through its template).
+    /// Whether it counts as a file checked (a template's values file does through its
+    /// template).
     pub fn counted(&self) -> bool {
-        !matches!(self.body, Body::Values(_))
+        !self.companion
     }
 }
 
@@ -415,6 +419,9 @@ fn check(args: CheckArgs) -> ExitCode {
             if templates::is_template(path) {
                 return templates::check(path, settings, &template_args);
             }
+            if templates::is_values(path) {
+                return templates::check_values(path, settings);
+            }
             let bytes =
                 fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
             let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
@@ -423,6 +430,7 @@ fn check(args: CheckArgs) -> ExitCode {
                 display: discover::display(path),
                 body: Body::Fuzzfile(Box::new(analysis)),
                 settings: std::sync::Arc::clone(settings),
+                companion: false,
             }])
         })
         .collect();
@@ -432,9 +440,10 @@ fn check(args: CheckArgs) -> ExitCode {
     for r in results {
         match r {
             // A values file shared by several templates (`--values`) is listed once.
-            Ok(list) => checked.extend(list.into_iter().filter(|c| {
-                !matches!(c.body, Body::Values(_)) || listed_values.insert(c.display.clone())
-            })),
+            Ok(list) => checked.extend(
+                list.into_iter()
+                    .filter(|c| !c.companion || listed_values.insert(c.display.clone())),
+            ),
             Err(e) => {
                 eprintln!("error: {e}");
                 io_errors = true;

@@ -24,6 +24,35 @@ pub fn is_template(path: &Path) -> bool {
         .is_some_and(template::is_template_name)
 }
 
+/// Whether `path` is a values file by its name (`values.yaml`, `*.values.yaml`): named on
+/// the command line, it is checked as one.
+pub fn is_values(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(template::is_values_name)
+}
+
+/// A values file named on the command line: its own findings (`values-file-error`).
+pub fn check_values(path: &Path, settings: &Arc<FileSettings>) -> Result<Vec<Checked>, String> {
+    let text = fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
+        .map_err(|e| e.to_string())?;
+    let display = discover::display(path);
+    let f = template::check_values_file(
+        Source {
+            display: display.clone(),
+            text,
+        },
+        &settings.options,
+    );
+    Ok(vec![Checked {
+        path: path.to_path_buf(),
+        display,
+        body: Body::Values(f),
+        settings: Arc::clone(settings),
+        companion: false,
+    }])
+}
+
 /// Read the template and its values file; check it. The template's entry, then its values
 /// file's and the `--values` files' when they have findings.
 pub fn check(
@@ -79,6 +108,7 @@ pub fn check(
         display: discover::display(path),
         body: Body::Template(Box::new(t)),
         settings: Arc::clone(settings),
+        companion: false,
     });
     for f in findings {
         let p = values_path
@@ -91,6 +121,7 @@ pub fn check(
             display: f.display.clone(),
             body: Body::Values(f),
             settings: Arc::clone(settings),
+            companion: true,
         });
     }
     Ok(out)

@@ -248,6 +248,34 @@ fn values_file_errors_are_reported_in_the_values_file() {
 }
 
 #[test]
+fn a_values_file_named_alone_is_checked_as_one() {
+    let dir = TempDir::new("values-alone");
+    dir.write("good.values.yaml", VALUES);
+    let r = run_in(
+        dir.path(),
+        &["check", "--format", "json", "good.values.yaml"],
+    );
+    let doc = r.json();
+    assert_eq!(doc["files"], 1);
+    assert_eq!(
+        doc["diagnostics"],
+        serde_json::json!([]),
+        "not checked as a Fuzzfile"
+    );
+    assert_eq!(r.code, 0);
+    dir.write(
+        "values.yaml",
+        &VALUES.replace("uint_value: 2", "uint_value: two"),
+    );
+    let r = run_in(dir.path(), &["check", "--format", "json", "values.yaml"]);
+    let doc = r.json();
+    let errors = findings(&doc, "values-file-error");
+    assert_eq!(errors.len(), 1, "{doc:#}");
+    assert_eq!(line_col(&errors[0]["range"]["start"]), (7, 17));
+    assert_eq!(r.code, 1);
+}
+
+#[test]
 fn a_template_without_values_is_said_once() {
     let dir = TempDir::new("no-values");
     dir.write("x.template.yaml", TEMPLATE);

@@ -326,6 +326,22 @@ pub fn check_with(
     }
 }
 
+/// A values file on its own (named on the command line, opened in an editor): its
+/// `values-file-error` findings, with the settings applied.
+pub fn check_values_file(source: Source, options: &Options) -> FileFindings {
+    let mut loaded = values::load(Some(&source), &[], &[]);
+    let mut diagnostics = loaded.findings.pop().unwrap_or_default();
+    options.rules.retain_enabled(&mut diagnostics);
+    options.rules.rewrite_severities(&mut diagnostics);
+    fuzzfile_diagnostics::sort_diagnostics(&mut diagnostics);
+    FileFindings {
+        display: source.display,
+        line_index: LineIndex::new(&source.text),
+        text: source.text,
+        diagnostics,
+    }
+}
+
 /// The most values tried one at a time by [`required_values`].
 const MAX_REQUIRED_TRIALS: usize = 32;
 
