@@ -592,6 +592,14 @@ fn functions_must_be_defined() {
         (m.as_str(), at),
         ("function \"nosuch\" not defined", "nosuch")
     );
+    // A near miss is named.
+    let e = err("{{ .A | trimm }}");
+    assert_eq!(e.message, "function \"trimm\" not defined");
+    assert_eq!(e.help.as_deref(), Some("did you mean `trim`?"));
+    assert_eq!(
+        err("{{ toJSON . }}").help.as_deref(),
+        Some("did you mean `toJson`?")
+    );
     // Keywords are no functions.
     assert_eq!(err_at("{{ end 1 }}").0, "unexpected \"1\" in end");
 }
@@ -836,6 +844,8 @@ fn parses_or_errs_sanely(text: &str) {
             );
             assert!(text.is_char_boundary(e.span.start) && text.is_char_boundary(e.span.end));
             assert!(!e.message.is_empty());
+            // Every failure names its cause; the parser's last-resort message never shows.
+            assert_ne!(e.message, "syntax error", "{text:?}");
         }
     }
 }
