@@ -345,6 +345,9 @@ pub fn check_values_file(source: Source, options: &Options) -> FileFindings {
 /// The most values tried one at a time by [`required_values`].
 const MAX_REQUIRED_TRIALS: usize = 32;
 
+/// The output bound of each trial render of [`required_values`].
+const MAX_TRIAL_OUTPUT: usize = 4 << 20;
+
 /// The values, empty in `data`, that the `fail` at `span` asks for: filling one of them alone
 /// (with a placeholder text) makes the render pass that `fail` (or fail elsewhere). Empty
 /// when the `fail` does not depend on an empty value: then it is the template's verdict on
@@ -361,6 +364,13 @@ fn required_values(
         .map(|(k, _)| k)
         .take(MAX_REQUIRED_TRIALS)
         .collect();
+    // The trials are bounded tighter than a render: a hostile template cannot make the
+    // search cost 33 renders of the full output bound. A trial that hits the bound proves
+    // nothing.
+    let trial = RenderOptions {
+        max_output_bytes: render_options.max_output_bytes.min(MAX_TRIAL_OUTPUT),
+        ..render_options.clone()
+    };
     let passes = |fill: &[&String]| {
         let mut d = data.clone();
         for name in fill {
@@ -369,9 +379,13 @@ fn required_values(
                 Value::String(format!("{name}-placeholder")),
             );
         }
-        match fuzzfile_template::render(template, &Value::Map(d), render_options) {
+        match fuzzfile_template::render(template, &Value::Map(d), &trial) {
             Ok(_) => true,
-            Err(e) => e.kind != ExecErrorKind::Fail || e.span != *span,
+            Err(e) => match e.kind {
+                ExecErrorKind::Fail => e.span != *span,
+                ExecErrorKind::Limit => false,
+                _ => true,
+            },
         }
     };
     let one: Vec<String> = empty
