@@ -240,38 +240,6 @@ fn is_operand_start(k: &TokKind) -> bool {
     )
 }
 
-/// The defined function nearest to `name` (at most two edits away, ignoring case), for a
-/// "did you mean".
-fn closest_function(name: &str) -> Option<&'static str> {
-    fn distance(a: &[char], b: &[char]) -> usize {
-        let mut prev: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.iter().enumerate() {
-            let mut cur = vec![i + 1; b.len() + 1];
-            for (j, cb) in b.iter().enumerate() {
-                let cost = usize::from(ca != cb);
-                cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-            }
-            prev = cur;
-        }
-        prev[b.len()]
-    }
-    let lower: Vec<char> = name.to_lowercase().chars().collect();
-    if lower.len() > 64 {
-        return None;
-    }
-    funcs::NAMES
-        .iter()
-        .map(|f| {
-            (
-                distance(&lower, &f.to_lowercase().chars().collect::<Vec<_>>()),
-                *f,
-            )
-        })
-        .filter(|(d, f)| *d <= 2 && *d < f.len())
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, f)| f)
-}
-
 /// `Node.String()` of a literal term, for `unexpected . after term %q`.
 fn term_text(a: &Arg, text_of: &str) -> Option<String> {
     match a {
@@ -294,7 +262,7 @@ fn operand_parser<'a>(pipeline_in_parens: Boxed<'a, (Pipeline, Span)>) -> Boxed<
             Ok(match t.kind {
                 K::Identifier => {
                     if !funcs::is_defined(t.val) {
-                        let help = match closest_function(t.val) {
+                        let help = match crate::values_file::suggest(t.val, funcs::NAMES) {
                             Some(f) => format!("did you mean `{f}`?"),
                             None => "use a function Go's text/template or slim-sprig defines"
                                 .to_string(),
