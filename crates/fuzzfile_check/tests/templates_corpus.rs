@@ -114,6 +114,59 @@ fn corpus_branches() {
     insta::assert_snapshot!(snap);
 }
 
+/// `--fix` on the catalog: the only fixes are the removal of `policy.retry` (copied template
+/// text); each fixed template loses exactly those lines, renders, and has no finding it did
+/// not have but for the ones fixed.
+#[test]
+fn corpus_fixes() {
+    let Some(files) = corpus_files() else { return };
+    let mut fixed_files = 0;
+    for path in &files {
+        let t = template::check(input(path), &Options::default());
+        let fixed = template::fix_template(&t);
+        if fixed == t.text() {
+            continue;
+        }
+        fixed_files += 1;
+        let removed: Vec<&str> = t
+            .text()
+            .lines()
+            .filter(|l| !fixed.lines().any(|f| f == *l))
+            .collect();
+        assert!(
+            removed
+                .iter()
+                .all(|l| l.trim() == "retry:" || l.trim().starts_with("attempts:")),
+            "{}: {removed:?}",
+            path.display()
+        );
+        assert_eq!(
+            t.text().lines().count() - fixed.lines().count(),
+            t.diagnostics
+                .iter()
+                .filter(|d| d.rule == fuzzfile_check::Rule::PolicyRetryIgnored)
+                .count()
+                * 2,
+            "{}",
+            path.display()
+        );
+        let mut again = input(path);
+        again.template.text = fixed;
+        let after = template::check(again, &Options::default());
+        assert!(after.rendered.is_some());
+        let key = |d: &fuzzfile_check::Diagnostic| (d.rule, d.message.clone());
+        let before: Vec<_> = t.diagnostics.iter().map(key).collect();
+        for d in &after.diagnostics {
+            assert!(
+                d.rule != fuzzfile_check::Rule::PolicyRetryIgnored && before.contains(&key(d)),
+                "{}: after --fix: {d:#?}",
+                path.display()
+            );
+        }
+    }
+    assert_eq!(fixed_files, 8, "the templates with policy.retry");
+}
+
 /// Templates whose errors are real (see the module comment).
 const REVIEWED_ERRORS: &[&str] = &["ctrliq-ciq-fuzzball-catalog@v3.4__ansys_ls_dyna_desktop"];
 
