@@ -819,6 +819,8 @@ impl Server {
         Option<crate::template::ValuesDoc>,
     )> {
         let generation = self.settings.generation;
+        self.clock += 1;
+        let now = self.clock;
         let doc = self.docs.get(key).filter(|d| d.template)?;
         let (values, looked_for) = match &doc.path {
             Some(p) => crate::template::find_values(&doc.uri, p, |q| {
@@ -829,8 +831,9 @@ impl Server {
             }),
             None => (None, Vec::new()),
         };
-        if let Some(e) = self.templates.get(key) {
+        if let Some(e) = self.templates.get_mut(key) {
             if e.generation == generation && e.values == values && e.analysis.text() == doc.text {
+                e.last_used = now;
                 return Some((Arc::clone(&e.analysis), values));
             }
         }
@@ -856,8 +859,21 @@ impl Server {
                 generation,
                 analysis: Arc::clone(&analysis),
                 values: values.clone(),
+                last_used: now,
             },
         );
+        // As for Fuzzfiles: the checks of the most recently used templates only.
+        while self.templates.len() > CACHED_ANALYSES {
+            let oldest = self
+                .templates
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => self.templates.remove(&k),
+                None => break,
+            };
+        }
         Some((analysis, values))
     }
 

@@ -203,6 +203,8 @@ pub struct Entry {
     pub generation: u64,
     pub analysis: std::sync::Arc<TemplateAnalysis>,
     pub values: Option<ValuesDoc>,
+    /// When it was last used (the server's clock), to keep the recent ones only.
+    pub last_used: u64,
 }
 
 /// What a request about a template document works on.

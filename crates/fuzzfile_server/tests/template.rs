@@ -544,3 +544,51 @@ fn a_values_file_changed_on_disk_rechecks_the_open_template() {
     assert!(message_of(&p, "FZ011").contains("`lots`"), "{p}");
     c.finish();
 }
+
+/// Hostile template texts (unclosed actions, `{{` at the very end, non-ASCII names, a `.` at
+/// the end, CR line breaks, a NUL) with a values file that has errors: no request at any
+/// character position fails or crashes, and the template's findings are published for each.
+#[test]
+fn hostile_templates_do_not_crash_any_feature() {
+    let d = project(
+        "hostile",
+        "",
+        Some("values:\n  - name: Ünï\n    string_value: é\n  - name: 1\n    uint_value: -3\n  - bool_value: x\n"),
+    );
+    let t = uri(&d, "app.template.yaml");
+    let texts = [
+        "",
+        "{{",
+        "{{ .",
+        "{{ $.",
+        "{{- .Ünï",
+        "{{ if .Ünï }}\r{{ .Ünï.x }}\r{{ else }}{{ end",
+        "{{/* .Ünï */}}{{ \"{{ .Ünï\" }}{{ `.` }}.\u{0}🚀{{ $x := . }}{{ $x.Ünï }}{{ (.Ünï).y }}",
+        "{{ define \"app.template.yaml\" }}{{ .Ünï }}{{ end }}x",
+        "version: v4\njobs:\n  a:\n    command: [echo, \"{{ .Ünï | printf \"%q\" }}\"]\n{{ range $i, $v := list 1 2 }}{{ $.Ünï }}{{ end }}",
+    ];
+    let mut c = Client::start(caps_utf16(), None);
+    for (i, text) in texts.iter().enumerate() {
+        let v = i as i32 + 1;
+        if i == 0 {
+            c.open(&t, "yaml", 1, text);
+        } else {
+            c.change_full(&t, v, text);
+        }
+        let _ = c.diagnostics(&t, Some(i64::from(v)));
+        let mut offsets: Vec<usize> = text.char_indices().map(|(k, _)| k).collect();
+        offsets.push(text.len());
+        for o in offsets {
+            let pos = c.pos(text, o);
+            for m in [
+                "textDocument/hover",
+                "textDocument/completion",
+                "textDocument/definition",
+            ] {
+                let r = c.request(m, json!({"textDocument": {"uri": t}, "position": pos}));
+                assert!(r.is_ok(), "{m} on text {i} at {pos}: {r:?}");
+            }
+        }
+    }
+    c.finish();
+}
