@@ -458,10 +458,19 @@ impl State<'_> {
                 .enumerate()
                 .map(|(i, e)| (V::Int(i as i64), V::Str(e.clone()), false))
                 .collect(),
+            V::Ints(l) => l
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (V::Int(i as i64), V::Int(*e), false))
+                .collect(),
             V::Map(m) => m
                 .borrow()
                 .iter()
                 .map(|(k, e)| (V::Str(k.clone()), e.clone(), true))
+                .collect(),
+            V::StrMap(m) => m
+                .iter()
+                .map(|(k, e)| (V::Str(k.clone()), V::Str(e.clone()), false))
                 .collect(),
             V::Invalid => Vec::new(),
             v => {
@@ -715,20 +724,24 @@ impl State<'_> {
                 span,
                 format!("nil pointer evaluating {}.{name}", recv.go_type()),
             )),
-            V::Map(m) => {
+            V::Map(_) | V::StrMap(_) => {
                 if has_args {
                     return Err(wrong(
                         span,
                         format!("{name} is not a method but has arguments"),
                     ));
                 }
-                let found = m.borrow().get(name).cloned();
+                let (found, boxed) = match &recv.v {
+                    V::Map(m) => (m.borrow().get(name).cloned(), true),
+                    V::StrMap(m) => (m.get(name).map(|s| V::Str(s.clone())), false),
+                    _ => (None, false),
+                };
                 match found {
                     Some(v) => Ok(Ev {
                         v,
                         prov,
                         root: false,
-                        boxed: true,
+                        boxed,
                     }),
                     None => {
                         self.notes.push(Note {

@@ -333,7 +333,9 @@ fn builtin_len(v: &V) -> Result<i64, CallError> {
         V::Str(s) => Ok(s.len() as i64),
         V::List(l) => Ok(l.len() as i64),
         V::Strs(l) => Ok(l.len() as i64),
+        V::Ints(l) => Ok(l.len() as i64),
         V::Map(m) => Ok(m.borrow().len() as i64),
+        V::StrMap(m) => Ok(m.len() as i64),
         v => Err(CallError::Operand(format!("len of type {}", v.type_name()))),
     }
 }
@@ -378,6 +380,12 @@ fn builtin_index(args: &[V]) -> Result<V, CallError> {
                     .cloned()
                     .ok_or_else(|| CallError::Operand("reflect: slice index out of range".into()))?
             }
+            V::Ints(l) => {
+                let x = index_arg(index, l.len())?;
+                V::Int(*l.get(x).ok_or_else(|| {
+                    CallError::Operand("reflect: slice index out of range".into())
+                })?)
+            }
             V::Strs(l) => {
                 let x = index_arg(index, l.len())?;
                 V::Str(l.get(x).cloned().ok_or_else(|| {
@@ -390,7 +398,7 @@ fn builtin_index(args: &[V]) -> Result<V, CallError> {
                     CallError::Operand("reflect: string index out of range".into())
                 })?)
             }
-            V::Map(m) => {
+            V::Map(_) | V::StrMap(_) => {
                 let key = match index {
                     V::Str(k) => k,
                     V::Invalid | V::Nil => {
@@ -405,7 +413,11 @@ fn builtin_index(args: &[V]) -> Result<V, CallError> {
                         )))
                     }
                 };
-                m.borrow().get(key).cloned().unwrap_or(V::Nil)
+                match &item {
+                    V::Map(m) => m.borrow().get(key).cloned().unwrap_or(V::Nil),
+                    V::StrMap(m) => V::Str(m.get(key).cloned().unwrap_or_default()),
+                    _ => V::Nil,
+                }
             }
             v => {
                 return Err(CallError::Operand(format!(
@@ -480,8 +492,8 @@ fn reflect_kind(v: &V) -> u8 {
         V::Byte(_) => 8,
         V::Float(_) => 14,
         V::Str(_) => 24,
-        V::List(_) | V::Strs(_) => 23,
-        V::Map(_) => 21,
+        V::List(_) | V::Strs(_) | V::Ints(_) => 23,
+        V::Map(_) | V::StrMap(_) => 21,
         V::Time { .. } => 25,
     }
 }

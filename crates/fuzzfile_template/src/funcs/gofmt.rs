@@ -269,7 +269,7 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
                 out.push('}');
             }
         },
-        V::List(_) | V::Strs(_) => {
+        V::List(_) | V::Strs(_) | V::Ints(_) => {
             let items = v.list_items().unwrap_or_default();
             if f.sharp_v {
                 out.push_str(v.type_name());
@@ -292,14 +292,14 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
             }
             out.push(']');
         }
-        V::Map(m) => {
+        V::Map(_) | V::StrMap(_) => {
             if f.sharp_v {
                 out.push_str(v.type_name());
                 out.push('{');
             } else {
                 out.push_str("map[");
             }
-            for (k, (key, val)) in m.borrow().iter().enumerate() {
+            for (k, (key, val)) in v.map_entries().unwrap_or_default().iter().enumerate() {
                 if k > 0 {
                     out.push_str(if f.sharp_v { ", " } else { " " });
                 }

@@ -34,8 +34,12 @@ pub enum V {
     List(Rc<Vec<V>>),
     /// `[]string` (`splitList`, `toStrings`, `keys`).
     Strs(Rc<Vec<String>>),
+    /// `[]int` (`until`).
+    Ints(Rc<Vec<i64>>),
     /// `map[string]interface {}`.
     Map(MapRef),
+    /// `map[string]string` (`split`, `splitn`).
+    StrMap(Rc<BTreeMap<String, String>>),
     /// `time.Time` in UTC.
     Time {
         unix_seconds: i64,
@@ -90,7 +94,9 @@ impl V {
             V::Str(_) => "string",
             V::List(_) => "[]interface {}",
             V::Strs(_) => "[]string",
+            V::Ints(_) => "[]int",
             V::Map(_) => "map[string]interface {}",
+            V::StrMap(_) => "map[string]string",
             V::Time { .. } => "time.Time",
         }
     }
@@ -108,7 +114,9 @@ impl V {
             V::Str(s) => !s.is_empty(),
             V::List(l) => !l.is_empty(),
             V::Strs(l) => !l.is_empty(),
+            V::Ints(l) => !l.is_empty(),
             V::Map(m) => !m.borrow().is_empty(),
+            V::StrMap(m) => !m.is_empty(),
             V::Time { .. } => true,
         }
     }
@@ -118,6 +126,25 @@ impl V {
         match self {
             V::List(l) => Some(l.as_ref().clone()),
             V::Strs(l) => Some(l.iter().map(|s| V::Str(s.clone())).collect()),
+            V::Ints(l) => Some(l.iter().map(|i| V::Int(*i)).collect()),
+            _ => None,
+        }
+    }
+
+    /// The entries of a map of either kind, keys sorted.
+    pub fn map_entries(&self) -> Option<Vec<(String, V)>> {
+        match self {
+            V::Map(m) => Some(
+                m.borrow()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+            V::StrMap(m) => Some(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), V::Str(v.clone())))
+                    .collect(),
+            ),
             _ => None,
         }
     }

@@ -93,17 +93,17 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             let m = go_split(s(&args, 1), s(&args, 0))
                 .into_iter()
                 .enumerate()
-                .map(|(i, p)| (format!("_{i}"), V::Str(p)))
+                .map(|(i, p)| (format!("_{i}"), p))
                 .collect();
-            Ok(V::map(m))
+            Ok(V::StrMap(Rc::new(m)))
         }
         "splitn" => {
             let m = go_splitn(s(&args, 2), s(&args, 0), int(&args, 1))
                 .into_iter()
                 .enumerate()
-                .map(|(i, p)| (format!("_{i}"), V::Str(p)))
+                .map(|(i, p)| (format!("_{i}"), p))
                 .collect();
-            Ok(V::map(m))
+            Ok(V::StrMap(Rc::new(m)))
         }
         "splitList" => Ok(V::Strs(Rc::new(go_split(s(&args, 1), s(&args, 0))))),
         "toStrings" => Ok(V::Strs(Rc::new(strslice(a(&args, 0))))),
@@ -118,12 +118,11 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             l.sort();
             Ok(V::Strs(Rc::new(l)))
         }
-        "until" => Ok(V::list(
-            until_step(0, int(&args, 0), if int(&args, 0) < 0 { -1 } else { 1 })?
-                .into_iter()
-                .map(V::Int)
-                .collect(),
-        )),
+        "until" => Ok(V::Ints(Rc::new(until_step(
+            0,
+            int(&args, 0),
+            if int(&args, 0) < 0 { -1 } else { 1 },
+        )?))),
         "seq" => seq(&args
             .iter()
             .map(|v| int(std::slice::from_ref(v), 0))
@@ -330,7 +329,16 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
         "concat" => {
             let mut r = Vec::new();
             for l in &args {
-                r.extend(list_of(l, "Cannot concat type")?);
+                r.extend(match l.list_items() {
+                    Some(items) => items,
+                    None if l.is_nilish() => return Err(op(NIL_DEREF)),
+                    None => {
+                        return Err(op(format!(
+                            "Cannot concat type {} as list",
+                            reflect_kind_name(l)
+                        )))
+                    }
+                });
             }
             Ok(V::list(r))
         }
@@ -364,6 +372,7 @@ pub(crate) fn strval(v: &V) -> String {
 fn strslice(v: &V) -> Vec<String> {
     match v {
         V::Strs(l) => l.as_ref().clone(),
+        V::Ints(l) => l.iter().map(|i| i.to_string()).collect(),
         V::List(l) => l.iter().filter(|x| !x.is_nilish()).map(strval).collect(),
         V::Invalid | V::Nil => Vec::new(),
         v => vec![strval(v)],
@@ -431,6 +440,8 @@ pub(crate) fn empty(v: &V) -> bool {
     }
 }
 
+const NIL_DEREF: &str = "runtime error: invalid memory address or nil pointer dereference";
+
 fn list_of(v: &V, what: &str) -> Result<Vec<V>, CallError> {
     match v.list_items() {
         Some(l) => Ok(l),
@@ -453,8 +464,8 @@ fn reflect_kind_name(v: &V) -> &'static str {
         V::Byte(_) => "uint8",
         V::Float(_) => "float64",
         V::Str(_) => "string",
-        V::List(_) | V::Strs(_) => "slice",
-        V::Map(_) => "map",
+        V::List(_) | V::Strs(_) | V::Ints(_) => "slice",
+        V::Map(_) | V::StrMap(_) => "map",
         V::Time { .. } => "struct",
     }
 }
@@ -462,7 +473,7 @@ fn reflect_kind_name(v: &V) -> &'static str {
 /// reflect.DeepEqual on the executor's values (an `int` is not an `int64`).
 fn deep_equal(x: &V, y: &V) -> bool {
     match (x, y) {
-        (V::List(_) | V::Strs(_), V::List(_) | V::Strs(_)) => {
+        (V::List(_) | V::Strs(_) | V::Ints(_), V::List(_) | V::Strs(_) | V::Ints(_)) => {
             x.type_name() == y.type_name() && x.list_items() == y.list_items()
         }
         _ => x == y,
@@ -475,6 +486,7 @@ fn sprig_slice(args: &[V]) -> Result<V, CallError> {
     let len = match list {
         V::List(l) => l.len(),
         V::Strs(l) => l.len(),
+        V::Ints(l) => l.len(),
         V::Invalid | V::Nil => {
             return Err(op(
                 "runtime error: invalid memory address or nil pointer dereference",
@@ -498,6 +510,7 @@ fn sprig_slice(args: &[V]) -> Result<V, CallError> {
     let (start, end) = (start as usize, end as usize);
     Ok(match list {
         V::Strs(l) => V::Strs(Rc::new(l[start..end].to_vec())),
+        V::Ints(l) => V::Ints(Rc::new(l[start..end].to_vec())),
         V::List(l) => V::list(l[start..end].to_vec()),
         _ => V::Nil,
     })
@@ -951,7 +964,7 @@ fn json_value(out: &mut String, v: &V, level: Option<usize>) -> Option<()> {
         V::Time { .. } => {
             json_string(out, &rfc3339(v));
         }
-        V::List(_) | V::Strs(_) => {
+        V::List(_) | V::Strs(_) | V::Ints(_) => {
             let items = v.list_items().unwrap_or_default();
             out.push('[');
             if items.is_empty() {
@@ -968,8 +981,8 @@ fn json_value(out: &mut String, v: &V, level: Option<usize>) -> Option<()> {
             json_newline(out, level);
             out.push(']');
         }
-        V::Map(m) => {
-            let m = m.borrow();
+        V::Map(_) | V::StrMap(_) => {
+            let m = v.map_entries().unwrap_or_default();
             out.push('{');
             if m.is_empty() {
                 out.push('}');
