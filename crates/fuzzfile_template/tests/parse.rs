@@ -967,3 +967,41 @@ fn never_panics_on_cut_or_mutated_corpus_templates() {
         }
     }
 }
+
+/// Parse time of each catalog template (release build): prints the median, mean and
+/// slowest; fails if one takes 10 ms.
+#[test]
+#[ignore = "timing: cargo test --release -p fuzzfile_template --test parse -- --ignored --nocapture"]
+fn parse_time_per_catalog_template() {
+    let files = corpus_templates();
+    let mut times: Vec<(f64, usize)> = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            for _ in 0..3 {
+                parse("t", &text).unwrap();
+            }
+            let rounds = 20;
+            let t0 = std::time::Instant::now();
+            for _ in 0..rounds {
+                parse("t", &text).unwrap();
+            }
+            (
+                t0.elapsed().as_secs_f64() * 1e6 / f64::from(rounds),
+                text.len(),
+            )
+        })
+        .collect();
+    if times.is_empty() {
+        return;
+    }
+    times.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = times.len();
+    let mean = times.iter().map(|t| t.0).sum::<f64>() / n as f64;
+    let (max, bytes) = times[n - 1];
+    eprintln!(
+        "{n} templates: median {:.0} us, mean {mean:.0} us, slowest {max:.0} us ({bytes} bytes)",
+        times[n / 2].0
+    );
+    assert!(max < 10_000.0, "a template took {max:.0} us to parse");
+}
