@@ -21,7 +21,7 @@ pub const FIX_ALL_KIND: &str = "source.fixAll.fuzzlint";
 /// The most quick fixes one code action request verifies (each costs an analysis).
 pub const MAX_QUICK_FIXES: usize = 16;
 
-fn wanted(ctx: &CodeActionContext, kind: &CodeActionKind) -> bool {
+pub(crate) fn wanted(ctx: &CodeActionContext, kind: &CodeActionKind) -> bool {
     match &ctx.only {
         None => kind.as_str() != FIX_ALL_KIND,
         Some(only) => only.iter().any(|o| {
@@ -33,7 +33,7 @@ fn wanted(ctx: &CodeActionContext, kind: &CodeActionKind) -> bool {
 /// The text edits of `edits` in the order `fuzzfile_diagnostics::apply_edits` applies them
 /// (by position, stable), with insertions at one point made one edit that inserts them in
 /// that order: the result is the CLI's, whatever order a client gives inserts at one point.
-fn coalesced(edits: &[&Edit]) -> Vec<Edit> {
+pub(crate) fn coalesced(edits: &[&Edit]) -> Vec<Edit> {
     let mut sorted: Vec<&Edit> = edits.to_vec();
     sorted.sort_by_key(|e| (e.range.start, e.range.end));
     let mut out: Vec<Edit> = Vec::with_capacity(sorted.len());

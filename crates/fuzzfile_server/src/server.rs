@@ -595,6 +595,15 @@ impl Server {
                 })
             }),
             "textDocument/codeAction" => call(params, |p: lsp_types::CodeActionParams| {
+                if self.is_template(&p.text_document.uri) {
+                    let uri = p.text_document.uri.clone();
+                    let version = self.docs.get(uri.as_str()).map_or(0, |d| d.version);
+                    return self.template_at(&uri, p.range.start, |ctx, _| {
+                        Some(crate::template::code_actions(
+                            ctx, &uri, version, p.range, &p.context,
+                        ))
+                    });
+                }
                 self.whole(&p.text_document.uri, |v| {
                     crate::actions::code_actions(v, p.range, &p.context)
                 })

@@ -482,6 +482,142 @@ pub fn definition(ctx: &Ctx<'_>, offset: u32) -> Option<Location> {
     ))
 }
 
+/// The most quick fixes one code action request verifies (each costs a check of the
+/// template), as for Fuzzfiles.
+const MAX_QUICK_FIXES: usize = crate::actions::MAX_QUICK_FIXES;
+
+/// Errors of an analysis, by rule.
+fn errors_by_rule(a: &TemplateAnalysis) -> std::collections::BTreeMap<Rule, usize> {
+    let mut m = std::collections::BTreeMap::new();
+    for d in &a.diagnostics {
+        if d.severity == fuzzfile_check::Severity::Error {
+            *m.entry(d.rule).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+/// Whether the template with `edits` applied still renders, has no more errors of any rule
+/// and fewer findings of `rule` at all: a fix in copied template text that does what it says.
+fn fix_verifies(a: &TemplateAnalysis, edits: &[&fuzzfile_check::Edit], rule: Rule) -> bool {
+    let fixed = fuzzfile_diagnostics::apply_edits(a.text(), edits.iter().copied());
+    if fixed == a.text() {
+        return false;
+    }
+    let mut input = a.input.clone();
+    input.template.text = fixed;
+    let after = template::check_with(input, &a.options, &a.render_options);
+    let before = errors_by_rule(a);
+    let count = |x: &TemplateAnalysis| x.diagnostics.iter().filter(|d| d.rule == rule).count();
+    after.rendered.is_some()
+        && errors_by_rule(&after)
+            .iter()
+            .all(|(r, n)| before.get(r).copied().unwrap_or(0) >= *n)
+        && count(&after) < count(a)
+}
+
+fn workspace_edit(
+    ctx: &Ctx<'_>,
+    uri: &Uri,
+    version: i32,
+    edits: &[&fuzzfile_check::Edit],
+) -> lsp_types::WorkspaceEdit {
+    let edits = crate::actions::coalesced(edits);
+    lsp_types::WorkspaceEdit {
+        changes: None,
+        document_changes: Some(lsp_types::DocumentChanges::Edits(vec![
+            lsp_types::TextDocumentEdit {
+                text_document: lsp_types::OptionalVersionedTextDocumentIdentifier {
+                    uri: uri.clone(),
+                    version: Some(version),
+                },
+                edits: edits
+                    .iter()
+                    .map(|e| {
+                        lsp_types::OneOf::Left(TextEdit::new(
+                            ctx.lines.range(e.range),
+                            e.replacement.clone(),
+                        ))
+                    })
+                    .collect(),
+            },
+        ])),
+        change_annotations: None,
+    }
+}
+
+/// Code actions in a template: each finding's fix (mapped into copied template text by the
+/// check, never into an action or a value's bytes) as a quick fix, verified on the template;
+/// and "fix all", what `fuzzlint check --fix` writes for the template
+/// ([`template::fix_template`]).
+pub fn code_actions(
+    ctx: &Ctx<'_>,
+    uri: &Uri,
+    version: i32,
+    range: lsp_types::Range,
+    cc: &lsp_types::CodeActionContext,
+) -> Vec<lsp_types::CodeActionOrCommand> {
+    use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand};
+    let a = ctx.analysis;
+    let r = ctx.lines.text_range(range);
+    let mut out = Vec::new();
+    let quickfix = CodeActionKind::QUICKFIX;
+    if crate::actions::wanted(cc, &quickfix) {
+        let mut verifications = 0;
+        for d in a
+            .diagnostics
+            .iter()
+            .filter(|d| d.range.start <= r.end && r.start <= d.range.end)
+        {
+            let Some(fix) = &d.fix else { continue };
+            verifications += 1;
+            let edits: Vec<&fuzzfile_check::Edit> = fix.edits.iter().collect();
+            if verifications > MAX_QUICK_FIXES || !fix_verifies(a, &edits, d.rule) {
+                continue;
+            }
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: fix.message.clone(),
+                kind: Some(quickfix.clone()),
+                diagnostics: Some(vec![diagnostics::to_lsp(d, &ctx.lines, uri)]),
+                edit: Some(workspace_edit(ctx, uri, version, &edits)),
+                is_preferred: Some(true),
+                ..Default::default()
+            }));
+        }
+    }
+    let fix_all = CodeActionKind::new(crate::actions::FIX_ALL_KIND);
+    if crate::actions::wanted(cc, &fix_all) {
+        let fixed = template::fix_template(a);
+        let text = a.text();
+        if fixed != text {
+            // One edit: the bytes between the common prefix and the common suffix.
+            let prefix = text
+                .char_indices()
+                .zip(fixed.chars())
+                .find(|((_, x), y)| x != y)
+                .map_or(text.len().min(fixed.len()), |((i, _), _)| i);
+            let suffix = text[prefix..]
+                .chars()
+                .rev()
+                .zip(fixed[prefix..].chars().rev())
+                .take_while(|(x, y)| x == y)
+                .map(|(x, _)| x.len_utf8())
+                .sum::<usize>();
+            let edit = fuzzfile_check::Edit {
+                range: TextRange::from_usize(prefix, text.len() - suffix),
+                replacement: fixed[prefix..fixed.len() - suffix].to_owned(),
+            };
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: "Fix all fuzzlint findings".into(),
+                kind: Some(fix_all),
+                edit: Some(workspace_edit(ctx, uri, version, &[&edit])),
+                ..Default::default()
+            }));
+        }
+    }
+    out
+}
+
 /// Go's builtin functions (text/template/funcs.go `builtins`); the others of
 /// [`fuzzfile_template::funcs::NAMES`] are slim-sprig's.
 const GO_BUILTINS: &[&str] = &[

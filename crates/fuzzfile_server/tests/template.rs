@@ -592,3 +592,68 @@ fn hostile_templates_do_not_crash_any_feature() {
     }
     c.finish();
 }
+
+/// Code actions in a template: the fix of a finding in copied text (`polcy`) as a quick fix
+/// and in "fix all", applied to the template and checked again without the finding; none
+/// for a finding whose bytes a value printed.
+#[test]
+fn quick_fixes_edit_copied_template_text_only() {
+    let d = project("actions", TEMPLATE, Some(VALUES));
+    let t = uri(&d, "app.template.yaml");
+    let mut c = Client::start(caps_utf8(), None);
+    let text = TEMPLATE.replace("{{ .Memory }}", "{{ .Memory }}X");
+    c.open(&t, "yaml", 1, &text);
+    let _ = c.diagnostics(&t, Some(1));
+    let actions = |c: &mut Client, needle: &str, only: Option<&str>| {
+        let start = c.at(&text, needle, 0);
+        let end = c.at(&text, needle, needle.len());
+        let mut context = json!({"diagnostics": []});
+        if let Some(o) = only {
+            context["only"] = json!([o]);
+        }
+        c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": t}, "range": {"start": start, "end": end}, "context": context}),
+        )
+        .unwrap()
+    };
+    let a = actions(&mut c, "polcy", None);
+    let titles: Vec<&str> = a
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Rename to `policy`"], "{a}");
+    let (edits, version) = common::document_edits(&a[0]["edit"]);
+    assert_eq!(version, Some(1));
+    let fixed = common::apply_edits(&text, &edits, c.encoding);
+    assert_eq!(fixed, text.replace("polcy:", "policy:"));
+    // The value's bytes (`1GiBX`, printed by `{{ .Memory }}`) get no edit.
+    assert_eq!(actions(&mut c, "{{ .Memory }}X", None), json!([]));
+    // Fix all: what `fuzzlint check --fix` writes.
+    let all = actions(&mut c, "polcy", Some("source.fixAll.fuzzlint"));
+    let (edits, _) = common::document_edits(&all[0]["edit"]);
+    let fixed_all = common::apply_edits(&text, &edits, c.encoding);
+    let check = fuzzfile_check::template::check(
+        fuzzfile_check::template::TemplateInput {
+            template: fuzzfile_check::template::Source {
+                display: d.join("app.template.yaml").display().to_string(),
+                text: text.clone(),
+            },
+            values: Some(fuzzfile_check::template::Source {
+                display: d.join("app.values.yaml").display().to_string(),
+                text: VALUES.into(),
+            }),
+            ..Default::default()
+        },
+        &Default::default(),
+    );
+    assert_eq!(fixed_all, fuzzfile_check::template::fix_template(&check));
+    assert!(fixed_all.contains("    policy:\n"));
+    // Applied, the template has no unknown key any more.
+    c.change_full(&t, 2, &fixed);
+    let p = c.diagnostics(&t, Some(2));
+    assert!(!p.to_string().contains("FZ010"), "{p}");
+    c.finish();
+}
