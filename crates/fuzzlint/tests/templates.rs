@@ -421,6 +421,34 @@ fn suppressions_in_the_template_apply() {
     assert!(findings(&doc, "policy-retry-ignored").is_empty(), "{doc:#}");
     assert!(findings(&doc, "unused-suppression").is_empty(), "{doc:#}");
     assert_eq!(findings(&doc, "invalid-value").len(), 1, "{doc:#}");
+    // The template's own rules: a comment above the line, used (no unused-suppression from
+    // the rendered text, where no finding of that rule can be); one that suppresses nothing
+    // is still reported.
+    dir.write(
+        "app/template.yaml",
+        &TEMPLATE
+            .replace(
+                "    command: [echo, hello]\n",
+                "    # fuzzlint: ignore[template-missing-value] read by older values files\n    command: [echo, \"{{ .Greeting }}\"]\n",
+            )
+            .replace(
+                "    policy:\n",
+                "    policy: # fuzzlint: ignore[template-fail]\n",
+            ),
+    );
+    let doc = run_in(dir.path(), &["check", "--format", "json", "app"]).json();
+    assert!(
+        findings(&doc, "template-missing-value").is_empty(),
+        "{doc:#}"
+    );
+    let unused = findings(&doc, "unused-suppression");
+    assert_eq!(unused.len(), 1, "{doc:#}");
+    assert!(
+        unused[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("template-fail")),
+        "{doc:#}"
+    );
 }
 
 #[test]

@@ -272,7 +272,20 @@ pub fn check_with(
                     }
                     let mapper = map::Mapper::new(&out.map, &out.text).with_actions(text, &actions);
                     let note = |names: &[String]| value_note(names, &loaded, &files);
+                    let used = suppress_template_findings(text, &line_index, &mut diagnostics);
                     for d in &analysis.diagnostics {
+                        // A `# fuzzlint: ignore[template-...]` comment that suppressed a
+                        // template finding is used, though the rendered text had no finding
+                        // of that rule.
+                        if d.rule == Rule::UnusedSuppression {
+                            let m = mapper.map(d.range);
+                            if used
+                                .iter()
+                                .any(|u| m.range.start <= u.start && u.end <= m.range.end)
+                            {
+                                continue;
+                            }
+                        }
                         // Without any values, what a value printed is `<no value>`: the one
                         // `template-missing-value` finding says so for all of them.
                         if !has_values && !mapper.map(d.range).values.is_empty() {
@@ -289,18 +302,14 @@ pub fn check_with(
         }
     }
 
+    // The template's findings where it did not render (a parse error, a `fail`) are
+    // suppressible too.
+    if rendered.is_none() {
+        suppress_template_findings(text, &line_index, &mut diagnostics);
+    }
     // The settings apply to the template's own findings as they do in an analysis (the
     // rendered text's findings had them applied already).
-    let template_rule = |r: Rule| {
-        matches!(
-            r,
-            Rule::TemplateSyntaxError
-                | Rule::TemplateFail
-                | Rule::TemplateExecError
-                | Rule::TemplateMissingValue
-                | Rule::ValuesFileError
-        )
-    };
+    let template_rule = is_template_rule;
     let rules = &options.rules;
     diagnostics.retain(|d| !template_rule(d.rule) || rules.is_enabled(d.rule));
     for d in diagnostics.iter_mut().filter(|d| template_rule(d.rule)) {
@@ -573,6 +582,60 @@ fn map_fix(f: &Fix, mapper: &map::Mapper<'_>) -> Option<Fix> {
         message: f.message.clone(),
         edits,
     })
+}
+
+/// Apply the template's `# fuzzlint: ignore[...]` comments to the findings of the template
+/// rules (the rendered text's findings had them applied by the analysis): a comment
+/// suppresses the findings that start on its line (trailing) or on the next line that is not
+/// a comment (on a line of its own). The ranges of the rule names that suppressed something.
+fn suppress_template_findings(
+    text: &str,
+    line_index: &LineIndex,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<TextRange> {
+    let mut used = Vec::new();
+    if !text.contains("fuzzlint:") {
+        return used;
+    }
+    let lines: Vec<&str> = fuzzfile_diagnostics::lines(text).collect();
+    for (n, line) in lines.iter().enumerate() {
+        let Some(hash) = line.find("# fuzzlint:").or_else(|| line.find("#fuzzlint:")) else {
+            continue;
+        };
+        let start = line_index.line_start(n) as usize + hash;
+        let Ok(start32) = u32::try_from(start) else {
+            continue;
+        };
+        let Some(crate::suppress::DirectiveKind::Ignore { entries, .. }) =
+            crate::suppress::parse_comment(&line[hash..], start32)
+        else {
+            continue;
+        };
+        let own_line = line[..hash].trim().is_empty();
+        let target = if own_line {
+            (n + 1..lines.len()).find(|&k| !lines[k].trim_start().starts_with('#'))
+        } else {
+            Some(n)
+        };
+        let Some(target) = target else { continue };
+        for e in &entries {
+            let Some(rule) = e.rule else { continue };
+            let before = diagnostics.len();
+            diagnostics.retain(|d| {
+                !(d.rule == rule
+                    && line_index.line_of(d.range.start) == target
+                    && is_template_rule(rule))
+            });
+            if diagnostics.len() != before {
+                used.push(e.range);
+            }
+        }
+    }
+    used
+}
+
+fn is_template_rule(r: Rule) -> bool {
+    r.category() == crate::RuleCategory::Template
 }
 
 /// The most variants [`check_branches`] renders besides the defaults.
