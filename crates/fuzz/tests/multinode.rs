@@ -375,16 +375,17 @@ fn local_nodes_in_network_namespaces_have_their_own_addresses() {
     );
 }
 
-/// With `--runtime auto` on a node that has a container runtime, a plan with multinode jobs
-/// runs on the host runtime and says so; with no hosts given, every node is this machine.
+/// With `--runtime auto` on a node whose container runtime cannot run multinode jobs
+/// (apptainer: not yet), a plan with multinode jobs runs on the host runtime and says so; with
+/// no hosts given, every node is this machine.
 #[test]
-fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
+fn auto_runtime_runs_multinode_jobs_on_the_host_locally_where_apptainer_is_found() {
     let d = scratch("auto");
     let bin = d.join("bin");
     install_stand_in(
         &bin,
-        "podman",
-        "#!/bin/sh\necho podman must not run >&2\nexit 99\n",
+        "apptainer",
+        "#!/bin/sh\necho apptainer must not run >&2\nexit 99\n",
     );
     let f = d.write_file(
         "local.fz",
@@ -402,11 +403,45 @@ fn auto_runtime_runs_multinode_jobs_on_the_host_locally() {
     );
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
     assert!(
-        se.contains("runtime host: the plan has multinode jobs"),
+        se.contains("runtime host: the plan has multinode jobs, which run in podman containers or on the host runtime (apptainer"),
         "{se}"
     );
     let said = said_lines(&so, "auto-says");
     assert_eq!(said, ["auto-says 0", "auto-says 1", "auto-says 2"], "{so}");
+}
+
+/// With `--runtime auto` where podman is the runtime found, a plan with multinode jobs runs in
+/// podman containers (through the bridge, docs/multinode.md): the runner calls podman (here a
+/// stand-in that fails) and never runs the job on the host.
+#[test]
+fn auto_runtime_runs_multinode_jobs_in_podman_where_podman_is_found() {
+    let d = scratch("auto-podman");
+    let bin = d.join("bin");
+    install_stand_in(
+        &bin,
+        "podman",
+        "#!/bin/sh\necho \"stand-in podman ran: $*\" >&2\nexit 97\n",
+    );
+    let f = d.write_file(
+        "local.fz",
+        multinode_job("exec_all sh -c 'echo \"auto-says $RANK\"'", "generic"),
+    );
+    let out = output_within(
+        fuzz_run(&f, &d)
+            .arg("--forward-streams")
+            .env("PATH", path_with_first(&bin)),
+        LIMIT,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (so, se) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(se.contains("fuzz run: runtime podman"), "{se}");
+    assert!(!se.contains("the plan has multinode jobs"), "{se}");
+    assert!(se.contains("stand-in podman ran"), "{se}");
+    assert_ne!(out.status.code(), Some(0), "{so}\n{se}");
+    assert!(said_lines(&so, "auto-says").is_empty(), "{so}");
 }
 
 /// A secret in a multinode job's environment reaches every node, and no process's command

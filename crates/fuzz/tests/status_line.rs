@@ -2,24 +2,25 @@
 //! redraw) counts a job as running only once its first instance has its place on the node: a
 //! job waiting for GPUs held by another is "waiting".
 
-use std::process::Command;
+use fuzz_test_support::{fuzz_binary, FuzzRunFlags, RuntimeFlag, ScratchDirectory, StatusLine};
 
 #[test]
 fn a_job_waiting_for_gpus_is_counted_as_waiting_not_running() {
-    let d = std::env::temp_dir().join(format!("fuzz-status-line-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch");
+    let d = ScratchDirectory::create("fuzz-status-line", "gpus");
     let job = |name: &str| {
         format!("  {name}:\n    image:\n      uri: docker://alpine:3.20\n    command: [/bin/sleep, '0.4']\n    resource:\n      cpu:\n        cores: 1\n      memory:\n        size: 1GiB\n      devices:\n        nvidia.com/gpu: 4\n")
     };
-    let file = d.join("gpus.fz");
-    std::fs::write(&file, format!("version: v1\njobs:\n{}{}", job("a"), job("b"))).expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_fuzz"))
-        .arg("run")
-        .arg(&file)
-        .arg("--workdir")
-        .arg(d.join("run"))
-        .args(["--status", "always", "--runtime", "host", "--gpus", "4"])
+    let file = d.write_file(
+        "gpus.fz",
+        format!("version: v1\njobs:\n{}{}", job("a"), job("b")),
+    );
+    let flags = FuzzRunFlags {
+        runtime: RuntimeFlag::Host,
+        status: StatusLine::Always,
+    };
+    let out = fuzz_binary!()
+        .fuzz_run_command(&file, &d.join("run"), flags)
+        .args(["--gpus", "4"])
         .output()
         .expect("run fuzz");
     let se = String::from_utf8_lossy(&out.stderr);
@@ -39,5 +40,4 @@ fn a_job_waiting_for_gpus_is_counted_as_waiting_not_running() {
         lines.iter().any(|l| l.contains("1 waiting, 1 running")),
         "the second job was never shown waiting: {lines:?}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -11,11 +11,13 @@ pub struct ProgramBinary {
     path: PathBuf,
 }
 
-/// Whether `fuzz run` gets `--status never` (no live status line on stderr).
+/// Whether `fuzz run` draws its live status line on stderr (`--status never|always`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StatusLine {
     /// `--status never`.
     Never,
+    /// `--status always`: drawn even though stderr is not a terminal.
+    Always,
     /// No `--status` flag: the binary's default.
     BinaryDefault,
 }
@@ -151,8 +153,10 @@ pub fn fuzz_run_arguments(file: &Path, workdir: &Path, flags: FuzzRunFlags) -> V
         RuntimeFlag::Podman => args.extend(["--runtime".into(), "podman".into()]),
         RuntimeFlag::NotGiven => {}
     }
-    if flags.status == StatusLine::Never {
-        args.extend(["--status".into(), "never".into()]);
+    match flags.status {
+        StatusLine::Never => args.extend(["--status".into(), "never".into()]),
+        StatusLine::Always => args.extend(["--status".into(), "always".into()]),
+        StatusLine::BinaryDefault => {}
     }
     args
 }
