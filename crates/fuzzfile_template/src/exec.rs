@@ -758,7 +758,7 @@ impl State<'_> {
                 let v = if name == "Unix" {
                     V::Int64(*unix_seconds)
                 } else {
-                    V::Int(unix_seconds.div_euclid(86_400 * 36_524 / 100) + 1970)
+                    V::Int(gofmt::civil_from_days(unix_seconds.div_euclid(86_400)).0)
                 };
                 Ok(Ev::with_prov(v, prov))
             }

@@ -645,7 +645,7 @@ fn time_go_string(v: &V) -> String {
 
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar (Howard
 /// Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
