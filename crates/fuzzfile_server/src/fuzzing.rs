@@ -15,6 +15,8 @@ use lsp_server::{Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 
 const URI: &str = "file:///fuzz/doc.fz";
+/// An application template (by its name), with no values file beside it.
+const TEMPLATE_URI: &str = "file:///fuzz/app.template.yaml";
 
 struct Input<'a> {
     data: &'a [u8],
@@ -43,6 +45,8 @@ impl<'a> Input<'a> {
     }
 }
 
+const TEMPLATE_SEED: &str = "{{- $n := default 2 .Gpus }}\nversion: v4\njobs:\n  a:\n    image: {uri: {{ .Image | quote }}}\n    command: [torchrun, --nproc-per-node={{ $n }}, x.py]\n{{- if .Extra }}\n    polcy: {}\n{{- end }}\n    resource: {devices: {nvidia.com/gpu: 2}}\n";
+
 const SEED: &str = "version: v4\njobs:\n  a:\n    image: {uri: docker://x:1}\n    env: [NP=4]\n    script: |\n      #!/bin/sh\n      torchrun --nproc-per-node $NP x.py\n    resource: {devices: {nvidia.com/gpu: 2}}\n    depends-on:\n      - name: b\n  b:\n    command: [echo, é😀]\n";
 
 fn check_out(out: &mut Vec<Message>) {
@@ -65,7 +69,15 @@ fn check_out(out: &mut Vec<Message>) {
 /// Run one fuzz input: decode operations from `data`, apply them, check the answers.
 pub fn run(data: &[u8]) {
     let mut input = Input { data };
-    let utf8 = input.byte().unwrap_or(0) & 1 == 0;
+    let first = input.byte().unwrap_or(0);
+    let utf8 = first & 1 == 0;
+    // Every fourth input edits an application template instead of a Fuzzfile.
+    let template = first & 6 == 6;
+    let (uri, seed) = if template {
+        (TEMPLATE_URI, TEMPLATE_SEED)
+    } else {
+        (URI, SEED)
+    };
     let caps = if utf8 {
         json!({"general": {"positionEncodings": ["utf-8"]}})
     } else {
@@ -88,14 +100,14 @@ pub fn run(data: &[u8]) {
         server.handle(Notification::new(method.into(), params).into(), out);
     };
     // The text the client believes the document has.
-    let mut text = SEED.to_owned();
+    let mut text = seed.to_owned();
     let mut version = 1;
     let mut open = true;
     note(
         &mut server,
         &mut out,
         "textDocument/didOpen",
-        json!({"textDocument": {"uri": URI, "languageId": "fuzzfile", "version": 1, "text": text}}),
+        json!({"textDocument": {"uri": uri, "languageId": "fuzzfile", "version": 1, "text": text}}),
     );
     let pos = |i: &mut Input| json!({"line": i.num(), "character": i.num()});
     for _ in 0..64 {
@@ -108,7 +120,7 @@ pub fn run(data: &[u8]) {
                     &mut server,
                     &mut out,
                     "textDocument/didChange",
-                    json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": [{"text": text}]}),
+                    json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}),
                 );
             }
             1 | 2 => {
@@ -133,7 +145,7 @@ pub fn run(data: &[u8]) {
                     &mut server,
                     &mut out,
                     "textDocument/didChange",
-                    json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": [{"range": {"start": start, "end": end}, "text": ins}]}),
+                    json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"range": {"start": start, "end": end}, "text": ins}]}),
                 );
             }
             3 => {
@@ -143,7 +155,7 @@ pub fn run(data: &[u8]) {
                     &mut server,
                     &mut out,
                     "textDocument/didChange",
-                    json!({"textDocument": {"uri": URI, "version": version - 1}, "contentChanges": [{"text": t}]}),
+                    json!({"textDocument": {"uri": uri, "version": version - 1}, "contentChanges": [{"text": t}]}),
                 );
             }
             4 => {
@@ -159,7 +171,7 @@ pub fn run(data: &[u8]) {
                     &mut server,
                     &mut out,
                     m,
-                    json!({"textDocument": {"uri": URI}, "position": p}),
+                    json!({"textDocument": {"uri": uri}, "position": p}),
                 );
             }
             5 => {
@@ -168,14 +180,14 @@ pub fn run(data: &[u8]) {
                     &mut server,
                     &mut out,
                     "textDocument/references",
-                    json!({"textDocument": {"uri": URI}, "position": p, "context": {"includeDeclaration": true}}),
+                    json!({"textDocument": {"uri": uri}, "position": p, "context": {"includeDeclaration": true}}),
                 );
                 let name = input.text();
                 req(
                     &mut server,
                     &mut out,
                     "textDocument/rename",
-                    json!({"textDocument": {"uri": URI}, "position": p, "newName": name}),
+                    json!({"textDocument": {"uri": uri}, "position": p, "newName": name}),
                 );
             }
             6 => {
@@ -184,13 +196,13 @@ pub fn run(data: &[u8]) {
                     &mut server,
                     &mut out,
                     "textDocument/codeAction",
-                    json!({"textDocument": {"uri": URI}, "range": range, "context": {"diagnostics": [], "only": ["quickfix", "source.fixAll"]}}),
+                    json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": [], "only": ["quickfix", "source.fixAll"]}}),
                 );
                 req(
                     &mut server,
                     &mut out,
                     "textDocument/inlayHint",
-                    json!({"textDocument": {"uri": URI}, "range": range}),
+                    json!({"textDocument": {"uri": uri}, "range": range}),
                 );
             }
             7 => {
@@ -203,7 +215,7 @@ pub fn run(data: &[u8]) {
                         &mut server,
                         &mut out,
                         m,
-                        json!({"textDocument": {"uri": URI}}),
+                        json!({"textDocument": {"uri": uri}}),
                     );
                 }
                 let p = pos(&mut input);
@@ -211,7 +223,7 @@ pub fn run(data: &[u8]) {
                     &mut server,
                     &mut out,
                     "textDocument/selectionRange",
-                    json!({"textDocument": {"uri": URI}, "positions": [p]}),
+                    json!({"textDocument": {"uri": uri}, "positions": [p]}),
                 );
             }
             8 => server.flush(&mut out),
@@ -237,7 +249,7 @@ pub fn run(data: &[u8]) {
                         &mut server,
                         &mut out,
                         "textDocument/didClose",
-                        json!({"textDocument": {"uri": URI}}),
+                        json!({"textDocument": {"uri": uri}}),
                     );
                 } else {
                     version += 1;
@@ -245,7 +257,7 @@ pub fn run(data: &[u8]) {
                         &mut server,
                         &mut out,
                         "textDocument/didOpen",
-                        json!({"textDocument": {"uri": URI, "languageId": "fuzzfile", "version": version, "text": text}}),
+                        json!({"textDocument": {"uri": uri, "languageId": "fuzzfile", "version": version, "text": text}}),
                     );
                 }
                 open = !open;
@@ -267,7 +279,7 @@ pub fn run(data: &[u8]) {
             &mut server,
             &mut out,
             "textDocument/diagnostic",
-            json!({"textDocument": {"uri": URI}}),
+            json!({"textDocument": {"uri": uri}}),
         );
         let got: Vec<String> = out
             .iter()
@@ -284,9 +296,25 @@ pub fn run(data: &[u8]) {
                 )
             })
             .collect();
-        let a = fuzzfile_check::analyze(&text);
+        let a = if template {
+            // As `fuzzlint check` checks the template: no values file beside it.
+            let path = std::path::Path::new("/fuzz/app.template.yaml");
+            let input = fuzzfile_check::template::TemplateInput {
+                template: fuzzfile_check::template::Source {
+                    display: path.display().to_string(),
+                    text: text.clone(),
+                },
+                looked_for: crate::template::values_paths(path)
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect(),
+                ..Default::default()
+            };
+            fuzzfile_check::template::check(input, &Default::default()).diagnostics
+        } else {
+            fuzzfile_check::analyze(&text).diagnostics
+        };
         let want: Vec<String> = a
-            .diagnostics
             .iter()
             .map(|d| {
                 let help = d.help.as_ref().map(|h| format!("\nhelp: {h}"));
