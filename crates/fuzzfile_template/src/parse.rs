@@ -212,6 +212,9 @@ enum ElseKind {
     With,
 }
 
+/// The handle a recursive `if`/`with` body has on itself (for `{{else if}}`).
+type BodyRec<'a> = Recursive<chumsky::recursive::Direct<'a, 'a, In<'a>, Body, Ex<'a>>>;
+
 /// What `ifControl` and friends parse after their keyword.
 #[derive(Clone, Debug)]
 struct Body {
@@ -626,15 +629,11 @@ fn add_define(st: &mut St, d: Define) -> Result<(), ParseError> {
 fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
     use TokKind as K;
 
-    let mut operand: Recursive<chumsky::recursive::Indirect<'a, 'a, In<'a>, Arg, Ex<'a>>> =
-        Recursive::declare();
-    let paren_pipe = pipeline_parser(
-        "parenthesized pipeline",
-        K::RightParen,
-        operand.clone().boxed(),
-    );
-    operand.define(operand_parser(paren_pipe));
-    let operand = operand.boxed();
+    let operand = recursive(|operand| {
+        let paren_pipe = pipeline_parser("parenthesized pipeline", K::RightParen, operand.boxed());
+        operand_parser(paren_pipe)
+    })
+    .boxed();
     let pipeline = |context: &'static str| pipeline_parser(context, K::RightDelim, operand.clone());
 
     let ld = || tok(K::LeftDelim).then_ignore(sp());
@@ -676,131 +675,6 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
     ))
     .boxed();
 
-    let mut list: Recursive<chumsky::recursive::Indirect<'a, 'a, In<'a>, Vec<Node>, Ex<'a>>> =
-        Recursive::declare();
-    let mut if_body: Recursive<chumsky::recursive::Indirect<'a, 'a, In<'a>, Body, Ex<'a>>> =
-        Recursive::declare();
-    let mut with_body: Recursive<chumsky::recursive::Indirect<'a, 'a, In<'a>, Body, Ex<'a>>> =
-        Recursive::declare();
-
-    // `{{else}} list {{end}}`.
-    let else_plain = ld_set()
-        .then_ignore(tok(K::Else))
-        .then_ignore(sp())
-        .then_ignore(choice((rd(), unexpected("else"))))
-        .then_ignore(clear())
-        .ignore_then(list.clone())
-        .then(end_after_else.clone())
-        .map(|(l, end)| (Some(l), end))
-        .boxed();
-
-    // `parseControl`: pipeline, list, and the else part; the variables the control
-    // declares end with it.
-    let control =
-        |context: &'static str, tail: Boxed<'a, (Option<Vec<Node>>, Span)>| -> Boxed<'a, Body> {
-            let is_range = context == "range";
-            open(context)
-                .ignore_then(mark())
-                .then(pipeline(context))
-                .then_ignore(empty().try_map_with(move |(), e| {
-                    if is_range {
-                        let st = state(e);
-                        st.range_depth += 1;
-                    }
-                    Ok(())
-                }))
-                .then(list.clone())
-                .then_ignore(empty().try_map_with(move |(), e| {
-                    if is_range {
-                        let st = state(e);
-                        st.range_depth = st.range_depth.saturating_sub(1);
-                    }
-                    Ok(())
-                }))
-                .then(tail)
-                .try_map_with(|(((mark, (pipe, _)), list), (else_list, end)), e| {
-                    let st = state(e);
-                    st.vars.truncate(mark);
-                    st.open.pop();
-                    Ok(Body {
-                        pipe,
-                        list,
-                        else_list,
-                        end,
-                    })
-                })
-                .boxed()
-        };
-
-    let else_if = ld_set()
-        .then_ignore(tok(K::Else))
-        .then_ignore(clear())
-        .then_ignore(sp())
-        .then_ignore(tok(K::If))
-        .then(if_body.clone())
-        .map(|(l, b)| {
-            let end = b.end.clone();
-            let branch = Branch {
-                span: l.span.start..end.end,
-                pipe: b.pipe,
-                list: b.list,
-                else_list: b.else_list,
-            };
-            (Some(vec![Node::If(branch)]), end)
-        });
-    let else_with = ld_set()
-        .then_ignore(tok(K::Else))
-        .then_ignore(clear())
-        .then_ignore(sp())
-        .then_ignore(tok(K::With))
-        .then(with_body.clone())
-        .map(|(l, b)| {
-            let end = b.end.clone();
-            let branch = Branch {
-                span: l.span.start..end.end,
-                pipe: b.pipe,
-                list: b.list,
-                else_list: b.else_list,
-            };
-            (Some(vec![Node::With(branch)]), end)
-        });
-    const IF_WITH: &[TokKind] = &[TokKind::If, TokKind::With];
-    const IF_ONLY: &[TokKind] = &[TokKind::If];
-    const WITH_ONLY: &[TokKind] = &[TokKind::With];
-    let tail_if = choice((
-        end_act.clone().map(|end| (None, end)),
-        else_if.boxed(),
-        else_wrong::<_>(WITH_ONLY).boxed(),
-        else_plain.clone(),
-        list_fallback::<_>().boxed(),
-    ))
-    .boxed();
-    let tail_with = choice((
-        end_act.clone().map(|end| (None, end)),
-        else_with.boxed(),
-        else_wrong::<_>(IF_ONLY).boxed(),
-        else_plain.clone(),
-        list_fallback::<_>().boxed(),
-    ))
-    .boxed();
-    let tail_range = choice((
-        end_act.clone().map(|end| (None, end)),
-        else_wrong::<_>(IF_WITH).boxed(),
-        else_plain.clone(),
-        list_fallback::<_>().boxed(),
-    ))
-    .boxed();
-    if_body.define(control("if", tail_if));
-    with_body.define(control("with", tail_with));
-    let range_body = control("range", tail_range);
-
-    let branch = |l: Tok<'a>, b: Body| Branch {
-        span: l.span.start..b.end.end,
-        pipe: b.pipe,
-        list: b.list,
-        else_list: b.else_list,
-    };
-
     // A template name: `"name"` or `` `name` `` (`parseTemplateName`).
     let template_name = |context: &'static str| {
         sp().ignore_then(choice((
@@ -838,150 +712,276 @@ fn template_parser<'a>() -> Boxed<'a, Vec<Node>> {
         ))
     };
 
-    let block = template_name("block clause")
-        .then(pipeline("block clause"))
-        .then(enter())
-        .then(list.clone())
-        .then(body_end("block clause"))
-        .try_map_with(|((((name, (pipe, _)), saved), body), end), e| {
-            let st = state(e);
-            st.open.pop();
-            st.vars = saved.0;
-            st.range_depth = saved.1;
-            Ok((name, pipe, body, end))
-        });
-
-    let template = template_name("template clause").then(choice((
-        sp().ignore_then(rd()).map(|r| (None, r.span)),
-        pipeline("template clause").map(|(p, end)| (Some(p), end)),
-    )));
-
     let simple_end = |context: &'static str| sp().ignore_then(choice((rd(), unexpected(context))));
 
-    // `action`: a control or a pipeline; `{{end}}` and `{{else}}` are not items.
-    let action = ld_set()
-        .then(choice((
-            tok(K::If)
-                .ignore_then(if_body.clone())
-                .map(|b| (None, Some(("if", b)))),
-            tok(K::Range)
-                .ignore_then(range_body)
-                .map(|b| (None, Some(("range", b)))),
-            tok(K::With)
-                .ignore_then(with_body.clone())
-                .map(|b| (None, Some(("with", b)))),
-            tok(K::Block)
-                .ignore_then(open("block"))
-                .ignore_then(block)
-                .map(|((name, name_span), pipe, body, end)| {
-                    (Some(Item::Block(name, name_span, pipe, body, end)), None)
-                }),
-            tok(K::Template)
-                .ignore_then(template)
-                .map(|((name, name_span), (pipe, end))| {
-                    (Some(Item::Template(name, name_span, pipe, end)), None)
-                }),
-            tok(K::Break)
-                .then(simple_end("{{break}}"))
-                .try_map_with(|(b, r), e| {
-                    let st = state(e);
-                    if st.range_depth == 0 {
-                        return Err(fatal(
-                            e,
-                            err_at(
-                                b.span,
-                                "{{break}} outside {{range}}",
-                                Some("use {{break}} only inside a {{range}}"),
-                            ),
-                        ));
+    let item = recursive(|item| {
+        let list = item.clone().repeated().collect::<Vec<Node>>().boxed();
+        // `{{else}} list {{end}}`.
+        let else_plain = ld_set()
+            .then_ignore(tok(K::Else))
+            .then_ignore(sp())
+            .then_ignore(choice((rd(), unexpected("else"))))
+            .then_ignore(clear())
+            .ignore_then(list.clone())
+            .then(end_after_else.clone())
+            .map(|(l, end)| (Some(l), end))
+            .boxed();
+
+        // `parseControl`: pipeline, list, and the else part; the variables the control
+        // declares end with it.
+        let control = |context: &'static str,
+                       tail: Boxed<'a, (Option<Vec<Node>>, Span)>|
+         -> Boxed<'a, Body> {
+            let is_range = context == "range";
+            open(context)
+                .ignore_then(mark())
+                .then(pipeline(context))
+                .then_ignore(empty().try_map_with(move |(), e| {
+                    if is_range {
+                        let st = state(e);
+                        st.range_depth += 1;
                     }
-                    Ok((Some(Item::Break(r.span)), None))
-                }),
-            tok(K::Continue)
-                .then(simple_end("{{continue}}"))
-                .try_map_with(|(b, r), e| {
-                    let st = state(e);
-                    if st.range_depth == 0 {
-                        return Err(fatal(
-                            e,
-                            err_at(
-                                b.span,
-                                "{{continue}} outside {{range}}",
-                                Some("use {{continue}} only inside a {{range}}"),
-                            ),
-                        ));
+                    Ok(())
+                }))
+                .then(list.clone())
+                .then_ignore(empty().try_map_with(move |(), e| {
+                    if is_range {
+                        let st = state(e);
+                        st.range_depth = st.range_depth.saturating_sub(1);
                     }
-                    Ok((Some(Item::Continue(r.span)), None))
-                }),
-            any()
-                .filter(|t: &Tok<'a>| !matches!(t.kind, K::End | K::Else))
-                .rewind()
-                .ignore_then(pipeline("command"))
-                .map(|(pipe, end)| (Some(Item::Action(pipe, end)), None)),
-        )))
-        .try_map_with(move |(l, (item, control)), e| {
-            state(e).action_line = 0;
-            let start = l.span.start;
-            if let Some((kind, b)) = control {
-                let br = branch(l, b);
-                return Ok(match kind {
-                    "if" => Node::If(br),
-                    "range" => Node::Range(br),
-                    _ => Node::With(br),
+                    Ok(())
+                }))
+                .then(tail)
+                .try_map_with(|(((mark, (pipe, _)), list), (else_list, end)), e| {
+                    let st = state(e);
+                    st.vars.truncate(mark);
+                    st.open.pop();
+                    Ok(Body {
+                        pipe,
+                        list,
+                        else_list,
+                        end,
+                    })
+                })
+                .boxed()
+        };
+
+        const IF_WITH: &[TokKind] = &[TokKind::If, TokKind::With];
+        const IF_ONLY: &[TokKind] = &[TokKind::If];
+        const WITH_ONLY: &[TokKind] = &[TokKind::With];
+        let if_body = recursive(|if_body: BodyRec<'a>| {
+            let else_if = ld_set()
+                .then_ignore(tok(K::Else))
+                .then_ignore(clear())
+                .then_ignore(sp())
+                .then_ignore(tok(K::If))
+                .then(if_body.clone())
+                .map(|(l, b)| {
+                    let end = b.end.clone();
+                    let branch = Branch {
+                        span: l.span.start..end.end,
+                        pipe: b.pipe,
+                        list: b.list,
+                        else_list: b.else_list,
+                    };
+                    (Some(vec![Node::If(branch)]), end)
                 });
-            }
-            Ok(match item {
-                Some(Item::Action(pipe, end)) => Node::Action {
-                    span: start..end.end,
-                    pipe,
-                },
-                Some(Item::Template(name, name_span, pipe, end)) => Node::Template {
-                    span: start..end.end,
-                    name,
-                    name_span,
-                    pipe,
-                },
-                Some(Item::Block(name, name_span, pipe, body, end)) => {
-                    let span = start..end.end;
-                    let st = state(e);
-                    if let Err(err) = add_define(
-                        st,
-                        Define {
-                            name: name.clone(),
-                            span: span.clone(),
-                            body,
-                        },
-                    ) {
-                        return Err(fatal(e, err));
-                    }
-                    Node::Template {
-                        span,
+            let tail_if = choice((
+                end_act.clone().map(|end| (None, end)),
+                else_if.boxed(),
+                else_wrong::<_>(WITH_ONLY).boxed(),
+                else_plain.clone(),
+                list_fallback::<_>().boxed(),
+            ))
+            .boxed();
+            control("if", tail_if)
+        });
+        let with_body = recursive(|with_body: BodyRec<'a>| {
+            let else_with = ld_set()
+                .then_ignore(tok(K::Else))
+                .then_ignore(clear())
+                .then_ignore(sp())
+                .then_ignore(tok(K::With))
+                .then(with_body.clone())
+                .map(|(l, b)| {
+                    let end = b.end.clone();
+                    let branch = Branch {
+                        span: l.span.start..end.end,
+                        pipe: b.pipe,
+                        list: b.list,
+                        else_list: b.else_list,
+                    };
+                    (Some(vec![Node::With(branch)]), end)
+                });
+            let tail_with = choice((
+                end_act.clone().map(|end| (None, end)),
+                else_with.boxed(),
+                else_wrong::<_>(IF_ONLY).boxed(),
+                else_plain.clone(),
+                list_fallback::<_>().boxed(),
+            ))
+            .boxed();
+            control("with", tail_with)
+        });
+        let tail_range = choice((
+            end_act.clone().map(|end| (None, end)),
+            else_wrong::<_>(IF_WITH).boxed(),
+            else_plain.clone(),
+            list_fallback::<_>().boxed(),
+        ))
+        .boxed();
+        let range_body = control("range", tail_range);
+        let branch = |l: Tok<'a>, b: Body| Branch {
+            span: l.span.start..b.end.end,
+            pipe: b.pipe,
+            list: b.list,
+            else_list: b.else_list,
+        };
+
+        let block = template_name("block clause")
+            .then(pipeline("block clause"))
+            .then(enter())
+            .then(list.clone())
+            .then(body_end("block clause"))
+            .try_map_with(|((((name, (pipe, _)), saved), body), end), e| {
+                let st = state(e);
+                st.open.pop();
+                st.vars = saved.0;
+                st.range_depth = saved.1;
+                Ok((name, pipe, body, end))
+            });
+
+        let template = template_name("template clause").then(choice((
+            sp().ignore_then(rd()).map(|r| (None, r.span)),
+            pipeline("template clause").map(|(p, end)| (Some(p), end)),
+        )));
+
+        // `action`: a control or a pipeline; `{{end}}` and `{{else}}` are not items.
+        let action = ld_set()
+            .then(choice((
+                tok(K::If)
+                    .ignore_then(if_body.clone())
+                    .map(|b| (None, Some(("if", b)))),
+                tok(K::Range)
+                    .ignore_then(range_body)
+                    .map(|b| (None, Some(("range", b)))),
+                tok(K::With)
+                    .ignore_then(with_body.clone())
+                    .map(|b| (None, Some(("with", b)))),
+                tok(K::Block)
+                    .ignore_then(open("block"))
+                    .ignore_then(block)
+                    .map(|((name, name_span), pipe, body, end)| {
+                        (Some(Item::Block(name, name_span, pipe, body, end)), None)
+                    }),
+                tok(K::Template)
+                    .ignore_then(template)
+                    .map(|((name, name_span), (pipe, end))| {
+                        (Some(Item::Template(name, name_span, pipe, end)), None)
+                    }),
+                tok(K::Break)
+                    .then(simple_end("{{break}}"))
+                    .try_map_with(|(b, r), e| {
+                        let st = state(e);
+                        if st.range_depth == 0 {
+                            return Err(fatal(
+                                e,
+                                err_at(
+                                    b.span,
+                                    "{{break}} outside {{range}}",
+                                    Some("use {{break}} only inside a {{range}}"),
+                                ),
+                            ));
+                        }
+                        Ok((Some(Item::Break(r.span)), None))
+                    }),
+                tok(K::Continue)
+                    .then(simple_end("{{continue}}"))
+                    .try_map_with(|(b, r), e| {
+                        let st = state(e);
+                        if st.range_depth == 0 {
+                            return Err(fatal(
+                                e,
+                                err_at(
+                                    b.span,
+                                    "{{continue}} outside {{range}}",
+                                    Some("use {{continue}} only inside a {{range}}"),
+                                ),
+                            ));
+                        }
+                        Ok((Some(Item::Continue(r.span)), None))
+                    }),
+                any()
+                    .filter(|t: &Tok<'a>| !matches!(t.kind, K::End | K::Else))
+                    .rewind()
+                    .ignore_then(pipeline("command"))
+                    .map(|(pipe, end)| (Some(Item::Action(pipe, end)), None)),
+            )))
+            .try_map_with(move |(l, (item, control)), e| {
+                state(e).action_line = 0;
+                let start = l.span.start;
+                if let Some((kind, b)) = control {
+                    let br = branch(l, b);
+                    return Ok(match kind {
+                        "if" => Node::If(br),
+                        "range" => Node::Range(br),
+                        _ => Node::With(br),
+                    });
+                }
+                Ok(match item {
+                    Some(Item::Action(pipe, end)) => Node::Action {
+                        span: start..end.end,
+                        pipe,
+                    },
+                    Some(Item::Template(name, name_span, pipe, end)) => Node::Template {
+                        span: start..end.end,
                         name,
                         name_span,
-                        pipe: Some(pipe),
+                        pipe,
+                    },
+                    Some(Item::Block(name, name_span, pipe, body, end)) => {
+                        let span = start..end.end;
+                        let st = state(e);
+                        if let Err(err) = add_define(
+                            st,
+                            Define {
+                                name: name.clone(),
+                                span: span.clone(),
+                                body,
+                            },
+                        ) {
+                            return Err(fatal(e, err));
+                        }
+                        Node::Template {
+                            span,
+                            name,
+                            name_span,
+                            pipe: Some(pipe),
+                        }
                     }
-                }
-                Some(Item::Break(end)) => Node::Break {
-                    span: start..end.end,
-                },
-                Some(Item::Continue(end)) => Node::Continue {
-                    span: start..end.end,
-                },
-                // Every alternative above yields an item or a control.
-                None => return Err(Cheap::new(e.span())),
-            })
-        });
+                    Some(Item::Break(end)) => Node::Break {
+                        span: start..end.end,
+                    },
+                    Some(Item::Continue(end)) => Node::Continue {
+                        span: start..end.end,
+                    },
+                    // Every alternative above yields an item or a control.
+                    None => return Err(Cheap::new(e.span())),
+                })
+            });
 
-    let item = choice((
-        tok(K::Text).map(|t: Tok<'a>| Node::Text {
-            span: t.span.clone(),
-            text: t.val.to_string(),
-        }),
-        tok(K::Comment).map(|t: Tok<'a>| Node::Comment { span: t.span }),
-        action,
-    ))
+        choice((
+            tok(K::Text).map(|t: Tok<'a>| Node::Text {
+                span: t.span.clone(),
+                text: t.val.to_string(),
+            }),
+            tok(K::Comment).map(|t: Tok<'a>| Node::Comment { span: t.span }),
+            action,
+        ))
+        .boxed()
+    })
     .boxed();
-    list.define(item.clone().repeated().collect::<Vec<Node>>());
+    let list = item.clone().repeated().collect::<Vec<Node>>().boxed();
 
     // `parseDefinition`.
     let define = ld()
