@@ -435,8 +435,10 @@ fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let is_json = file.extension().is_some_and(|x| x == "json")
-        || text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    // A template (by its name) starts with `{{` as often as not, and is no plan.
+    let is_json = !template::is_template(file)
+        && (file.extension().is_some_and(|x| x == "json")
+            || text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'));
     if is_json && (hosts.is_some() || hostfile.is_some()) {
         eprintln!(
             "error: a launch plan names its hosts already; give --hosts to `fuzz plan` instead"

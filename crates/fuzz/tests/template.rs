@@ -239,6 +239,12 @@ fn run_executes_the_rendered_template_and_refuses_a_fail() {
         "hello world x2\n"
     );
 
+    // Regression: a template starting with `{{` was taken for a plan's JSON (`{`), and
+    // `--hosts` refused as if a plan named its hosts already.
+    let (o, _) = run("hosts", &["--hosts", "node-a"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("[greet] hello world x2"));
+
     let (o, _) = run("set", &["--set", "Who=Ada", "--set", "Times=3"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(
