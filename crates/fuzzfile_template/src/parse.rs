@@ -8,16 +8,23 @@
 //!
 //! Errors are Go's: the first one met in reading order, with Go's message (`unexpected
 //! {{end}}`, `unexpected EOF`, `missing value for command`, `function "x" not defined`,
-//! `undefined variable "$x"`, ...), the span of the token or action where Go finds it, and
-//! where there is something to say, what to do. Every detected error is recorded in the
-//! parser's state the moment it is found (the grammar only records one once it is committed
-//! to a construct, never in a lookahead), so the first recorded is the one Go reports.
+//! `undefined variable "$x"`, ...), a span (the token or action concerned; for an action,
+//! parenthesis or control left open, where it opens, though Go reports it where the text
+//! ends), and where there is something to say, what to do. Every detected error is
+//! recorded in the parser's state the moment it is found (the grammar only records one once
+//! it is committed to a construct, never in a lookahead), so the first recorded is the one
+//! Go reports.
 //!
 //! Differences from Go, all on input Go accepts but the catalog has no use for: complex
 //! constants (`1i`, `1+2i`) are an error (the syntax tree has real numbers only); a `\x`
 //! or octal escape that makes a string invalid UTF-8 is replaced by U+FFFD; and nesting
 //! (parentheses plus `if`/`with`/`range`/`define`/`block`, `else if` counting one more) is
-//! bounded by [`MAX_NESTING`] so that no input can exhaust the stack.
+//! bounded by [`MAX_NESTING`] so that no input can exhaust the stack. Letters and digits in
+//! names are Rust's `is_alphabetic` and `is_numeric` (less a few number forms), which take a
+//! few combining marks and letter numbers Go's `unicode.IsLetter` and `IsDigit` do not.
+//! Against Go 1.19 (Debian's, which the differential tests run): an unmatched `)` is
+//! `unexpected right paren` (the lexer's message since Go 1.20) and `{{else with}}` parses
+//! (Go 1.23); `tests/parse_go.rs` lists these.
 
 mod lex;
 mod literal;
