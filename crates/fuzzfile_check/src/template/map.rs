@@ -262,6 +262,56 @@ pub fn printing_actions(t: &Template) -> Vec<(std::ops::Range<usize>, Vec<String
     out
 }
 
+/// The root values (`.Name`, `$.Name`) read by the innermost pipeline (of an action, an
+/// `if`/`with`/`range`, a `template` call) whose action holds `span`: what a render error
+/// there was computing with.
+pub fn values_read_at(t: &Template, span: &std::ops::Range<usize>) -> Vec<String> {
+    let mut pipes: Vec<&Pipeline> = Vec::new();
+    let mut stack: Vec<&Node> = t.root.iter().collect();
+    stack.extend(t.defines.values().flat_map(|d| d.body.iter()));
+    while let Some(n) = stack.pop() {
+        match n {
+            Node::Action { pipe, .. }
+            | Node::Template {
+                pipe: Some(pipe), ..
+            } => pipes.push(pipe),
+            Node::If(b) | Node::With(b) | Node::Range(b) => {
+                pipes.push(&b.pipe);
+                stack.extend(b.list.iter());
+                stack.extend(b.else_list.iter().flatten());
+            }
+            _ => {}
+        }
+    }
+    let innermost = pipes
+        .into_iter()
+        .filter(|p| p.span.start <= span.start && span.end <= p.span.end)
+        .min_by_key(|p| p.span.end - p.span.start);
+    let mut out = Vec::new();
+    if let Some(pipe) = innermost {
+        pipe_values(pipe, &mut out);
+    }
+    out
+}
+
+/// The root values read by the conditions (`if`, `else if`, `with`, `range`) around `span`:
+/// what decided that a `fail` there was reached.
+pub fn values_deciding(t: &Template, span: &std::ops::Range<usize>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Node> = t.root.iter().collect();
+    stack.extend(t.defines.values().flat_map(|d| d.body.iter()));
+    while let Some(n) = stack.pop() {
+        if let Node::If(b) | Node::With(b) | Node::Range(b) = n {
+            if b.span.start <= span.start && span.end <= b.span.end {
+                pipe_values(&b.pipe, &mut out);
+                stack.extend(b.list.iter());
+                stack.extend(b.else_list.iter().flatten());
+            }
+        }
+    }
+    out
+}
+
 fn pipe_values(p: &Pipeline, out: &mut Vec<String>) {
     for c in &p.cmds {
         for a in &c.args {

@@ -259,6 +259,40 @@ pub fn check_with(
                                 "Go's text/template stops rendering here; no values were given (every `.Name` is missing), so give the values file beside the template or with `--values FILE`"
                             }),
                     };
+                    // What the stopping action computed with (for a `fail`, what the
+                    // conditions around it read): each value, as given and where it is
+                    // declared.
+                    let read = if e.kind == ExecErrorKind::Fail {
+                        map::values_deciding(&template, &e.span)
+                    } else {
+                        map::values_read_at(&template, &e.span)
+                    };
+                    let read: Vec<String> = read
+                        .into_iter()
+                        .filter(|n| loaded.data.contains_key(n))
+                        .collect();
+                    let d = if read.is_empty() || d.severity == Severity::Info {
+                        d
+                    } else {
+                        let shown = read
+                            .iter()
+                            .map(|n| {
+                                let v = loaded.data.get(n).map(show_value).unwrap_or_default();
+                                let place = declared_place(n, &loaded, &files)
+                                    .map(|p| format!(", {p}"))
+                                    .unwrap_or_default();
+                                format!("`{n}` = {v}{place}")
+                            })
+                            .collect::<Vec<_>>()
+                            .join("; ");
+                        let help = d.help.clone().unwrap_or_default();
+                        let reads = if e.kind == ExecErrorKind::Fail {
+                            "the conditions that lead here read"
+                        } else {
+                            "it reads"
+                        };
+                        d.with_help(format!("{help}; {reads} {shown}"))
+                    };
                     diagnostics.push(d);
                 }
                 Ok(out) => {
@@ -516,17 +550,38 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// `values.yaml:12:5`: where `name` is declared.
+fn declared_place(name: &str, loaded: &values::Values, files: &[FileFindings]) -> Option<String> {
+    let span = loaded.declared.get(name)?;
+    let f = files.first()?;
+    let p = f
+        .line_index
+        .line_col(&f.text, u32::try_from(span.start).ok()?);
+    Some(format!("{}:{}:{}", f.display, p.line, p.column))
+}
+
+/// A value as a message shows it: a string quoted (and cut), a number or boolean as is.
+fn show_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => {
+            let cut: String = s.chars().take(60).collect();
+            let more = if cut.len() < s.len() { "…" } else { "" };
+            format!("{cut:?}{more}")
+        }
+        Value::Int(i) => i.to_string(),
+        Value::Uint(u) => u.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Nil => "nil".into(),
+        other => other.type_name().to_owned(),
+    }
+}
+
 /// `(from value `X`, values.yaml:12:5)`: the values printed text came from, each with the
 /// place of its declaration.
 fn value_note(names: &[String], loaded: &values::Values, files: &[FileFindings]) -> String {
     let one = |name: &String| {
-        let place = loaded.declared.get(name).and_then(|span| {
-            let f = files.first()?;
-            let p = f
-                .line_index
-                .line_col(&f.text, u32::try_from(span.start).ok()?);
-            Some(format!("{}:{}:{}", f.display, p.line, p.column))
-        });
+        let place = declared_place(name, loaded, files);
         match place {
             Some(p) => format!("`{name}`, {p}"),
             None => format!("`{name}`"),
