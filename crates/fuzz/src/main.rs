@@ -28,7 +28,13 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Preflight: analyse Fuzzfiles as the runner does before executing them; exit 1 on errors.
-    Check { files: Vec<PathBuf> },
+    /// Application templates (`template.yaml`, `*.template.yaml`) are rendered first, as
+    /// `fuzz run` renders them.
+    Check {
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        template: template::TemplateArgs,
+    },
     /// Lower a Fuzzfile to its launch plan (deterministic JSON), or draw its job graph.
     /// Refused (exit 1) when the Fuzzfile has errors.
     Plan {
@@ -244,9 +250,16 @@ fn main() -> ExitCode {
         },
         Command::Run(args) => run(*args),
         Command::Report { events, output } => report(&events, output.as_deref()),
-        Command::Check { files } => {
+        Command::Check { files, template } => {
             if files.is_empty() {
                 eprintln!("error: name at least one Fuzzfile");
+                return ExitCode::from(2);
+            }
+            if let Some(e) = files
+                .iter()
+                .find_map(|f| template::misplaced_args(f, &template))
+            {
+                eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
             let mut failed = false;
@@ -258,6 +271,28 @@ fn main() -> ExitCode {
                         return ExitCode::from(2);
                     }
                 };
+                if template::is_template(f) {
+                    // As `fuzz run` renders it; its findings at template positions.
+                    match template::render(f, bytes, &template, &Default::default()) {
+                        Err(template::Refused(message)) => {
+                            failed = true;
+                            println!("{}: not runnable", f.display());
+                            print!("{message}");
+                        }
+                        Ok(t) if t.errors() == 0 => println!("{}: ready", f.display()),
+                        Ok(t) => {
+                            failed = true;
+                            let n = t.errors();
+                            println!(
+                                "{}: {n} error{} in the rendered Fuzzfile — not runnable",
+                                f.display(),
+                                if n == 1 { "" } else { "s" }
+                            );
+                            print!("{}", t.describe(MAX_SHOWN));
+                        }
+                    }
+                    continue;
+                }
                 let a = fuzzfile_check::analyze_bytes(&bytes);
                 let errors: Vec<_> = a
                     .diagnostics

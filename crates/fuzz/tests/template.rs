@@ -381,3 +381,39 @@ fn values_and_set_on_a_plain_fuzzfile_are_refused() {
         );
     }
 }
+
+/// `fuzz check`, the runner's preflight, renders a template as `fuzz run` does: ready with its
+/// values (none of the raw `{{ }}` noise of a template read as YAML), not runnable (exit 1)
+/// at the template's positions when a `fail` is reached or the rendered file has an error.
+#[test]
+fn check_is_the_preflight_of_the_rendered_template() {
+    let d = scratch("check");
+    let t = greet(&d);
+    let o = fuzz(&["check", &t]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert_eq!(text(&o.stdout), format!("{t}: ready\n"));
+
+    let o = fuzz(&["check", &t, "--set", "Who=nobody"]);
+    assert_eq!(o.status.code(), Some(1));
+    let (line, col) = line_col(GREET, "fail (printf");
+    let out = text(&o.stdout);
+    assert!(out.starts_with(&format!("{t}: not runnable\n")), "{out}");
+    assert!(
+        out.contains(&format!("{t}:{line}:{col}: error[FZ051 template-fail]: ")),
+        "{out}"
+    );
+
+    let o = fuzz(&["check", &t, "--set", "Memory=lots"]);
+    assert_eq!(o.status.code(), Some(1));
+    let (line, col) = line_col(GREET, "{{ .Memory }}");
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(&format!("{t}:{line}:{col}: error[FZ011 invalid-value]: ")),
+        "{out}"
+    );
+    assert!(!out.contains("yaml-syntax"), "{out}");
+
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/pipeline.fz");
+    let o = fuzz(&["check", plain.to_str().expect("utf-8"), "--values", &t]);
+    assert_eq!(o.status.code(), Some(2));
+}
