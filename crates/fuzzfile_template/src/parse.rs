@@ -19,10 +19,9 @@
 //! constants (`1i`, `1+2i`) are an error (the syntax tree has real numbers only); a `\x`
 //! or octal escape that makes a string invalid UTF-8 is replaced by U+FFFD; and nesting
 //! (parentheses plus `if`/`with`/`range`/`define`/`block`, `else if` counting one more) is
-//! bounded by [`MAX_NESTING`] so that no input can exhaust the stack. Letters and digits in
-//! names are Rust's `is_alphabetic` and `is_numeric` (less a few number forms), which take a
-//! few combining marks and letter numbers Go's `unicode.IsLetter` and `IsDigit` do not.
-//! Against Go 1.19 (Debian's, which the differential tests run): an unmatched `)` is
+//! bounded by [`MAX_NESTING`] so that no input can exhaust the stack. Letters, digits and
+//! printable characters are Go's (`unicode.IsLetter`, `IsDigit`, `strconv.IsPrint`: by
+//! general category, from the `unicode-general-category` tables). Against Go 1.19 (Debian's, which the differential tests run): an unmatched `)` is
 //! `unexpected right paren` (the lexer's message since Go 1.20) and `{{else with}}` parses
 //! (Go 1.23); `tests/parse_go.rs` lists these.
 

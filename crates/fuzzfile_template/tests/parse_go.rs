@@ -1,8 +1,8 @@
 //! The template parser against Go's own parser: each template below was parsed by Go 1.19's
 //! `text/template` (Debian's golang-go, with the catalog's function names defined) and its
 //! result recorded: `OK`, or the error message without Go's `template: NAME:LINE: ` prefix.
-//! The cases are the hand-written ones of `parse.rs` and more, plus a sample of random token
-//! soups. Where this parser follows a later Go than 1.19 on purpose, the difference is one of
+//! The cases are the hand-written ones of `parse.rs` and more (Unicode names and quoting
+//! among them), plus a sample of random token soups. Where this parser follows a later Go than 1.19 on purpose, the difference is one of
 //! `KNOWN`, and each known difference must still be met (so none goes stale).
 
 use fuzzfile_template::parse;
@@ -286,6 +286,30 @@ const CASES: &[(&str, &str)] = &[
     ("{{ .A }x}}", "unexpected \"}\" in operand"),
     ("{{ printf \"%d\" 1 \"\\q }}", "unterminated quoted string"),
     ("{{ print `cr\nlf` }}", "OK"),
+    ("{{ .हिन्दी }}", "bad character U+093F 'ि'"),
+    ("{{ .Ⅷ }}", "bad character U+2167 'Ⅷ'"),
+    ("{{ .Ⓐ }}", "bad character U+24B6 'Ⓐ'"),
+    ("{{ .a٣ }}", "OK"),
+    ("{{ .x́ }}", "bad character U+0301 '́'"),
+    ("{{ $ǅ := 1 }}{{ $ǅ }}", "OK"),
+    ("{{ .ʰ }}", "OK"),
+    ("{{ .² }}", "bad character U+00B2 '²'"),
+    ("{{ .½ }}", "bad character U+00BD '½'"),
+    ("{{ end \"​\" }}", "unexpected \"\\\"\\u200b\\\"\" in end"),
+    ("{{ end \"­\" }}", "unexpected \"\\\"\\u00ad\\\"\" in end"),
+    ("{{ end \"\" }}", "unexpected \"\\\"\\ue000\\\"\" in end"),
+    ("{{ end \"\u{2028}\" }}", "unexpected \"\\\"\\u2028\\\"\" in end"),
+    ("{{ end \"́\" }}", "unexpected \"\\\"́\\\"\" in end"),
+    ("{{ ​ }}", "unrecognized character in action: U+200B"),
+    ("{{ ­ }}", "unrecognized character in action: U+00AD"),
+    ("{{ \u{2028} }}", "unrecognized character in action: U+2028"),
+    ("{{ ⅷ }}", "unrecognized character in action: U+2177 'ⅷ'"),
+    ("{{ 日本 }}", "function \"日本\" not defined"),
+    ("{{ end \"😀\" }}", "unexpected \"\\\"😀\\\"\" in end"),
+    ("{{ 😀 }}", "unrecognized character in action: U+1F600 '😀'"),
+    ("{{ end \"͸\" }}", "unexpected \"\\\"\\u0378\\\"\" in end"),
+    ("{{ ͸ }}", "unrecognized character in action: U+0378"),
+    ("{{ .͸ }}", "bad character U+0378"),
     ("{{1.5with$é|'c'\"\\xff\"{{if .}}templateelse\nlen", "bad number syntax: \"1.5w\""),
     ("x'é'$x{{continue}}if,1.A{{break}}\u{2028}+{{range $i, $v := .}}0x1Fifif.A0x1p3{{continue}}template1_0if", "{{continue}} outside {{range}}"),
     ("{{if .}}.{{- {{else with .}}{{", "unexpected \"{\" in command"),

@@ -22,25 +22,22 @@ fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
-/// `isAlphaNumeric` in lex.go: `_`, a Unicode letter or digit.
+/// `isAlphaNumeric` in lex.go: `_`, a Unicode letter (`unicode.IsLetter`) or digit
+/// (`unicode.IsDigit`).
 pub(crate) fn is_alphanumeric(c: char) -> bool {
-    c == '_' || c.is_alphabetic() || is_unicode_digit(c)
-}
-
-/// Go's `unicode.IsDigit`: Unicode category Nd.
-fn is_unicode_digit(c: char) -> bool {
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
     if c.is_ascii() {
-        return c.is_ascii_digit();
+        return c == '_' || c.is_ascii_alphanumeric();
     }
-    // Rust's `is_numeric` also covers Nl and No; Nd digits are the ones with a decimal value.
-    // `to_digit` is ASCII only, so approximate Nd by excluding the common No/Nl characters:
-    // superscripts, fractions, roman numerals, circled numbers.
-    c.is_numeric()
-        && !matches!(c as u32,
-            0x00B2 | 0x00B3 | 0x00B9 | 0x00BC..=0x00BE | 0x2070..=0x209F | 0x2150..=0x218F
-            | 0x2460..=0x24FF | 0x2776..=0x2793 | 0x3007 | 0x3021..=0x3029 | 0x3038..=0x303A
-            | 0x3192..=0x3195 | 0x3220..=0x3229 | 0x3248..=0x324F | 0x3251..=0x325F
-            | 0x3280..=0x3289 | 0x32B1..=0x32BF | 0x16EE..=0x16F0)
+    matches!(
+        get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::DecimalNumber
+    )
 }
 
 fn has_left_trim_marker(s: &[u8]) -> bool {
@@ -658,14 +655,23 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// Go's `strconv.IsPrint`, near enough: not a control or format character, and no space
-/// other than U+0020.
+/// Go's `strconv.IsPrint`: a letter, mark, number, punctuation or symbol, or U+0020.
 fn is_go_print(c: char) -> bool {
-    !(c.is_control()
-        || (c.is_whitespace() && c != ' ')
-        || matches!(c as u32, 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E
-            | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
-            | 0xFEFF | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF))
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    if c == ' ' {
+        return true;
+    }
+    !matches!(
+        get_general_category(c),
+        G::Control
+            | G::Format
+            | G::Surrogate
+            | G::PrivateUse
+            | G::Unassigned
+            | G::SpaceSeparator
+            | G::LineSeparator
+            | G::ParagraphSeparator
+    )
 }
 
 /// Go's `strconv.Quote` (what `%q` prints): `"`-quoted, `\a\b\f\n\r\t\v`, `\\`, `\"`
