@@ -957,6 +957,14 @@ impl State<'_> {
             (Some(Ty::Int), _) => {
                 return Err(wrong(&span, format!("expected integer; found {}", found())))
             }
+            (Some(Ty::Float), Arg::Number { value, .. }) => V::Float(match value {
+                Number::Int(i) => *i as f64,
+                Number::Uint(u) => *u as f64,
+                Number::Float(f) => *f,
+            }),
+            (Some(Ty::Float), _) => {
+                return Err(wrong(&span, format!("expected float; found {}", found())))
+            }
             (Some(Ty::Any) | Some(Ty::RValue) | None, Arg::Bool { value, .. }) => V::Bool(*value),
             (Some(Ty::Any) | Some(Ty::RValue) | None, Arg::String { value, .. }) => {
                 V::Str(value.clone())
@@ -997,6 +1005,7 @@ impl State<'_> {
             (Ty::Any | Ty::RValue, _)
                 | (Ty::Str, V::Str(_))
                 | (Ty::Int, V::Int(_))
+                | (Ty::Float, V::Float(_))
                 | (Ty::Bool, V::Bool(_))
                 | (Ty::Map, V::Map(_))
                 | (Ty::Time, V::Time { .. })

@@ -5,7 +5,7 @@
 
 mod exec_check;
 
-use fuzzfile_template::funcs::{is_defined, Random, NAMES};
+use fuzzfile_template::funcs::{is_defined, Random, NAMES, NOT_BUILT};
 use fuzzfile_template::{parse, render, ExecErrorKind, RenderOptions, Value};
 
 /// slim-sprig's functions and Go's builtins as Go runs them: argument order, clamping,
@@ -133,8 +133,24 @@ fn catalog_functions_are_defined() {
         assert!(seen.insert(n), "{n} is listed twice");
     }
     // Not slim-sprig's: Fuzzball rejects them, so they are not defined here either.
-    for name in ["uuidv4", "randAlphaNum", "nospace", "regexMatch"] {
+    for name in ["uuidv4", "randAlphaNum", "nospace", "randAlpha", "semver"] {
         assert!(!is_defined(name), "{name} is defined");
+    }
+    // slim-sprig's names that are not built parse, and stop the render when called.
+    for name in NOT_BUILT {
+        assert!(is_defined(name), "{name} is not defined");
+        let t = parse("t", &format!("{{{{ {name} }}}}")).map_err(|e| e[0].message.clone());
+        let Ok(t) = t else {
+            panic!("{name}: {t:?}");
+        };
+        let e = render(
+            &t,
+            &Value::Map(Default::default()),
+            &RenderOptions::default(),
+        )
+        .expect_err(name);
+        assert_eq!(e.kind, ExecErrorKind::WrongArgument, "{name}");
+        assert!(e.message.contains("not available"), "{name}: {}", e.message);
     }
 }
 

@@ -353,10 +353,280 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             V::Time { unix_seconds, .. } => unix_seconds.to_string(),
             _ => String::new(),
         }),
+        // The rest of genericMap.
+        "hello" => st("Hello!".into()),
+        // The environment is empty here (a render reads nothing of the machine).
+        "env" => st(String::new()),
+        "expandenv" => st(expand_empty_env(s(&args, 0))),
+        "ceil" => Ok(V::Float(to_float64(a(&args, 0)).ceil())),
+        "floor" => Ok(V::Float(to_float64(a(&args, 0)).floor())),
+        "round" => Ok(V::Float(round(
+            a(&args, 0),
+            int(&args, 1),
+            match args.get(2) {
+                Some(V::Float(f)) => *f,
+                _ => 0.5,
+            },
+        ))),
+        "maxf" | "minf" => {
+            let mut acc = to_float64(a(&args, 0));
+            for v in args.iter().skip(1) {
+                acc = go_max_min(acc, to_float64(v), name == "maxf");
+            }
+            Ok(V::Float(acc))
+        }
+        "untilStep" => Ok(V::Ints(Rc::new(until_step(
+            int(&args, 0),
+            int(&args, 1),
+            int(&args, 2),
+        )?))),
+        "toDecimal" => Ok(V::Int64(
+            i64::from_str_radix(&gofmt::format_v(a(&args, 0)), 8).unwrap_or(0),
+        )),
+        "adler32sum" => {
+            let (mut x, mut y) = (1u32, 0u32);
+            for b in s(&args, 0).bytes() {
+                x = (x + u32::from(b)) % 65521;
+                y = (y + x) % 65521;
+            }
+            st(((y << 16) | x).to_string())
+        }
+        "b32enc" => st(b32_encode(s(&args, 0).as_bytes())),
+        "osBase" => st(path_base(s(&args, 0))),
+        "osClean" => st(path_clean(s(&args, 0))),
+        "osDir" => st(path_dir(s(&args, 0))),
+        "osExt" => call("ext", args, ctx),
+        "osIsAbs" => call("isAbs", args, ctx),
+        "pick" | "omit" => {
+            let keys: Vec<String> = args.iter().skip(1).map(strval).collect();
+            let m = a(&args, 0)
+                .map_entries()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(k, _)| keys.contains(k) == (name == "pick"))
+                .collect();
+            Ok(V::map(m))
+        }
+        "pluck" => Ok(V::list(
+            args.iter()
+                .skip(1)
+                .filter_map(|m| match m {
+                    V::Map(m) => m.borrow().get(s(&args, 0)).cloned(),
+                    _ => None,
+                })
+                .collect(),
+        )),
+        // Go's map order is random; sorted by key here.
+        "values" => Ok(V::list(
+            a(&args, 0)
+                .map_entries()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect(),
+        )),
+        "dig" => dig(&args),
+        "chunk" | "mustChunk" => {
+            let size = int(&args, 0);
+            let l = list_of(a(&args, 1), "Cannot chunk type")?;
+            if size <= 0 {
+                return Err(op("runtime error: makeslice: len out of range"));
+            }
+            Ok(V::list(
+                l.chunks(size as usize)
+                    .map(|c| V::list(c.to_vec()))
+                    .collect(),
+            ))
+        }
+        "typeOf" => st(type_of(a(&args, 0)).into()),
+        "kindOf" => st(reflect_kind_name(a(&args, 0)).into()),
+        "typeIs" => Ok(V::Bool(s(&args, 0) == type_of(a(&args, 1)))),
+        "typeIsLike" => {
+            let t = type_of(a(&args, 1));
+            let target = s(&args, 0);
+            Ok(V::Bool(target == t || format!("*{target}") == t))
+        }
+        "kindIs" => Ok(V::Bool(s(&args, 0) == reflect_kind_name(a(&args, 1)))),
+        "deepEqual" => Ok(V::Bool(deep_equal(a(&args, 0), a(&args, 1)))),
+        "toRawJson" | "mustToRawJson" => json_encode(a(&args, 0), None, false)
+            .map(V::Str)
+            .map_err(op),
+        "mustToJson" => json_encode(a(&args, 0), None, true).map(V::Str).map_err(op),
+        "mustToPrettyJson" => json_encode(a(&args, 0), Some(0), true)
+            .map(V::Str)
+            .map_err(op),
+        "mustAppend" | "mustPush" => call("append", args, ctx),
+        "mustPrepend" => call("prepend", args, ctx),
+        "mustFirst" => call("first", args, ctx),
+        "mustLast" => call("last", args, ctx),
+        "mustRest" => call("rest", args, ctx),
+        "mustInitial" => call("initial", args, ctx),
+        "mustReverse" => call("reverse", args, ctx),
+        "mustUniq" => call("uniq", args, ctx),
+        "mustWithout" => call("without", args, ctx),
+        "mustHas" => call("has", args, ctx),
+        "mustCompact" => call("compact", args, ctx),
+        "mustSlice" => call("slice", args, ctx),
+        n if super::NOT_BUILT.contains(&n) => Err(CallError::Argument(format!(
+            "{n} is not available in this template engine (slim-sprig has it; Fuzzball renders it)"
+        ))),
         _ => Err(CallError::Argument(format!(
             "function {name:?} not defined"
         ))),
     }
+}
+
+/// os.ExpandEnv with an empty environment: `$NAME` and `${NAME}` become nothing (os/env.go
+/// `Expand`, `getShellName`).
+fn expand_empty_env(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'$' && i + 1 < b.len() {
+            let rest = &b[i + 1..];
+            let w = if rest[0] == b'{' {
+                if rest.len() > 2 && rest[1] == b'}' {
+                    2
+                } else {
+                    match rest.iter().position(|c| *c == b'}') {
+                        Some(0) | None => 1,
+                        Some(k) => k + 1,
+                    }
+                }
+            } else if is_shell_special(rest[0]) {
+                1
+            } else {
+                let n = rest
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                if n == 0 {
+                    out.push(b'$');
+                    i += 1;
+                    continue;
+                }
+                n
+            };
+            i += 1 + w;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn is_shell_special(c: u8) -> bool {
+    matches!(c, b'*' | b'#' | b'$' | b'@' | b'!' | b'?' | b'-') || c.is_ascii_digit()
+}
+
+/// numeric.go `round`.
+fn round(a: &V, p: i64, round_on: f64) -> f64 {
+    let val = to_float64(a);
+    let pow = 10f64.powf(p as f64);
+    let digit = pow * val;
+    let div = digit.fract();
+    let r = if div >= round_on {
+        digit.ceil()
+    } else {
+        digit.floor()
+    };
+    r / pow
+}
+
+/// math.Max / math.Min: NaN wins, and +0 over -0 (-0 for Min).
+fn go_max_min(x: f64, y: f64, max: bool) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return f64::NAN;
+    }
+    if x == 0.0 && y == 0.0 {
+        let neg = if max {
+            x.is_sign_negative() && y.is_sign_negative()
+        } else {
+            x.is_sign_negative() || y.is_sign_negative()
+        };
+        return if neg { -0.0 } else { 0.0 };
+    }
+    if max {
+        x.max(y)
+    } else {
+        x.min(y)
+    }
+}
+
+/// dict.go `dig`: keys..., a default, a dict; a key or dict of another type panics as Go's
+/// type assertion does.
+fn dig(ps: &[V]) -> Result<V, CallError> {
+    if ps.len() < 3 {
+        return Err(op("dig needs at least three arguments"));
+    }
+    let assert_map = |v: &V| -> Result<V, CallError> {
+        match v {
+            V::Map(_) => Ok(v.clone()),
+            v => Err(op(format!(
+                "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
+                if v.is_nilish() { "nil" } else { v.type_name() }
+            ))),
+        }
+    };
+    let mut dict = assert_map(&ps[ps.len() - 1])?;
+    let def = ps[ps.len() - 2].clone();
+    let mut keys = Vec::new();
+    for k in &ps[..ps.len() - 2] {
+        match k {
+            V::Str(s) => keys.push(s.clone()),
+            v => {
+                return Err(op(format!(
+                    "interface conversion: interface {{}} is {}, not string",
+                    if v.is_nilish() { "nil" } else { v.type_name() }
+                )))
+            }
+        }
+    }
+    for (i, k) in keys.iter().enumerate() {
+        let step = match &dict {
+            V::Map(m) => m.borrow().get(k).cloned(),
+            _ => None,
+        };
+        let Some(step) = step else {
+            return Ok(def);
+        };
+        if i + 1 == keys.len() {
+            return Ok(step);
+        }
+        dict = assert_map(&step)?;
+    }
+    Ok(def)
+}
+
+/// `fmt.Sprintf("%T")` (reflect.go `typeOf`).
+fn type_of(v: &V) -> &'static str {
+    if v.is_nilish() {
+        "<nil>"
+    } else {
+        v.type_name()
+    }
+}
+
+/// encoding/base32 StdEncoding.EncodeToString.
+fn b32_encode(b: &[u8]) -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut r = String::new();
+    for chunk in b.chunks(5) {
+        let mut buf = [0u8; 5];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        let v = buf.iter().fold(0u64, |acc, x| (acc << 8) | u64::from(*x));
+        let symbols = (chunk.len() * 8).div_ceil(5);
+        for k in 0..8 {
+            if k < symbols {
+                r.push(ALPHABET[((v >> (35 - 5 * k)) & 31) as usize] as char);
+            } else {
+                r.push('=');
+            }
+        }
+    }
+    r
 }
 
 /// strings.go `strval`: a string as is, a Stringer's String(), else `%v`.
@@ -938,9 +1208,15 @@ fn sha256_hex(data: &[u8]) -> String {
 /// encoding/json `Marshal` (`indent: Some(0)`: `MarshalIndent(v, "", "  ")`). `None` where
 /// Go's Marshal fails (NaN, infinities): sprig's `toJson` then prints nothing.
 pub(crate) fn to_json(v: &V, indent: Option<usize>) -> Option<String> {
+    json_encode(v, indent, true).ok()
+}
+
+/// encoding/json, with HTML escaping or not (`toRawJson`: an Encoder with
+/// SetEscapeHTML(false)); the error as Go words it (`json: unsupported value: NaN`).
+fn json_encode(v: &V, indent: Option<usize>, escape_html: bool) -> Result<String, String> {
     let mut out = String::new();
-    json_value(&mut out, v, indent)?;
-    Some(out)
+    json_value(&mut out, v, indent, escape_html)?;
+    Ok(out)
 }
 
 fn json_newline(out: &mut String, level: Option<usize>) {
@@ -952,31 +1228,36 @@ fn json_newline(out: &mut String, level: Option<usize>) {
     }
 }
 
-fn json_value(out: &mut String, v: &V, level: Option<usize>) -> Option<()> {
+fn json_value(out: &mut String, v: &V, level: Option<usize>, html: bool) -> Result<(), String> {
     match v {
         V::Invalid | V::Nil => out.push_str("null"),
         V::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         V::Int(i) | V::Int64(i) => out.push_str(&i.to_string()),
         V::Uint(u) => out.push_str(&u.to_string()),
         V::Byte(b) => out.push_str(&b.to_string()),
-        V::Float(f) => out.push_str(&json_float(*f)?),
-        V::Str(s) => json_string(out, s),
+        V::Float(f) => out.push_str(&json_float(*f).ok_or_else(|| {
+            format!(
+                "json: unsupported value: {}",
+                gofmt::format_float(*f, 'g', None)
+            )
+        })?),
+        V::Str(s) => json_string(out, s, html),
         V::Time { .. } => {
-            json_string(out, &rfc3339(v));
+            json_string(out, &rfc3339(v), html);
         }
         V::List(_) | V::Strs(_) | V::Ints(_) => {
             let items = v.list_items().unwrap_or_default();
             out.push('[');
             if items.is_empty() {
                 out.push(']');
-                return Some(());
+                return Ok(());
             }
             for (k, it) in items.iter().enumerate() {
                 if k > 0 {
                     out.push(',');
                 }
                 json_newline(out, level.map(|l| l + 1));
-                json_value(out, it, level.map(|l| l + 1))?;
+                json_value(out, it, level.map(|l| l + 1), html)?;
             }
             json_newline(out, level);
             out.push(']');
@@ -986,25 +1267,25 @@ fn json_value(out: &mut String, v: &V, level: Option<usize>) -> Option<()> {
             out.push('{');
             if m.is_empty() {
                 out.push('}');
-                return Some(());
+                return Ok(());
             }
             for (k, (key, val)) in m.iter().enumerate() {
                 if k > 0 {
                     out.push(',');
                 }
                 json_newline(out, level.map(|l| l + 1));
-                json_string(out, key);
+                json_string(out, key, html);
                 out.push(':');
                 if level.is_some() {
                     out.push(' ');
                 }
-                json_value(out, val, level.map(|l| l + 1))?;
+                json_value(out, val, level.map(|l| l + 1), html)?;
             }
             json_newline(out, level);
             out.push('}');
         }
     }
-    Some(())
+    Ok(())
 }
 
 /// encoding/json `floatEncoder`: 'f' format, or 'e' below 1e-6 and from 1e21, with a
@@ -1033,7 +1314,7 @@ fn json_float(f: f64) -> Option<String> {
 
 /// encoding/json string encoding with HTML escaping (`<`, `>`, `&` as `\u003c` ...) and
 /// U+2028, U+2029 escaped.
-fn json_string(out: &mut String, s: &str) {
+fn json_string(out: &mut String, s: &str, html: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -1042,7 +1323,7 @@ fn json_string(out: &mut String, s: &str) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '<' | '>' | '&' if html => out.push_str(&format!("\\u{:04x}", c as u32)),
             '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
