@@ -340,6 +340,28 @@ pub fn remove_containers(runtime: &str, label: &str) {
             .stderr(Stdio::null())
             .status();
     }
+    // A removed container's monitor (podman's `conmon`, its command line naming the
+    // container) and its last processes may outlive `rm` for a moment: wait for them, bounded.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::time::Instant::now() < deadline && !processes_naming(label).is_empty() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The processes of this node whose command line holds `text`.
+fn processes_naming(text: &str) -> Vec<u32> {
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let me = std::process::id();
+    rd.flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .filter(|&p| p != me)
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.windows(text.len()).any(|w| w == text.as_bytes()))
+        })
+        .collect()
 }
 
 /// One request: runs it outside the container, its output into the client's FIFOs.
