@@ -214,87 +214,14 @@ pub fn check_with(
         Ok(template) => {
             let data = Value::Map(loaded.data.clone());
             match fuzzfile_template::render(&template, &data, render_options) {
-                Err(e) => {
-                    let range = TextRange::from_usize(e.span.start, e.span.end);
-                    let required = if e.kind == ExecErrorKind::Fail {
-                        required_values(&template, &loaded.data, render_options, &e.span)
-                    } else {
-                        Vec::new()
-                    };
-                    let d = match e.kind {
-                        ExecErrorKind::Fail if !required.is_empty() => {
-                            let names = required
-                                .iter()
-                                .map(|n| format!("`{n}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ");
-                            let example = required
-                                .iter()
-                                .map(|n| format!("--set {n}=..."))
-                                .collect::<Vec<_>>()
-                                .join(" ");
-                            Diagnostic::new(
-                                Rule::TemplateFail,
-                                range,
-                                format!(
-                                    "{} (the template's `fail`: it asks for {names}, empty in these values)",
-                                    e.message
-                                ),
-                            )
-                            .with_severity(Severity::Info)
-                            .with_help(format!(
-                                "this is how the template asks for a value it has no default for; the Fuzzfile it renders is checked once the value is given: `{example}` or `--values FILE`"
-                            ))
-                        }
-                        ExecErrorKind::Fail => Diagnostic::new(Rule::TemplateFail, range, e.message)
-                            .with_help(if has_values {
-                                "the template stops here with these values: change the values (the values file, `--values`, `--set`) or the condition that leads to this `fail`"
-                            } else {
-                                "the template stops here with no values at all: give it its values file (beside it, or `--values FILE`)"
-                            }),
-                        _ => Diagnostic::new(Rule::TemplateExecError, range, e.message)
-                            .with_help(if has_values {
-                                "Go's text/template stops rendering here with these values"
-                            } else {
-                                "Go's text/template stops rendering here; no values were given (every `.Name` is missing), so give the values file beside the template or with `--values FILE`"
-                            }),
-                    };
-                    // What the stopping action computed with (for a `fail`, what the
-                    // conditions around it read): each value, as given and where it is
-                    // declared.
-                    let read = if e.kind == ExecErrorKind::Fail {
-                        map::values_deciding(&template, &e.span)
-                    } else {
-                        map::values_read_at(&template, &e.span)
-                    };
-                    let read: Vec<String> = read
-                        .into_iter()
-                        .filter(|n| loaded.data.contains_key(n))
-                        .collect();
-                    let d = if read.is_empty() || d.severity == Severity::Info {
-                        d
-                    } else {
-                        let shown = read
-                            .iter()
-                            .map(|n| {
-                                let v = loaded.data.get(n).map(show_value).unwrap_or_default();
-                                let place = declared_place(n, &loaded, &files)
-                                    .map(|p| format!(", {p}"))
-                                    .unwrap_or_default();
-                                format!("`{n}` = {v}{place}")
-                            })
-                            .collect::<Vec<_>>()
-                            .join("; ");
-                        let help = d.help.clone().unwrap_or_default();
-                        let reads = if e.kind == ExecErrorKind::Fail {
-                            "the conditions that lead here read"
-                        } else {
-                            "it reads"
-                        };
-                        d.with_help(format!("{help}; {reads} {shown}"))
-                    };
-                    diagnostics.push(d);
-                }
+                Err(e) => diagnostics.push(render_error(
+                    &e,
+                    &template,
+                    &loaded,
+                    &files,
+                    render_options,
+                    has_values,
+                )),
                 Ok(out) => {
                     missing_values(&out, &input, &loaded, &files, has_values, &mut diagnostics);
                     let analysis = analyze_with(&out.text, options);
@@ -383,6 +310,98 @@ pub fn check_values_file(source: Source, options: &Options) -> FileFindings {
         text: source.text,
         diagnostics,
     }
+}
+
+/// The finding of a render that stopped: `template-fail` (a note when the `fail` only asks
+/// for a value that is empty, [`required_values`]) or `template-exec-error`, its help naming
+/// the values the stopping action (for a `fail`, the conditions around it) computed with.
+fn render_error(
+    e: &fuzzfile_template::ExecError,
+    template: &fuzzfile_template::Template,
+    loaded: &values::Values,
+    files: &[FileFindings],
+    render_options: &RenderOptions,
+    has_values: bool,
+) -> Diagnostic {
+    let range = TextRange::from_usize(e.span.start, e.span.end);
+    let required = if e.kind == ExecErrorKind::Fail {
+        required_values(template, &loaded.data, render_options, &e.span)
+    } else {
+        Vec::new()
+    };
+    let d = match e.kind {
+        ExecErrorKind::Fail if !required.is_empty() => {
+            let names = required
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let example = required
+                .iter()
+                .map(|n| format!("--set {n}=..."))
+                .collect::<Vec<_>>()
+                .join(" ");
+            Diagnostic::new(
+                Rule::TemplateFail,
+                range,
+                format!(
+                    "{} (the template's `fail`: it asks for {names}, empty in these values)",
+                    e.message.clone()
+                ),
+            )
+            .with_severity(Severity::Info)
+            .with_help(format!(
+                "this is how the template asks for a value it has no default for; the Fuzzfile it renders is checked once the value is given: `{example}` or `--values FILE`"
+            ))
+        }
+        ExecErrorKind::Fail => Diagnostic::new(Rule::TemplateFail, range, e.message.clone())
+            .with_help(if has_values {
+                "the template stops here with these values: change the values (the values file, `--values`, `--set`) or the condition that leads to this `fail`"
+            } else {
+                "the template stops here with no values at all: give it its values file (beside it, or `--values FILE`)"
+            }),
+        _ => Diagnostic::new(Rule::TemplateExecError, range, e.message.clone())
+            .with_help(if has_values {
+                "Go's text/template stops rendering here with these values"
+            } else {
+                "Go's text/template stops rendering here; no values were given (every `.Name` is missing), so give the values file beside the template or with `--values FILE`"
+            }),
+    };
+    // What the stopping action computed with (for a `fail`, what the
+    // conditions around it read): each value, as given and where it is
+    // declared.
+    let read = if e.kind == ExecErrorKind::Fail {
+        map::values_deciding(template, &e.span)
+    } else {
+        map::values_read_at(template, &e.span)
+    };
+    let read: Vec<String> = read
+        .into_iter()
+        .filter(|n| loaded.data.contains_key(n))
+        .collect();
+    let d = if read.is_empty() || d.severity == Severity::Info {
+        d
+    } else {
+        let shown = read
+            .iter()
+            .map(|n| {
+                let v = loaded.data.get(n).map(show_value).unwrap_or_default();
+                let place = declared_place(n, loaded, files)
+                    .map(|p| format!(", {p}"))
+                    .unwrap_or_default();
+                format!("`{n}` = {v}{place}")
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let help = d.help.clone().unwrap_or_default();
+        let reads = if e.kind == ExecErrorKind::Fail {
+            "the conditions that lead here read"
+        } else {
+            "it reads"
+        };
+        d.with_help(format!("{help}; {reads} {shown}"))
+    };
+    d
 }
 
 /// The most values tried one at a time by [`required_values`].
