@@ -391,6 +391,9 @@ fn parse_decl(tree: &Tree, item: NodeId, errors: &mut Vec<ValuesError>) -> Optio
                 span: span(tree, v),
             })
         } else {
+            if unresolved_alias(tree, v) {
+                return None;
+            }
             errors.push(ValuesError::WrongType {
                 at: At::Decls(span(tree, v)),
                 name: name.to_string(),
@@ -532,6 +535,9 @@ pub(crate) fn kind_from_node(
 ) -> Option<(ValueKind, Span)> {
     let vspan = span(tree, value);
     let wrong = |expected: &'static str, errors: &mut Vec<ValuesError>| {
+        if unresolved_alias(tree, value) {
+            return;
+        }
         errors.push(ValuesError::WrongType {
             at: at.with_span(vspan.clone()),
             name: name.to_string(),
@@ -773,6 +779,14 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     d[n][m]
+}
+
+/// Whether `node` is an alias whose anchor does not exist: the YAML tree reports it already.
+fn unresolved_alias(tree: &Tree, node: NodeId) -> bool {
+    matches!(
+        tree.node(tree.resolve(node)).kind,
+        NodeKind::Alias { target: None, .. }
+    )
 }
 
 /// Whether `node` is a scalar (not a collection or an unresolved alias).

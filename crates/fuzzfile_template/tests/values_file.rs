@@ -626,3 +626,25 @@ fn values_file_overrides_in_both_shapes() {
         .entries
         .is_empty());
 }
+
+#[test]
+fn anchors_aliases_and_merge_keys_are_read_as_yaml_v3_reads_them() {
+    let text = "values:\n  - &base\n    name: A\n    display_name: shared label\n    uint_value: 2\n  - <<: *base\n    name: B\n  - name: C\n    display_name: *x\n    string_value: &x label\n";
+    let (file, errors) = values_file::parse(text);
+    // `*x` before `&x` is an unresolved alias: the YAML error at it (and no second one about
+    // its type); the rest parses.
+    assert_eq!(file.names().collect::<Vec<_>>(), ["A", "B", "C"]);
+    assert_eq!(file.decl("B").unwrap().kind, ValueKind::Uint(2));
+    assert_eq!(
+        file.decl("B").unwrap().display_name.as_ref().unwrap().value,
+        "shared label"
+    );
+    // The merged field's span is in the anchor's text.
+    let b = file.decl("B").unwrap();
+    assert_eq!(&text[b.default_span.clone()], "2");
+    assert!(b.default_span.start < text.find("<<").unwrap());
+    let [ValuesError::Syntax { message, .. }] = errors.as_slice() else {
+        panic!("one error, the YAML one: {errors:#?}")
+    };
+    assert!(message.contains("*x"), "{message}");
+}
