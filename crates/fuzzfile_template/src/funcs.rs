@@ -259,8 +259,6 @@ pub const NOT_BUILT: &[&str] = &[
     "durationRound",
     "toDate",
     "mustToDate",
-    "fromJson",
-    "mustFromJson",
     "regexMatch",
     "mustRegexMatch",
     "regexFindAll",
@@ -274,8 +272,6 @@ pub const NOT_BUILT: &[&str] = &[
     "regexSplit",
     "mustRegexSplit",
     "regexQuoteMeta",
-    "sha1sum",
-    "b32dec",
     "getHostByName",
     "urlParse",
     "urlJoin",
@@ -377,6 +373,7 @@ pub(crate) fn signature(name: &str) -> Option<Sig> {
         "set" => fixed(&[Map, Str, Any]),
         "keys" => var(&[], Map),
         "now" | "hello" => fixed(&[]),
+        "sha1sum" | "b32dec" | "fromJson" | "mustFromJson" => fixed(&[Str]),
         "env" | "expandenv" | "adler32sum" | "b32enc" | "osBase" | "osClean" | "osDir"
         | "osExt" | "osIsAbs" => fixed(&[Str]),
         "ceil" | "floor" | "toDecimal" | "typeOf" | "kindOf" | "toRawJson" | "mustToJson"

@@ -467,6 +467,13 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
         "mustHas" => call("has", args, ctx),
         "mustCompact" => call("compact", args, ctx),
         "mustSlice" => call("slice", args, ctx),
+        "sha1sum" => st(sha1_hex(s(&args, 0).as_bytes())),
+        "b32dec" => st(match b32_decode(s(&args, 0)) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => e,
+        }),
+        "fromJson" => Ok(from_json(s(&args, 0)).unwrap_or(V::Nil)),
+        "mustFromJson" => from_json(s(&args, 0)).map_err(op),
         n if super::NOT_BUILT.contains(&n) => Err(CallError::Argument(format!(
             "{n} is not available in this template engine (slim-sprig has it; Fuzzball renders it)"
         ))),
@@ -627,6 +634,301 @@ fn b32_encode(b: &[u8]) -> String {
         }
     }
     r
+}
+
+/// SHA-1 (FIPS 180-4), hex: crypto.go `sha1sum`.
+fn sha1_hex(data: &[u8]) -> String {
+    let mut h: [u32; 5] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
+    let mut msg = data.to_vec();
+    let bit_len = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bit_len.to_be_bytes());
+    for block in msg.chunks(64) {
+        let mut w = [0u32; 80];
+        for (t, word) in block.chunks(4).enumerate().take(16) {
+            w[t] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for t in 16..80 {
+            w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (t, wt) in w.iter().enumerate() {
+            let (f, k) = match t {
+                0..=19 => ((b & c) | (!b & d), 0x5A827999),
+                20..=39 => (b ^ c ^ d, 0x6ED9EBA1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
+                _ => (b ^ c ^ d, 0xCA62C1D6),
+            };
+            let temp = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wt);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = temp;
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    h.iter().map(|x| format!("{x:08x}")).collect()
+}
+
+/// encoding/base32 StdEncoding.DecodeString (newlines skipped); the error as Go words it.
+fn b32_decode(s: &str) -> Result<Vec<u8>, String> {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let err = |i: usize| format!("illegal base32 data at input byte {i}");
+    let src: Vec<(usize, u8)> = s
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b != b'\n' && *b != b'\r')
+        .collect();
+    if !src.len().is_multiple_of(8) {
+        // Go decodes whole quanta; a short last one is an error at its end.
+        return Err(err(s.len() - s.len() % 8));
+    }
+    let mut out = Vec::new();
+    for (q, quantum) in src.chunks(8).enumerate() {
+        let mut v: u64 = 0;
+        let mut n = 8;
+        for (j, (pos, c)) in quantum.iter().enumerate() {
+            if *c == b'=' {
+                // Padding: only at the end, in the counts a quantum can have.
+                if q + 1 != src.len() / 8 || !matches!(j, 2 | 4 | 5 | 7) {
+                    return Err(err(*pos));
+                }
+                if quantum[j..].iter().any(|(_, c)| *c != b'=') {
+                    return Err(err(*pos));
+                }
+                n = j;
+                break;
+            }
+            let Some(x) = ALPHABET.iter().position(|a| a == c) else {
+                return Err(err(*pos));
+            };
+            v = (v << 5) | x as u64;
+        }
+        v <<= 5 * (8 - n);
+        let bytes = match n {
+            8 => 5,
+            7 => 4,
+            5 => 3,
+            4 => 2,
+            _ => 1,
+        };
+        for k in 0..bytes {
+            out.push((v >> (32 - 8 * k)) as u8);
+        }
+    }
+    Ok(out)
+}
+
+/// encoding/json `Unmarshal` into an `interface {}` (defaults.go `fromJson`): objects are
+/// maps, arrays lists, numbers float64; the error as Go words the common cases.
+fn from_json(text: &str) -> Result<V, String> {
+    struct P<'a> {
+        b: &'a [u8],
+        i: usize,
+        depth: usize,
+    }
+    impl P<'_> {
+        fn ws(&mut self) {
+            while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+                self.i += 1;
+            }
+        }
+        fn bad(&self) -> String {
+            self.bad_in("looking for beginning of value")
+        }
+        /// encoding/json's syntax error: the character and what the scanner was doing.
+        fn bad_in(&self, context: &str) -> String {
+            match self.b.get(self.i) {
+                None => "unexpected end of JSON input".into(),
+                Some(c) => format!(
+                    "invalid character {} {context}",
+                    gofmt::quote_with(&(*c as char).to_string(), '\'', false)
+                ),
+            }
+        }
+        fn value(&mut self) -> Result<V, String> {
+            self.depth += 1;
+            if self.depth > 10_000 {
+                return Err("exceeded max depth".into());
+            }
+            self.ws();
+            let r = match self.b.get(self.i) {
+                Some(b'{') => {
+                    self.i += 1;
+                    let mut m = BTreeMap::new();
+                    self.ws();
+                    if self.b.get(self.i) == Some(&b'}') {
+                        self.i += 1;
+                    } else {
+                        loop {
+                            self.ws();
+                            if self.b.get(self.i) != Some(&b'"') {
+                                return Err(
+                                    self.bad_in("looking for beginning of object key string")
+                                );
+                            }
+                            let V::Str(k) = self.string()? else {
+                                return Err(self.bad());
+                            };
+                            self.ws();
+                            if self.b.get(self.i) != Some(&b':') {
+                                return Err(self.bad_in("after object key"));
+                            }
+                            self.i += 1;
+                            let v = self.value()?;
+                            m.insert(k, v);
+                            self.ws();
+                            match self.b.get(self.i) {
+                                Some(b',') => self.i += 1,
+                                Some(b'}') => {
+                                    self.i += 1;
+                                    break;
+                                }
+                                _ => return Err(self.bad_in("after object key:value pair")),
+                            }
+                        }
+                    }
+                    Ok(V::map(m))
+                }
+                Some(b'[') => {
+                    self.i += 1;
+                    let mut l = Vec::new();
+                    self.ws();
+                    if self.b.get(self.i) == Some(&b']') {
+                        self.i += 1;
+                    } else {
+                        loop {
+                            l.push(self.value()?);
+                            self.ws();
+                            match self.b.get(self.i) {
+                                Some(b',') => self.i += 1,
+                                Some(b']') => {
+                                    self.i += 1;
+                                    break;
+                                }
+                                _ => return Err(self.bad_in("after array element")),
+                            }
+                        }
+                    }
+                    Ok(V::list(l))
+                }
+                Some(b'"') => self.string(),
+                Some(b't') if self.b[self.i..].starts_with(b"true") => {
+                    self.i += 4;
+                    Ok(V::Bool(true))
+                }
+                Some(b'f') if self.b[self.i..].starts_with(b"false") => {
+                    self.i += 5;
+                    Ok(V::Bool(false))
+                }
+                Some(b'n') if self.b[self.i..].starts_with(b"null") => {
+                    self.i += 4;
+                    Ok(V::Nil)
+                }
+                Some(c) if *c == b'-' || c.is_ascii_digit() => {
+                    let start = self.i;
+                    while self.i < self.b.len()
+                        && matches!(
+                            self.b[self.i],
+                            b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'
+                        )
+                    {
+                        self.i += 1;
+                    }
+                    let t = std::str::from_utf8(&self.b[start..self.i]).unwrap_or("");
+                    t.parse::<f64>().map(V::Float).map_err(|_| self.bad())
+                }
+                _ => Err(self.bad()),
+            };
+            self.depth -= 1;
+            r
+        }
+        fn string(&mut self) -> Result<V, String> {
+            if self.b.get(self.i) != Some(&b'"') {
+                return Err(self.bad());
+            }
+            self.i += 1;
+            let mut out: Vec<u8> = Vec::new();
+            loop {
+                match self.b.get(self.i) {
+                    None => return Err("unexpected end of JSON input".into()),
+                    Some(b'"') => {
+                        self.i += 1;
+                        break;
+                    }
+                    Some(b'\\') => {
+                        let e = self.b.get(self.i + 1).copied();
+                        self.i += 2;
+                        match e {
+                            Some(b'"') => out.push(b'"'),
+                            Some(b'\\') => out.push(b'\\'),
+                            Some(b'/') => out.push(b'/'),
+                            Some(b'b') => out.push(8),
+                            Some(b'f') => out.push(12),
+                            Some(b'n') => out.push(b'\n'),
+                            Some(b'r') => out.push(b'\r'),
+                            Some(b't') => out.push(b'\t'),
+                            Some(b'u') => {
+                                let hex = |p: &Self, at: usize| {
+                                    p.b.get(at..at + 4)
+                                        .and_then(|h| std::str::from_utf8(h).ok())
+                                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                                };
+                                let Some(mut c) = hex(self, self.i) else {
+                                    return Err("invalid escape in JSON string".into());
+                                };
+                                self.i += 4;
+                                if (0xD800..0xDC00).contains(&c)
+                                    && self.b.get(self.i..self.i + 2) == Some(b"\\u")
+                                {
+                                    if let Some(lo) = hex(self, self.i + 2) {
+                                        if (0xDC00..0xE000).contains(&lo) {
+                                            c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+                                            self.i += 6;
+                                        }
+                                    }
+                                }
+                                let ch = char::from_u32(c).unwrap_or('\u{FFFD}');
+                                let mut buf = [0u8; 4];
+                                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                            }
+                            _ => return Err("invalid escape in JSON string".into()),
+                        }
+                    }
+                    Some(c) => {
+                        out.push(*c);
+                        self.i += 1;
+                    }
+                }
+            }
+            Ok(V::Str(String::from_utf8_lossy(&out).into_owned()))
+        }
+    }
+    let mut p = P {
+        b: text.as_bytes(),
+        i: 0,
+        depth: 0,
+    };
+    let v = p.value()?;
+    p.ws();
+    if p.i < p.b.len() {
+        return Err(format!(
+            "invalid character {} after top-level value",
+            gofmt::quote_with(&(p.b[p.i] as char).to_string(), '\'', false)
+        ));
+    }
+    Ok(v)
 }
 
 /// strings.go `strval`: a string as is, a Stringer's String(), else `%v`.
