@@ -681,42 +681,49 @@ fn sha1_hex(data: &[u8]) -> String {
     h.iter().map(|x| format!("{x:08x}")).collect()
 }
 
-/// encoding/base32 StdEncoding.DecodeString (newlines skipped); the error as Go words it.
+/// encoding/base32 StdEncoding.DecodeString (base32.go `decode`, after `stripNewlines`); the
+/// error as Go words it, at the offset Go reports.
 fn b32_decode(s: &str) -> Result<Vec<u8>, String> {
     const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    let err = |i: usize| format!("illegal base32 data at input byte {i}");
-    let src: Vec<(usize, u8)> = s
-        .bytes()
-        .enumerate()
-        .filter(|(_, b)| *b != b'\n' && *b != b'\r')
-        .collect();
-    if !src.len().is_multiple_of(8) {
-        // Go decodes whole quanta; a short last one is an error at its end.
-        return Err(err(s.len() - s.len() % 8));
-    }
+    let err = |i: usize| Err(format!("illegal base32 data at input byte {i}"));
+    let src: Vec<u8> = s.bytes().filter(|b| *b != b'\n' && *b != b'\r').collect();
+    let olen = src.len();
+    let mut rest: &[u8] = &src;
     let mut out = Vec::new();
-    for (q, quantum) in src.chunks(8).enumerate() {
-        let mut v: u64 = 0;
-        let mut n = 8;
-        for (j, (pos, c)) in quantum.iter().enumerate() {
-            if *c == b'=' {
-                // Padding: only at the end, in the counts a quantum can have.
-                if q + 1 != src.len() / 8 || !matches!(j, 2 | 4 | 5 | 7) {
-                    return Err(err(*pos));
+    let mut end = false;
+    while !rest.is_empty() && !end {
+        let mut dbuf = [0u8; 8];
+        let mut dlen = 8;
+        let mut j = 0;
+        while j < 8 {
+            let Some((&c, tail)) = rest.split_first() else {
+                return err(olen - j);
+            };
+            rest = tail;
+            if c == b'=' && j >= 2 && rest.len() < 8 {
+                if rest.len() + j < 7 {
+                    return err(olen);
                 }
-                if quantum[j..].iter().any(|(_, c)| *c != b'=') {
-                    return Err(err(*pos));
+                for k in 0..7 - j {
+                    if rest.len() > k && rest[k] != b'=' {
+                        return err(olen - rest.len() + k - 1);
+                    }
                 }
-                n = j;
+                dlen = j;
+                end = true;
+                if matches!(dlen, 1 | 3 | 6) {
+                    return err(olen - rest.len() - 1);
+                }
                 break;
             }
-            let Some(x) = ALPHABET.iter().position(|a| a == c) else {
-                return Err(err(*pos));
-            };
-            v = (v << 5) | x as u64;
+            match ALPHABET.iter().position(|a| *a == c) {
+                Some(x) => dbuf[j] = x as u8,
+                None => return err(olen - rest.len() - 1),
+            }
+            j += 1;
         }
-        v <<= 5 * (8 - n);
-        let bytes = match n {
+        let v = dbuf.iter().fold(0u64, |acc, x| (acc << 5) | u64::from(*x));
+        let bytes = match dlen {
             8 => 5,
             7 => 4,
             5 => 3,
