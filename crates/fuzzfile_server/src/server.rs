@@ -154,7 +154,12 @@ impl Server {
             )),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
             completion_provider: Some(CompletionOptions {
-                trigger_characters: Some(["$", "{", "/", ":", "-", "_"].map(String::from).to_vec()),
+                // `.`: value names in a template's `{{ .` (a Fuzzfile answers nothing to it).
+                trigger_characters: Some(
+                    ["$", "{", "/", ":", "-", "_", "."]
+                        .map(String::from)
+                        .to_vec(),
+                ),
                 ..Default::default()
             }),
             definition_provider: Some(OneOf::Left(true)),
@@ -521,6 +526,16 @@ impl Server {
                             crate::template::complete,
                         )
                         .map(lsp_types::CompletionResponse::Array);
+                }
+                let dot = p
+                    .context
+                    .as_ref()
+                    .and_then(|c| c.trigger_character.as_deref())
+                    == Some(".");
+                if dot {
+                    // Only templates complete after `.`; in a Fuzzfile it is a path or a
+                    // version being typed.
+                    return Some(lsp_types::CompletionResponse::Array(Vec::new()));
                 }
                 self.at(
                     &pos.text_document.uri,

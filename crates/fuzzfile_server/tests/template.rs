@@ -657,3 +657,40 @@ fn quick_fixes_edit_copied_template_text_only() {
     assert!(!p.to_string().contains("FZ010"), "{p}");
     c.finish();
 }
+
+/// `.` triggers completion (the editor asks as soon as `{{ .` is typed): a template answers
+/// with its values, a Fuzzfile with nothing (a path or a version being typed there).
+#[test]
+fn a_dot_triggers_value_completion_in_templates_only() {
+    let d = project("trigger", TEMPLATE, Some(VALUES));
+    let t = uri(&d, "app.template.yaml");
+    let mut c = Client::start(caps_utf8(), None);
+    let triggers = &c.init_result["capabilities"]["completionProvider"]["triggerCharacters"];
+    assert!(
+        triggers.as_array().unwrap().contains(&json!(".")),
+        "{triggers}"
+    );
+    let text = format!("{TEMPLATE}{{{{ .");
+    c.open(&t, "yaml", 1, &text);
+    let ctx = json!({"triggerKind": 2, "triggerCharacter": "."});
+    let pos = c.pos(&text, text.len());
+    let r = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": t}, "position": pos, "context": ctx}),
+        )
+        .unwrap();
+    assert_eq!(labels(&r).len(), 5, "{r}");
+    let f = "file:///w/train.fz";
+    let plain = "version: v4\njobs:\n  a:\n    image: {uri: docker://alpine:3.}\n";
+    c.open(f, "fuzzfile", 1, plain);
+    let pos = c.at(plain, "3.}", 2);
+    let r = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": f}, "position": pos, "context": ctx}),
+        )
+        .unwrap();
+    assert_eq!(r, json!([]));
+    c.finish();
+}
