@@ -910,6 +910,7 @@ impl Server {
     ) -> Option<R> {
         let (a, values) = self.template_entry(uri.as_str())?;
         let ctx = crate::template::Ctx {
+            uri,
             analysis: &a,
             values: values.as_ref(),
             lines: Lines::new(a.text(), &a.line_index, self.encoding),

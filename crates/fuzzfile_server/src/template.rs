@@ -209,6 +209,7 @@ pub struct Entry {
 
 /// What a request about a template document works on.
 pub struct Ctx<'a> {
+    pub uri: &'a Uri,
     pub analysis: &'a TemplateAnalysis,
     pub values: Option<&'a ValuesDoc>,
     pub lines: Lines<'a>,
@@ -443,8 +444,16 @@ fn decl_markdown(d: &ValueDecl, values: &ValuesDoc) -> String {
     out
 }
 
-/// Hover on a value: its declaration.
+/// Hover on a value: its declaration. Outside actions, on text the template copies into the
+/// Fuzzfile (keys, job names, a launcher line): the Fuzzfile's hover there, from the analysis
+/// of the rendered text.
 pub fn hover(ctx: &Ctx<'_>, offset: u32) -> Option<Hover> {
+    let at = usize::try_from(offset).ok()?;
+    if ctx.text().is_char_boundary(at) && action_start(ctx.text(), at).is_none() {
+        if let Some(h) = rendered_hover(ctx, at) {
+            return Some(h);
+        }
+    }
     let values = ctx.values?;
     let decls = ctx.decls();
     let r = value_at(
@@ -460,6 +469,40 @@ pub fn hover(ctx: &Ctx<'_>, offset: u32) -> Option<Hover> {
             value: decl_markdown(d, values),
         }),
         range: Some(ctx.lines.range(r.range)),
+    })
+}
+
+/// The output byte of template byte `offset` where the template copied it (its first copy,
+/// for text inside a `range`).
+fn rendered_offset(map: &fuzzfile_template::SourceMap, offset: usize) -> Option<usize> {
+    map.segments.iter().find_map(|s| match &s.origin {
+        fuzzfile_template::Origin::Text { template } if template.contains(&offset) => {
+            Some(s.output.start + (offset - template.start))
+        }
+        _ => None,
+    })
+}
+
+/// The Fuzzfile hover at the rendered place of copied template text, its range mapped back.
+fn rendered_hover(ctx: &Ctx<'_>, offset: usize) -> Option<Hover> {
+    let r = ctx.analysis.rendered.as_ref()?;
+    let out = &r.rendered;
+    let at = u32::try_from(rendered_offset(&out.map, offset)?).ok()?;
+    let a = &r.analysis;
+    let view = crate::server::View {
+        uri: ctx.uri,
+        version: 0,
+        analysis: a,
+        lines: Lines::new(&a.text, &a.line_index, ctx.encoding),
+    };
+    let h = crate::hover::hover(&view, at)?;
+    let mapper = fuzzfile_check::template::map::Mapper::new(&out.map, &out.text);
+    let range = h
+        .range
+        .map(|rg| ctx.lines.range(mapper.map(view.lines.text_range(rg)).range));
+    Some(Hover {
+        contents: h.contents,
+        range,
     })
 }
 

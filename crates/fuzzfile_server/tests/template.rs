@@ -224,9 +224,28 @@ fn hover_shows_the_declaration_of_a_value() {
     );
     // Inside `with .Image`, `.Cores` is a field of the image, not a value.
     assert_eq!(hover(&mut c, &with_scope, "# {{ .Cores", 6), Value::Null);
-    // Outside an action, and on a function name: nothing.
-    assert_eq!(hover(&mut c, &with_scope, "jobs:", 1), Value::Null);
+    // On a function name: nothing.
     assert_eq!(hover(&mut c, &with_scope, "default", 1), Value::Null);
+    // On copied text: the Fuzzfile's hover of the rendered file, at the template's range.
+    let h = hover(&mut c, &with_scope, "memory:", 2);
+    let md = h["contents"]["value"].as_str().unwrap();
+    assert!(md.starts_with("**`memory`**"), "{md}");
+    assert_eq!(
+        show_range(&with_scope, &h["range"], c.encoding),
+        "12:7-12:13 \"memory\""
+    );
+    let h = hover(&mut c, &with_scope, "  work:", 3);
+    let md = h["contents"]["value"].as_str().unwrap();
+    assert!(md.contains("job `work`"), "{md}");
+    // The rule of a finding in copied text.
+    let h = hover(&mut c, &with_scope, "polcy", 2);
+    assert!(
+        h["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("unknown-key"),
+        "{h}"
+    );
     // Being typed: an unclosed `{{ if`; the values are still found.
     let typing = format!("{with_scope}{{{{ if .Memory ");
     c.change_full(&t, 3, &typing);
