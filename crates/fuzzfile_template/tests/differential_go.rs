@@ -788,12 +788,6 @@ const PENDING: &[(&str, &str)] = &[
         "funcs/gofmt.rs: %[n] explicit argument indexes are not read (fmt: argNumber)",
     ),
     (
-        "b32dec of bad input",
-        "funcs/sprig.rs b32dec: Go's base32 decoder (encoding/base32 decode) reports the first \
-         bad byte of the first 8-byte quantum (`/a/b/c.txt`: byte 0; here byte 8) and \
-         decodes `MZXW6YQ=x` as `foob`",
-    ),
-    (
         "unmatched right paren in an action is a parse error",
         "parse.rs: Go 1.19 reports an unmatched `)` in the parser, `unexpected \")\" in \
          command`; the engine says `unexpected right paren` (the lexer's message of later Go)",
@@ -1408,10 +1402,7 @@ fn engine_printf_agrees_with_go_on_generated_formats() {
 
 /// Functions where the engine is known to differ from Go on generated arguments, with the
 /// reason (reported to the owner of funcs.rs); the test fails when one agrees.
-const FUNCTION_GAPS: &[(&str, &str)] = &[(
-    "b32dec",
-    "see the pending engine case `b32dec of bad input`",
-)];
+const FUNCTION_GAPS: &[(&str, &str)] = &[];
 
 /// Every function the engine defines, called with 0 to 3 generated operands of every kind (and
 /// piped into): Go's argument checks, conversions and results for each.
@@ -1471,6 +1462,11 @@ fn engine_functions_agree_with_go_on_generated_arguments() {
         "(dict \"k\" 1)",
         "(dict)",
         "now",
+        r#""{\"a\": [1, 2.5, null, true], \"b\": {}}""#,
+        r#""[1, \"x\", 12345678901234567890]""#,
+        "\"MZXW6===\"",
+        "\"aGk=\"",
+        "\"3.0\"",
     ];
     let mut templates = Vec::new();
     for name in fuzzfile_template::funcs::NAMES {
