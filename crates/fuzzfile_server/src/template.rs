@@ -506,6 +506,67 @@ fn rendered_hover(ctx: &Ctx<'_>, offset: usize) -> Option<Hover> {
     })
 }
 
+/// The Fuzzfile's completion where the cursor is in text the template copies (a key being
+/// typed), from the rendered text; the edits mapped back to the template, and only items whose
+/// edits fall in copied text.
+fn rendered_complete(ctx: &Ctx<'_>, at: usize) -> Option<Vec<CompletionItem>> {
+    let r = ctx.analysis.rendered.as_ref()?;
+    let out = &r.rendered;
+    // The cursor at the end of copied text (the usual place while typing) is one past it.
+    let ro = rendered_offset(&out.map, at)
+        .or_else(|| rendered_offset(&out.map, at.checked_sub(1)?).map(|o| o + 1))?;
+    let a = &r.analysis;
+    let view = crate::server::View {
+        uri: ctx.uri,
+        version: 0,
+        analysis: a,
+        lines: Lines::new(&a.text, &a.line_index, ctx.encoding),
+    };
+    let items = crate::completion::complete(&view, u32::try_from(ro).ok()?)?;
+    let mapper = fuzzfile_check::template::map::Mapper::new(&out.map, &out.text);
+    let back = |rg: lsp_types::Range| {
+        let tr = view.lines.text_range(rg);
+        let exact = if tr.is_empty() {
+            // An insertion point: where the copied text it follows or precedes is.
+            let m = mapper.map(tr);
+            m.exact.then_some(m.range)
+        } else {
+            mapper.exact(tr)
+        };
+        exact.map(|t| ctx.lines.range(t))
+    };
+    Some(
+        items
+            .into_iter()
+            .filter_map(|mut item| {
+                item.text_edit = match item.text_edit.take() {
+                    Some(CompletionTextEdit::Edit(mut e)) => {
+                        e.range = back(e.range)?;
+                        Some(CompletionTextEdit::Edit(e))
+                    }
+                    Some(CompletionTextEdit::InsertAndReplace(mut e)) => {
+                        e.insert = back(e.insert)?;
+                        e.replace = back(e.replace)?;
+                        Some(CompletionTextEdit::InsertAndReplace(e))
+                    }
+                    None => None,
+                };
+                if let Some(edits) = item.additional_text_edits.take() {
+                    let mapped: Option<Vec<TextEdit>> = edits
+                        .into_iter()
+                        .map(|mut e| {
+                            e.range = back(e.range)?;
+                            Some(e)
+                        })
+                        .collect();
+                    item.additional_text_edits = Some(mapped?);
+                }
+                Some(item)
+            })
+            .collect(),
+    )
+}
+
 /// Go to the declaration of the value under the cursor.
 pub fn definition(ctx: &Ctx<'_>, offset: u32) -> Option<Location> {
     let values = ctx.values?;
@@ -681,7 +742,9 @@ pub fn complete(ctx: &Ctx<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
     if !text.is_char_boundary(at) {
         return None;
     }
-    let open = action_start(text, at)?;
+    let Some(open) = action_start(text, at) else {
+        return rendered_complete(ctx, at);
+    };
     // Not inside a string.
     let inside = &text[open + 2..at];
     if inside.matches('"').count() % 2 == 1 || inside.matches('`').count() % 2 == 1 {

@@ -330,8 +330,26 @@ fn completion_of_values_and_functions() {
     assert!(piped.contains(&"upper".to_owned()) && !piped.contains(&"if".to_owned()));
     let nested = labels(&complete(&mut c, &format!("{TEMPLATE}{{{{ if (eq ")));
     assert!(nested.contains(&"len".to_owned()));
-    // Outside an action: no template completion (null).
-    assert_eq!(complete(&mut c, &format!("{TEMPLATE}  x")), Value::Null);
+    // Outside an action, in text the template copies: the Fuzzfile's completion (a job key
+    // being typed), its edit at the template's place.
+    let typing = TEMPLATE.replace("    polcy:", "    pol");
+    let typing = typing[..typing.find("    pol").unwrap() + "    pol".len()].to_owned();
+    let r = complete(&mut c, &typing);
+    let policy = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "policy")
+        .unwrap_or_else(|| panic!("no `policy` in {r}"));
+    assert_eq!(
+        show_range(&typing, &policy["textEdit"]["range"], c.encoding),
+        format!(
+            "{}:5-{}:8 \"pol\"",
+            typing.lines().count(),
+            typing.lines().count()
+        )
+    );
+    assert!(!labels(&r).contains(&"printf".to_owned()));
     c.finish();
 }
 
