@@ -13,6 +13,7 @@
 pub(crate) mod gofmt;
 pub(crate) mod gv;
 mod sprig;
+pub(crate) mod unicode_tables;
 
 use gv::V;
 
@@ -797,7 +798,7 @@ pub(crate) fn js_escape(s: &str) -> String {
             '=' => r.push_str("\\u003D"),
             c if (c as u32) < 0x20 => r.push_str(&format!("\\u00{:02X}", c as u32)),
             c if c.is_ascii() => r.push(c),
-            c if !c.is_control() && !c.is_whitespace() => r.push(c),
+            c if unicode_tables::is_print(c) => r.push(c),
             c => r.push_str(&format!("\\u{:04X}", c as u32)),
         }
     }

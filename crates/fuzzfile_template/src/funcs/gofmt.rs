@@ -567,18 +567,9 @@ pub fn quote_with(s: &str, q: char, ascii_only: bool) -> String {
     r
 }
 
-/// unicode.IsPrint, closely: letters, marks, numbers, punctuation, symbols and the ASCII
-/// space; not controls, other spaces, format characters or unassigned code points.
+/// unicode.IsPrint (Go's tables).
 fn is_print(c: char) -> bool {
-    if c.is_ascii() {
-        return (' '..='~').contains(&c);
-    }
-    !(c.is_control()
-        || c.is_whitespace()
-        || matches!(c as u32,
-            0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
-            | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
-            | 0xE000..=0xF8FF | 0xFFFE | 0xFFFF | 0xF0000..=0x10FFFF))
+    super::unicode_tables::is_print(c)
 }
 
 /// time.Time's String() in UTC: `2006-01-02 15:04:05.999999999 +0000 UTC`.

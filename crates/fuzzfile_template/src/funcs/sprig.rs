@@ -1175,20 +1175,15 @@ fn indent(spaces: i64, v: &str, ctx: &Ctx) -> Result<String, CallError> {
     Ok(pad + &body)
 }
 
-/// strings.ToUpper / ToLower, rune by rune (Go's simple case mapping: a rune whose full
-/// mapping is several runes is kept).
+/// strings.ToUpper / ToLower: unicode.ToUpper / ToLower rune by rune (Go's simple case
+/// mappings).
 fn map_chars(s: &str, upper: bool) -> String {
     s.chars()
         .map(|c| {
-            let mut m: Vec<char> = if upper {
-                c.to_uppercase().collect()
+            if upper {
+                super::unicode_tables::to_upper(c)
             } else {
-                c.to_lowercase().collect()
-            };
-            if m.len() == 1 {
-                m.pop().unwrap_or(c)
-            } else {
-                c
+                super::unicode_tables::to_lower(c)
             }
         })
         .collect()
@@ -1209,12 +1204,7 @@ fn title(s: &str) -> String {
     s.chars()
         .map(|c| {
             let r = if is_separator(prev) {
-                let mut m: Vec<char> = c.to_uppercase().collect();
-                if m.len() == 1 {
-                    m.pop().unwrap_or(c)
-                } else {
-                    c
-                }
+                super::unicode_tables::to_title(c)
             } else {
                 c
             };
