@@ -11,6 +11,11 @@
 //!   ([`fuzzfile_template::funcs::NAMES`]) and the keywords;
 //! - go to definition goes from `.Name` to its `- name: Name` in the values file.
 //!
+//! On text the template copies into the Fuzzfile (keys, job names, launcher lines), hover and
+//! completion are the Fuzzfile's, from the analysis of the rendered text at the place the
+//! text was copied to, their ranges mapped back. Code actions are the fixes the check kept
+//! (edits in copied text only) and "fix all" ([`template::fix_template`]).
+//!
 //! Which `.Name` is a value: where the template parses, its syntax tree says (a field of dot
 //! where dot is the data root: not inside `with` or `range`, nor in a `define`; `$.Name`
 //! anywhere but in a `define`); while it does not parse (being typed), the text of the action
