@@ -1194,6 +1194,11 @@ async fn run_instance(
 /// Ends what is left of an instance's processes (see [`crate::reaper`]), off the runtime's
 /// thread: it waits up to the grace period.
 async fn end_tracked(ctx: &Arc<Ctx>, track: crate::reaper::Track) {
+    // Tracked by tag and nothing left (the usual end): no thread to start. (A cgroup is
+    // removed on the thread: its removal may have to wait for the kernel to let go of it.)
+    if track.cgroup.is_none() && !ctx.tracker.has_members(&track) {
+        return;
+    }
     let c = ctx.clone();
     let _ = tokio::task::spawn_blocking(move || c.tracker.end(&track, c.grace, &c.kill_now)).await;
 }

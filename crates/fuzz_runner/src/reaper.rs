@@ -174,6 +174,15 @@ impl Tracker {
         }
     }
 
+    /// Whether a process of instance `t` is still there (then [`Tracker::end`] may wait).
+    pub(crate) fn has_members(&self, t: &Track) -> bool {
+        match &t.cgroup {
+            Some(c) => !cgroup_procs(c).is_empty(),
+            None if t.tag.is_empty() => false,
+            None => !tagged(&format!("{INSTANCE_VAR}={}", t.tag), true).is_empty(),
+        }
+    }
+
     /// Ends every process of instance `t` that is still there: SIGTERM, then SIGKILL after
     /// `grace` (at once when `kill_now` is set); reaps those re-parented to the runner, and
     /// removes the instance's cgroup. Blocks for at most `grace` and a few seconds.
