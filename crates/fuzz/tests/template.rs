@@ -147,6 +147,17 @@ fn a_corpus_template_plans_with_its_values_set_and_values_files() {
         serde_json::json!({"line": line, "column": column + "cores: ".len()})
     );
 
+    // A cluster profile checks and lowers the rendered file.
+    let profile =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/clusters/h100-ib.toml");
+    let plan = plan_json(&fuzz(&[
+        "plan",
+        t,
+        "--cluster",
+        profile.to_str().expect("utf-8"),
+    ]));
+    assert_eq!(plan["cluster"]["name"], "h100-ib");
+
     // The graph formats go through the same render.
     let o = fuzz(&["plan", t, "--format", "mermaid"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
