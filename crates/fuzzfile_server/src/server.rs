@@ -565,6 +565,16 @@ impl Server {
             "textDocument/references" => call(params, |p: lsp_types::ReferenceParams| {
                 let pos = p.text_document_position;
                 let decl = p.context.include_declaration;
+                if self.is_template(&pos.text_document.uri) {
+                    return self.template_at(&pos.text_document.uri, pos.position, |ctx, o| {
+                        crate::template::references(ctx, o, decl)
+                    });
+                }
+                if let Some(found) =
+                    self.values_references(&pos.text_document.uri, pos.position, decl)
+                {
+                    return Some(found);
+                }
                 self.at(&pos.text_document.uri, pos.position, |v, o| {
                     crate::navigation::references(v, o, decl)
                 })
@@ -965,6 +975,43 @@ impl Server {
             }
         }
         None
+    }
+
+    /// References of a value declared in an open values file (the cursor on its `name`): its
+    /// declaration when asked for, and its uses in the open templates that read this file.
+    /// `None` when the document is no values file or the cursor is on no declaration's name.
+    fn values_references(
+        &mut self,
+        uri: &Uri,
+        pos: lsp_types::Position,
+        include_declaration: bool,
+    ) -> Option<Vec<lsp_types::Location>> {
+        let doc = self.docs.get(uri.as_str()).filter(|d| d.values)?;
+        let path = doc.path.clone()?;
+        let text = doc.text.clone();
+        let index = fuzzfile_check::LineIndex::new(&text);
+        let lines = Lines::new(&text, &index, self.encoding);
+        let offset = lines.offset_checked(pos)?;
+        let (name, range) = crate::template::declaration_at(&text, offset)?;
+        let mut out = Vec::new();
+        if include_declaration {
+            out.push(lsp_types::Location::new(uri.clone(), lines.range(range)));
+        }
+        for t in self.templates_reading(&path) {
+            if let Some((a, Some(values))) = self.template_entry(&t) {
+                if values.path == path {
+                    if let Some(tdoc) = self.docs.get(&t) {
+                        out.extend(crate::template::value_references(
+                            &name,
+                            &a,
+                            &tdoc.uri,
+                            self.encoding,
+                        ));
+                    }
+                }
+            }
+        }
+        Some(out)
     }
 
     /// After a change to the document `key`: when it is a values file, the open templates

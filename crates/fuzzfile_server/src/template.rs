@@ -727,6 +727,72 @@ pub fn code_actions(
     out
 }
 
+/// Where the template reads the value `name` (`.Name`, `$.Name` of the data root), as LSP
+/// locations in the template at `uri`; none while the template does not parse.
+pub fn value_references(
+    name: &str,
+    a: &TemplateAnalysis,
+    uri: &Uri,
+    encoding: Encoding,
+) -> Vec<Location> {
+    let Ok(t) = fuzzfile_template::parse(&a.input.template.display, a.text()) else {
+        return Vec::new();
+    };
+    let mut refs = Vec::new();
+    collect_refs(&t, a.text(), &mut refs);
+    refs.sort_by_key(|r| r.range.start);
+    let lines = Lines::new(a.text(), &a.line_index, encoding);
+    refs.into_iter()
+        .filter(|r| r.name == name)
+        .map(|r| Location::new(uri.clone(), lines.range(r.range)))
+        .collect()
+}
+
+/// The declaration whose `name` is at `offset` of a values file's text: its name and the
+/// name's range.
+pub fn declaration_at(values_text: &str, offset: u32) -> Option<(String, TextRange)> {
+    values_file::parse(values_text)
+        .0
+        .decls
+        .into_iter()
+        .map(|d| {
+            let r = TextRange::from_usize(d.name.span.start, d.name.span.end);
+            (d.name.value, r)
+        })
+        .find(|(_, r)| r.touches(offset))
+}
+
+/// References of the value under the cursor in a template: its uses in the template, and
+/// its declaration when asked for.
+pub fn references(ctx: &Ctx<'_>, offset: u32, include_declaration: bool) -> Option<Vec<Location>> {
+    let decls = ctx.decls();
+    let r = value_at(
+        &ctx.analysis.input.template.display,
+        ctx.text(),
+        offset,
+        &decls,
+    )?;
+    let mut out = Vec::new();
+    if include_declaration {
+        if let (Some(values), Some(d)) = (ctx.values, decls.iter().find(|d| d.name.value == r.name))
+        {
+            let index = LineIndex::new(&values.source.text);
+            let lines = Lines::new(&values.source.text, &index, ctx.encoding);
+            out.push(Location::new(
+                values.uri.clone(),
+                lines.range(TextRange::from_usize(d.name.span.start, d.name.span.end)),
+            ));
+        }
+    }
+    out.extend(value_references(
+        &r.name,
+        ctx.analysis,
+        ctx.uri,
+        ctx.encoding,
+    ));
+    Some(out)
+}
+
 /// Go's builtin functions (text/template/funcs.go `builtins`); the others of
 /// [`fuzzfile_template::funcs::NAMES`] are slim-sprig's.
 const GO_BUILTINS: &[&str] = &[

@@ -731,3 +731,59 @@ fn a_dot_triggers_value_completion_in_templates_only() {
     assert_eq!(r, json!([]));
     c.finish();
 }
+
+/// Find references of a value: from `- name: Cores` in the open values file and from
+/// `{{ .Cores }}` in the template, every place the template reads it at its root (not the
+/// `.Cores` inside `with`), with the declaration when asked for.
+#[test]
+fn references_of_a_value_from_the_values_file_and_the_template() {
+    let d = project("references", TEMPLATE, Some(VALUES));
+    let t = uri(&d, "app.template.yaml");
+    let v = uri(&d, "app.values.yaml");
+    let mut c = Client::start(caps_utf16(), None);
+    c.open(&t, "yaml", 1, TEMPLATE);
+    c.open(&v, "yaml", 1, VALUES);
+    let refs = |c: &mut Client, uri: &str, pos: Value, decl: bool| {
+        let r = c
+            .request(
+                "textDocument/references",
+                json!({"textDocument": {"uri": uri}, "position": pos, "context": {"includeDeclaration": decl}}),
+            )
+            .unwrap();
+        r.as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let text = if l["uri"] == t.as_str() {
+                    TEMPLATE
+                } else {
+                    VALUES
+                };
+                let file = if l["uri"] == t.as_str() { "t" } else { "v" };
+                format!("{file} {}", show_range(text, &l["range"], c.encoding))
+            })
+            .collect::<Vec<_>>()
+    };
+    let pos = c.at(VALUES, "name: Cores", 7);
+    let from_values = refs(&mut c, &v, pos, true);
+    assert_eq!(
+        from_values,
+        [
+            "v 5:11-5:16 \"Cores\"",
+            "t 8:55-8:60 \"Cores\"",
+            "t 11:20-11:25 \"Cores\""
+        ]
+    );
+    let pos = c.at(TEMPLATE, "{{ .Cores }}", 5);
+    let from_template = refs(&mut c, &t, pos, false);
+    assert_eq!(from_template, from_values[1..]);
+    // On a key of the values file that is no name: nothing.
+    let r = c
+        .request(
+            "textDocument/references",
+            json!({"textDocument": {"uri": v}, "position": c.at(VALUES, "uint_value", 1), "context": {"includeDeclaration": true}}),
+        )
+        .unwrap();
+    assert_eq!(r, Value::Null);
+    c.finish();
+}
