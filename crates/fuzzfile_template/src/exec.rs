@@ -176,6 +176,7 @@ fn execute(
         root: true,
         boxed: false,
     };
+    gofmt::guard_reset(options.max_output_bytes);
     let mut st = State {
         tmpl: template,
         opts: options,
@@ -347,6 +348,22 @@ impl State<'_> {
         result
     }
 
+    /// A value that was too large or too deeply nested to format (a map `set` into itself).
+    fn check_format_guard(&self, span: &Span) -> R<()> {
+        if gofmt::guard_take_tripped() {
+            return Err(err(
+                span,
+                ExecErrorKind::Limit,
+                format!(
+                    "a value larger than the output bound ({} bytes) or nested deeper than {} to print",
+                    self.opts.max_output_bytes,
+                    gofmt::MAX_PRINT_DEPTH
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn step(&mut self, span: &Span) -> R<()> {
         self.steps += 1;
         if self.steps > self.opts.max_steps {
@@ -390,6 +407,7 @@ impl State<'_> {
                         V::Invalid => "<no value>".to_string(),
                         v => gofmt::format_v(v),
                     };
+                    self.check_format_guard(span)?;
                     self.write(
                         &text,
                         Origin::Action {
@@ -863,7 +881,9 @@ impl State<'_> {
             now_unix_seconds: self.opts.now_unix_seconds,
             max_output_bytes: self.opts.max_output_bytes,
         };
-        match funcs::call(name, argv, &mut ctx) {
+        let result = funcs::call(name, argv, &mut ctx);
+        self.check_format_guard(&cmd.span)?;
+        match result {
             Ok(V::Str(s)) if s.len() > self.opts.max_output_bytes => Err(err(
                 &cmd.span,
                 ExecErrorKind::Limit,

@@ -334,6 +334,20 @@ fn limits_stop_the_render() {
     let e = render(&spin, &d, &options).expect_err("step bound");
     assert_eq!(e.kind, ExecErrorKind::Limit);
     assert_eq!(e.message, "the template ran more than 100000 steps");
+    // A map put into itself, and a list doubled into itself 40 times, stop printing with a
+    // Limit error (Go recurses until its stack is exhausted, or prints terabytes).
+    for template in [
+        "{{ $d := dict }}{{ $_ := set $d \"self\" $d }}{{ $d }}",
+        "{{ $d := dict }}{{ $_ := set $d \"self\" $d }}{{ toJson $d }}",
+        "{{ $l := list 1 }}{{ range until 40 }}{{ $l = list $l $l }}{{ end }}{{ $l }}",
+    ] {
+        let small = RenderOptions {
+            max_output_bytes: 100_000,
+            ..RenderOptions::default()
+        };
+        let e = render(&parse("t", template).expect("parses"), &d, &small).expect_err(template);
+        assert_eq!(e.kind, ExecErrorKind::Limit, "{template}: {}", e.message);
+    }
     // A list longer than until's bound is an error, not a silent cut.
     let e = render(
         &parse("t", "{{ len (until 2000000) }}").expect("parses"),

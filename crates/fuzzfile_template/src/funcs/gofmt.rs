@@ -9,6 +9,51 @@
 
 use super::gv::V;
 
+thread_local! {
+    /// (bytes a formatted value may reach, nesting depth now, tripped): printing stops when a
+    /// value is larger than the output bound or nested deeper than [`MAX_PRINT_DEPTH`] (a map
+    /// that `set` put into itself), and the executor reports it.
+    static GUARD: std::cell::Cell<(usize, usize, bool)> = const { std::cell::Cell::new((usize::MAX, 0, false)) };
+}
+
+/// How deep lists and maps may nest for printing and JSON.
+pub const MAX_PRINT_DEPTH: usize = 100;
+
+/// Starts a render's guard: formatted values may reach `budget` bytes.
+pub(crate) fn guard_reset(budget: usize) {
+    GUARD.with(|g| g.set((budget, 0, false)));
+}
+
+/// Whether a value was too large or too deep to format since the last check (and clears it).
+pub(crate) fn guard_take_tripped() -> bool {
+    GUARD.with(|g| {
+        let (b, d, t) = g.get();
+        g.set((b, d, false));
+        t
+    })
+}
+
+/// Enters one level of a list or map being formatted into `out`; false (and the guard
+/// tripped) when it is too deep or `out` too large.
+pub(crate) fn guard_enter(out_len: usize) -> bool {
+    GUARD.with(|g| {
+        let (b, d, t) = g.get();
+        if t || d >= MAX_PRINT_DEPTH || out_len > b {
+            g.set((b, d, true));
+            return false;
+        }
+        g.set((b, d + 1, t));
+        true
+    })
+}
+
+pub(crate) fn guard_leave() {
+    GUARD.with(|g| {
+        let (b, d, t) = g.get();
+        g.set((b, d.saturating_sub(1), t));
+    })
+}
+
 /// One verb's flags, width and precision (fmt/format.go `fmtFlags`, `wid`, `prec`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Flags {
@@ -270,6 +315,25 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
             }
         },
         V::List(_) | V::Strs(_) | V::Ints(_) => {
+            if !guard_enter(out.len()) {
+                return;
+            }
+            print_list(out, v, verb, f);
+            guard_leave();
+        }
+        V::Map(_) | V::StrMap(_) => {
+            if !guard_enter(out.len()) {
+                return;
+            }
+            print_map(out, v, verb, f);
+            guard_leave();
+        }
+    }
+}
+
+fn print_list(out: &mut String, v: &V, verb: char, f: &Flags) {
+    {
+        {
             let items = v.list_items().unwrap_or_default();
             if f.sharp_v {
                 out.push_str(v.type_name());
@@ -292,7 +356,12 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
             }
             out.push(']');
         }
-        V::Map(_) | V::StrMap(_) => {
+    }
+}
+
+fn print_map(out: &mut String, v: &V, verb: char, f: &Flags) {
+    {
+        {
             if f.sharp_v {
                 out.push_str(v.type_name());
                 out.push('{');

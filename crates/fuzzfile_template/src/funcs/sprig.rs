@@ -1544,6 +1544,21 @@ fn json_value(out: &mut String, v: &V, level: Option<usize>, html: bool) -> Resu
         V::Time { .. } => {
             json_string(out, &rfc3339(v), html);
         }
+        V::List(_) | V::Strs(_) | V::Ints(_) | V::Map(_) | V::StrMap(_) => {
+            if !gofmt::guard_enter(out.len()) {
+                return Err("json: value nested too deep or too large".into());
+            }
+            let r = json_compound(out, v, level, html);
+            gofmt::guard_leave();
+            r?;
+        }
+    }
+    Ok(())
+}
+
+/// The lists and maps of [`json_value`].
+fn json_compound(out: &mut String, v: &V, level: Option<usize>, html: bool) -> Result<(), String> {
+    match v {
         V::List(_) | V::Strs(_) | V::Ints(_) => {
             let items = v.list_items().unwrap_or_default();
             out.push('[');
@@ -1583,6 +1598,7 @@ fn json_value(out: &mut String, v: &V, level: Option<usize>, html: bool) -> Resu
             json_newline(out, level);
             out.push('}');
         }
+        _ => {}
     }
     Ok(())
 }
