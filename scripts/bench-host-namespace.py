@@ -11,7 +11,10 @@ instance). With `--before PATH`, every `fuzz run` way is run with that binary to
 build), alternating with this one in the same loop, and the ratios printed.
 
     cargo build --release -p fuzz
-    python3 scripts/bench-host-namespace.py [N] [--before PATH]
+    python3 scripts/bench-host-namespace.py [N] [--before PATH] [--fuzz PATH]
+
+`--fuzz PATH` runs that binary instead of target/release/fuzz (a node without a Rust
+toolchain gets a copied one).
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -27,6 +30,10 @@ for name, text in files.items():
     with open(os.path.join(d, name), "w") as f:
         f.write(text)
 args = sys.argv[1:]
+if "--fuzz" in args:
+    i = args.index("--fuzz")
+    fuzz = os.path.abspath(args[i + 1])
+    del args[i : i + 2]
 before = None
 if "--before" in args:
     i = args.index("--before")
