@@ -572,8 +572,32 @@ fn rendered_complete(ctx: &Ctx<'_>, at: usize) -> Option<Vec<CompletionItem>> {
     )
 }
 
-/// Go to the declaration of the value under the cursor.
+/// The `{{define "name"}}` a `{{template "name"}}` at `offset` (on its name) calls: the
+/// range of the definition's whole `define` (or `block`).
+fn called_definition(name: &str, text: &str, offset: u32) -> Option<TextRange> {
+    let t = fuzzfile_template::parse(name, text).ok()?;
+    fn find(list: &[Node], offset: usize) -> Option<&str> {
+        list.iter().find_map(|n| match n {
+            Node::Template {
+                name, name_span, ..
+            } if name_span.start <= offset && offset <= name_span.end => Some(name.as_str()),
+            Node::If(b) | Node::With(b) | Node::Range(b) => find(&b.list, offset)
+                .or_else(|| b.else_list.as_deref().and_then(|e| find(e, offset))),
+            _ => None,
+        })
+    }
+    let offset = usize::try_from(offset).ok()?;
+    let called =
+        find(&t.root, offset).or_else(|| t.defines.values().find_map(|d| find(&d.body, offset)))?;
+    let d = t.defines.get(called)?;
+    Some(TextRange::from_usize(d.span.start, d.span.end))
+}
+
+/// Go to the declaration of the value under the cursor (or the `define` a `template` calls).
 pub fn definition(ctx: &Ctx<'_>, offset: u32) -> Option<Location> {
+    if let Some(r) = called_definition(&ctx.analysis.input.template.display, ctx.text(), offset) {
+        return Some(Location::new(ctx.uri.clone(), ctx.lines.range(r)));
+    }
     let values = ctx.values?;
     let decls = ctx.decls();
     let r = value_at(

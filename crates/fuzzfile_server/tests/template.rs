@@ -787,3 +787,33 @@ fn references_of_a_value_from_the_values_file_and_the_template() {
     assert_eq!(r, Value::Null);
     c.finish();
 }
+
+/// Go to definition from `{{ template "name" }}` (also inside `if` and in another `define`)
+/// to its `{{ define "name" }} … {{ end }}`.
+#[test]
+fn definition_of_a_called_template() {
+    let text = "{{- define \"env\" }}\n      - A=1\n{{- end }}\n{{- define \"both\" }}{{ template \"env\" . }}{{ end }}\nversion: v4\njobs:\n  a:\n    image: {uri: docker://alpine:3.20}\n    command: [echo]\n    env:\n{{- if true }}{{ template \"env\" . }}{{ end }}\n{{- template \"both\" . }}\n";
+    let d = project("define", text, Some(VALUES));
+    let t = uri(&d, "app.template.yaml");
+    let mut c = Client::start(caps_utf8(), None);
+    c.open(&t, "yaml", 1, text);
+    let p = c.diagnostics(&t, Some(1));
+    assert!(!p.to_string().contains("FZ05"), "the template renders: {p}");
+    let def = |c: &mut Client, nth: usize, needle: &str| {
+        let i = text.match_indices(needle).nth(nth).map(|(i, _)| i).unwrap();
+        let pos = c.pos(text, i + needle.len() - 3);
+        let r = c
+            .request(
+                "textDocument/definition",
+                json!({"textDocument": {"uri": t}, "position": pos}),
+            )
+            .unwrap();
+        show_range(text, &r["range"], c.encoding)
+    };
+    let env = "1:1-3:11 \"{{- define \\\"env\\\" }}\\n      - A=1\\n{{- end }}\"";
+    assert_eq!(def(&mut c, 0, "template \"env\""), env, "inside a define");
+    assert_eq!(def(&mut c, 1, "template \"env\""), env, "inside an if");
+    let both = def(&mut c, 0, "template \"both\"");
+    assert!(both.starts_with("4:1-4:"), "{both}");
+    c.finish();
+}
