@@ -893,6 +893,16 @@ impl State<'_> {
                     self.opts.max_output_bytes
                 ),
             )),
+            Ok(v @ (V::List(_) | V::Map(_))) if v.nests_deeper_than(gofmt::MAX_PRINT_DEPTH) => {
+                Err(err(
+                    &cmd.span,
+                    ExecErrorKind::Limit,
+                    format!(
+                        "{name} made lists or maps nested deeper than {}",
+                        gofmt::MAX_PRINT_DEPTH
+                    ),
+                ))
+            }
             Ok(v) => Ok(Ev::with_prov(v, prov)),
             Err(CallError::Fail(msg)) => Err(err(&cmd.span, ExecErrorKind::Fail, msg)),
             Err(CallError::Operand(msg)) => {

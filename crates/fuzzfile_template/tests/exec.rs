@@ -348,6 +348,17 @@ fn limits_stop_the_render() {
         let e = render(&parse("t", template).expect("parses"), &d, &small).expect_err(template);
         assert_eq!(e.kind, ExecErrorKind::Limit, "{template}: {}", e.message);
     }
+    // Lists nested deeper than the printing bound by a loop are a Limit error where they are
+    // made (dropping 100,000 nested lists overflowed the stack).
+    let nest = parse(
+        "t",
+        "{{ $l := list }}{{ range until 100000 }}{{ $l = list $l }}{{ end }}x",
+    )
+    .expect("parses");
+    let e = render(&nest, &d, &RenderOptions::default()).expect_err("nesting");
+    assert_eq!(e.kind, ExecErrorKind::Limit);
+    assert_eq!(e.message, "list made lists or maps nested deeper than 100");
+
     // A list longer than until's bound is an error, not a silent cut.
     let e = render(
         &parse("t", "{{ len (until 2000000) }}").expect("parses"),

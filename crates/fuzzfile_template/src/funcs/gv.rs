@@ -149,6 +149,40 @@ impl V {
         }
     }
 
+    /// Whether lists and maps nest deeper than `limit` in this value (each shared allocation
+    /// looked at once, so a list doubled into itself costs no more than its depth; a map
+    /// `set` into itself is infinitely deep).
+    pub fn nests_deeper_than(&self, limit: usize) -> bool {
+        fn depth(v: &V, limit: usize, memo: &mut std::collections::HashMap<usize, usize>) -> usize {
+            let (key, children): (usize, Vec<V>) = match v {
+                V::List(l) => (Rc::as_ptr(l) as *const u8 as usize, l.as_ref().clone()),
+                V::Map(m) => (
+                    Rc::as_ptr(m) as *const u8 as usize,
+                    m.borrow().values().cloned().collect(),
+                ),
+                _ => return 0,
+            };
+            if let Some(d) = memo.get(&key) {
+                return *d;
+            }
+            // While this allocation is being measured, meeting it again is a cycle.
+            memo.insert(key, limit + 1);
+            let mut deepest = 0;
+            if limit > 0 {
+                for c in &children {
+                    deepest = deepest.max(depth(c, limit - 1, memo));
+                    if deepest >= limit {
+                        break;
+                    }
+                }
+            }
+            let d = (1 + deepest).min(limit + 1);
+            memo.insert(key, d);
+            d
+        }
+        depth(self, limit, &mut Default::default()) > limit
+    }
+
     pub fn is_nilish(&self) -> bool {
         matches!(self, V::Invalid | V::Nil)
     }
