@@ -135,12 +135,17 @@ fn run_go(bin: &Path, requests: &[Json], extra: &[&str]) -> Vec<GoResult> {
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let written = writer.join().unwrap();
     assert!(
         out.status.success(),
-        "go-template-render: {}",
+        "go-template-render {}: {}",
+        out.status,
         String::from_utf8_lossy(&out.stderr)
+            .chars()
+            .take(3000)
+            .collect::<String>()
     );
+    written.unwrap();
     let results: Vec<GoResult> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -1494,6 +1499,10 @@ fn engine_functions_agree_with_go_on_generated_arguments() {
         "\"MZXW6===\"",
         "\"aGk=\"",
         "\"3.0\"",
+        r#""<a href='x'>&amp;</a>""#,
+        r#""é\u2028\t\x00""#,
+        r#""a b&c=d/?""#,
+        r#""  Mixed Case  ""#,
     ];
     let mut templates = Vec::new();
     for name in fuzzfile_template::funcs::NAMES {
@@ -1508,7 +1517,23 @@ fn engine_functions_agree_with_go_on_generated_arguments() {
         for _ in 0..24 {
             let n = below(4);
             let args: Vec<&str> = (0..n).map(|_| ARGS[below(ARGS.len())]).collect();
-            let t = if n > 0 && below(4) == 0 {
+            let piped = n > 0 && below(4) == 0;
+            // `set .M "k" .M` makes a map that holds itself: Go's fmt then recurses until the
+            // goroutine's stack overflows, a fatal error that ends the Go process (the engine
+            // stops with a nesting limit instead).
+            let called: Vec<&str> = if piped {
+                args[1..].iter().chain(&args[..1]).copied().collect()
+            } else {
+                args.clone()
+            };
+            if *name == "set"
+                && called.len() == 3
+                && called[0] == called[2]
+                && called[0].starts_with('.')
+            {
+                continue;
+            }
+            let t = if piped {
                 format!("{{{{ {} | {name} {} }}}}", args[0], args[1..].join(" "))
             } else {
                 format!("{{{{ {name} {} }}}}", args.join(" "))
