@@ -1123,8 +1123,10 @@ mod generated {
         }
 
         fn text(&mut self) -> String {
-            self.pick(&["a", " ", "\n", "x: ", "  - ", "\n  ", "=", "", "\t"])
-                .to_string()
+            self.pick(&[
+                "a", " ", "\n", "x: ", "  - ", "\n  ", "=", "", "\t", "\r\n", " \u{a0}", "é",
+            ])
+            .to_string()
         }
 
         pub fn block(&mut self, budget: usize) -> String {
