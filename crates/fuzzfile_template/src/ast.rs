@@ -28,11 +28,19 @@ pub struct Define {
 pub enum Node {
     /// Text copied to the output. `span` is the part of the template that is output, after
     /// the trim markers (`{{-`, `-}}`) removed whitespace: `text == template[span]`.
-    Text { span: Span, text: String },
+    Text {
+        span: Span,
+        text: String,
+    },
     /// `{{ pipeline }}`: prints the pipeline's value unless it declares or assigns variables.
-    Action { span: Span, pipe: Pipeline },
+    Action {
+        span: Span,
+        pipe: Pipeline,
+    },
     /// `{{/* ... */}}`.
-    Comment { span: Span },
+    Comment {
+        span: Span,
+    },
     If(Branch),
     With(Branch),
     Range(Branch),
@@ -43,8 +51,12 @@ pub enum Node {
         name_span: Span,
         pipe: Option<Pipeline>,
     },
-    Break { span: Span },
-    Continue { span: Span },
+    Break {
+        span: Span,
+    },
+    Continue {
+        span: Span,
+    },
 }
 
 impl Node {
@@ -100,9 +112,14 @@ pub struct Command {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
     /// `.`
-    Dot { span: Span },
+    Dot {
+        span: Span,
+    },
     /// `.A.B`: fields (map keys) of dot.
-    Field { span: Span, names: Vec<String> },
+    Field {
+        span: Span,
+        names: Vec<String>,
+    },
     /// `$x.A.B` (`fields` empty for `$x`).
     Variable {
         span: Span,
@@ -116,9 +133,17 @@ pub enum Arg {
         fields: Vec<String>,
     },
     /// A function name.
-    Identifier { span: Span, name: String },
-    Nil { span: Span },
-    Bool { span: Span, value: bool },
+    Identifier {
+        span: Span,
+        name: String,
+    },
+    Nil {
+        span: Span,
+    },
+    Bool {
+        span: Span,
+        value: bool,
+    },
     /// A number as Go's parser reads it (`text` as written: `0x1F`, `1e3`, `'a'`).
     Number {
         span: Span,
@@ -126,9 +151,15 @@ pub enum Arg {
         value: Number,
     },
     /// An interpreted ("...") or raw (`...`) string, its value unquoted.
-    String { span: Span, value: String },
+    String {
+        span: Span,
+        value: String,
+    },
     /// `( pipeline )`.
-    Pipe { span: Span, pipe: Pipeline },
+    Pipe {
+        span: Span,
+        pipe: Pipeline,
+    },
 }
 
 impl Arg {

@@ -19,7 +19,10 @@ pub enum Value {
     /// `map[string]interface{}`: printed `map[k:v ...]`, keys sorted (Go's fmt sorts them).
     Map(BTreeMap<String, Value>),
     /// `time.Time` (what `now` returns): seconds and nanoseconds since the Unix epoch, UTC.
-    Time { unix_seconds: i64, nanos: u32 },
+    Time {
+        unix_seconds: i64,
+        nanos: u32,
+    },
 }
 
 impl Value {
