@@ -8,6 +8,7 @@
 
 mod line_index;
 mod rules;
+pub mod suggest;
 
 pub use line_index::{
     is_break, line_end_at, line_start_at, lines, newline_of, next_line_start, LineCol, LineIndex,

@@ -658,59 +658,8 @@ pub const ALL_PLACES: &[Place] = &[
     Place::MountV4,
 ];
 
-/// Damerau-Levenshtein (optimal string alignment) distance, for "did you mean". Words too long
-/// to be typos of a key (over 65,536 cells of work) get the longer length, the largest
-/// distance.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let (n, m) = (a.len(), b.len());
-    if n.saturating_mul(m) > 1 << 16 {
-        // Too long to be a typo of a key: as far apart as two words can be.
-        return n.max(m);
-    }
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=n {
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[n][m]
-}
-
-/// The candidate closest to `word`, if it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let lw = word.to_ascii_lowercase();
-    let mut best: Option<(usize, &str)> = None;
-    for c in candidates {
-        let limit = (c.chars().count().max(word.chars().count()) / 3).max(1);
-        // The length difference is a lower bound of the distance (and all that
-        // `edit_distance` returns for words of very different lengths).
-        if c.chars().count().abs_diff(word.chars().count()) > limit {
-            continue;
-        }
-        let dist = edit_distance(&lw, &c.to_ascii_lowercase());
-        if dist <= limit && best.is_none_or(|(bd, _)| dist < bd) {
-            best = Some((dist, c));
-        }
-    }
-    best.map(|(_, c)| c)
-}
+/// "Did you mean": shared with the other layers (values files, rule names).
+pub use fuzzfile_diagnostics::suggest::{did_you_mean, edit_distance};
 
 /// The kebab-case spelling of a camelCase or snake_case key (`taskArray` → `task-array`).
 pub fn kebab_case(word: &str) -> String {

@@ -720,18 +720,10 @@ fn parse_options(
 /// spelling of a snake_case field (`displayName`, the API's JSON name) finds the field too.
 pub(crate) fn suggest(word: &str, candidates: &[&str]) -> Option<String> {
     let snake = snake_case(word);
-    let mut best: Option<(usize, &str)> = None;
-    for c in candidates {
-        if *c == snake {
-            return Some(c.to_string());
-        }
-        let limit = (c.chars().count().max(word.chars().count()) / 3).max(1);
-        let d = edit_distance(&word.to_ascii_lowercase(), &c.to_ascii_lowercase());
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, c));
-        }
+    if let Some(c) = candidates.iter().find(|c| **c == snake) {
+        return Some((*c).to_owned());
     }
-    best.map(|(_, c)| c.to_string())
+    fuzzfile_diagnostics::suggest::did_you_mean(word, candidates.iter().copied()).map(str::to_owned)
 }
 
 fn snake_case(word: &str) -> String {
@@ -749,36 +741,6 @@ fn snake_case(word: &str) -> String {
         }
     }
     out
-}
-
-/// Optimal string alignment distance; words too long to be typos of each other get the
-/// longer length.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let (n, m) = (a.len(), b.len());
-    if n.saturating_mul(m) > 1 << 16 {
-        return n.max(m);
-    }
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=n {
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[n][m]
 }
 
 /// Whether `node` is an alias whose anchor does not exist: the YAML tree reports it already.
