@@ -170,3 +170,76 @@ fn disabled_template_rules_report_nothing() {
     );
     assert!(off.diagnostics.is_empty(), "{}", template::plain(&off));
 }
+
+/// The corpus BLAST template with `BlastDbPath` outside the data mount stops at its own
+/// `fail`. Filling the empty `CustomBlastDbFetchCmd` gets past that line only into the earlier
+/// `BlastDbName and CustomBlastDbFetchCmd are mutually exclusive` (BlastDbName has a default),
+/// which no more filling clears: the `fail` is the template's verdict on the values, not a
+/// request for `CustomBlastDbFetchCmd`. With `BlastDbName` emptied instead, the last `fail`
+/// ("Either ... have to be specified") is cleared by either value and asks for both.
+#[test]
+fn a_value_that_leads_into_another_fail_is_not_asked_for() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
+    let read = |suffix: &str| {
+        std::fs::read_dir(&dir).ok().and_then(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .find(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.ends_with(&format!("__blast.{suffix}")))
+                })
+                .and_then(|p| std::fs::read_to_string(p).ok())
+        })
+    };
+    let (Some(t), Some(v)) = (read("template.yaml"), read("values.yaml")) else {
+        eprintln!("no BLAST template in {}: skipped", dir.display());
+        return;
+    };
+    let run = |set: &str| {
+        template::check(
+            TemplateInput {
+                template: src("blast.template.yaml", &t),
+                values: Some(src("blast.values.yaml", &v)),
+                set: vec![set.into()],
+                ..TemplateInput::default()
+            },
+            &Options::default(),
+        )
+    };
+    let r = run("BlastDbPath=/elsewhere/db");
+    let fails: Vec<_> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == Rule::TemplateFail)
+        .collect();
+    assert_eq!(fails.len(), 1, "{}", template::plain(&r));
+    assert!(
+        fails[0]
+            .message
+            .contains("BlastDbPath must be an absolute path")
+            && !fails[0].message.contains("asks for")
+            && fails[0].severity == fuzzfile_check::Severity::Error,
+        "{}",
+        template::plain(&r)
+    );
+    let r = run("BlastDbName=");
+    let fails: Vec<_> = r
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == Rule::TemplateFail)
+        .collect();
+    assert_eq!(fails.len(), 1, "{}", template::plain(&r));
+    assert!(
+        fails[0]
+            .message
+            .contains("Either CustomBlastDbFetchCmd or BlastDbName")
+            && fails[0]
+                .message
+                .contains("it asks for `BlastDbName`, `CustomBlastDbFetchCmd`"),
+        "{}",
+        template::plain(&r)
+    );
+}

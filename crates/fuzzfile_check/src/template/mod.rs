@@ -407,13 +407,20 @@ fn render_error(
 /// The most values tried one at a time by [`required_values`].
 const MAX_REQUIRED_TRIALS: usize = 32;
 
+/// The most trial renders one [`required_values`] search makes, the second level included.
+const MAX_TRIAL_RENDERS: usize = 96;
+
 /// The output bound of each trial render of [`required_values`].
 const MAX_TRIAL_OUTPUT: usize = 4 << 20;
 
 /// The values, empty in `data`, that the `fail` at `span` asks for: filling one of them alone
-/// (with a placeholder text) makes the render pass that `fail` (or fail elsewhere). Empty
-/// when the `fail` does not depend on an empty value: then it is the template's verdict on
-/// the values given.
+/// (with a placeholder text) makes the render pass that `fail` without stopping at another
+/// `fail` that stays. A trial that stops at another `fail` counts only when filling more of
+/// the empty values (one more, or all of them) gets past that one too and never back to the
+/// `fail` at `span`: a value that leads into a mutually exclusive `fail` (the BLAST template's
+/// `BlastDbName and CustomBlastDbFetchCmd are mutually exclusive`) is not what the template
+/// asks for. Empty when the `fail` does not depend on an empty value: then it is the
+/// template's verdict on the values given.
 fn required_values(
     template: &fuzzfile_template::Template,
     data: &BTreeMap<String, Value>,
@@ -427,41 +434,90 @@ fn required_values(
         .take(MAX_REQUIRED_TRIALS)
         .collect();
     // The trials are bounded tighter than a render: a hostile template cannot make the
-    // search cost 33 renders of the full output bound. A trial that hits the bound proves
-    // nothing.
+    // search cost many renders of the full output bound. A trial that hits a bound (of
+    // output or of the number of trials) proves nothing.
     let trial = RenderOptions {
         max_output_bytes: render_options.max_output_bytes.min(MAX_TRIAL_OUTPUT),
         ..render_options.clone()
     };
-    let passes = |fill: &[&String]| {
-        let mut d = data.clone();
+    let search = TrialSearch {
+        template,
+        data,
+        options: &trial,
+        span,
+        empty: &empty,
+        renders: std::cell::Cell::new(0),
+    };
+    let one: Vec<String> = empty
+        .iter()
+        .filter(|n| search.passes(&[**n], true))
+        .map(|n| (*n).clone())
+        .collect();
+    if !one.is_empty() || empty.is_empty() {
+        return one;
+    }
+    if search.passes(&empty, false) {
+        empty.into_iter().cloned().collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The trial renders of [`required_values`], counted against [`MAX_TRIAL_RENDERS`].
+struct TrialSearch<'a> {
+    template: &'a fuzzfile_template::Template,
+    data: &'a BTreeMap<String, Value>,
+    options: &'a RenderOptions,
+    /// The `fail` whose values are looked for.
+    span: &'a fuzzfile_template::Span,
+    /// The empty values, in order.
+    empty: &'a [&'a String],
+    renders: std::cell::Cell<usize>,
+}
+
+impl<'a> TrialSearch<'a> {
+    /// Whether the template, with the values in `fill` given a placeholder, renders past the
+    /// `fail` at `self.span`. Stopping at another `fail` passes only when `deeper` and filling
+    /// one more empty value, or all the rest, gets past it too (with `deeper` off below).
+    fn passes(&self, fill: &[&'a String], deeper: bool) -> bool {
+        if self.renders.get() >= MAX_TRIAL_RENDERS {
+            return false;
+        }
+        self.renders.set(self.renders.get() + 1);
+        let mut d = self.data.clone();
         for name in fill {
             d.insert(
                 (*name).clone(),
                 Value::String(format!("{name}-placeholder")),
             );
         }
-        match fuzzfile_template::render(template, &Value::Map(d), &trial) {
-            Ok(_) => true,
-            Err(e) => match e.kind {
-                ExecErrorKind::Fail => e.span != *span,
-                ExecErrorKind::Limit => false,
-                _ => true,
-            },
+        let e = match fuzzfile_template::render(self.template, &Value::Map(d), self.options) {
+            Ok(_) => return true,
+            Err(e) => e,
+        };
+        match e.kind {
+            ExecErrorKind::Fail if e.span == *self.span => false,
+            ExecErrorKind::Fail => {
+                if !deeper {
+                    return false;
+                }
+                let rest: Vec<&String> = self
+                    .empty
+                    .iter()
+                    .filter(|n| !fill.contains(n))
+                    .copied()
+                    .collect();
+                let with = |more: &[&'a String]| -> Vec<&'a String> {
+                    let mut f = fill.to_vec();
+                    f.extend_from_slice(more);
+                    f
+                };
+                rest.iter().any(|n| self.passes(&with(&[*n]), false))
+                    || (rest.len() > 1 && self.passes(&with(&rest), false))
+            }
+            ExecErrorKind::Limit => false,
+            _ => true,
         }
-    };
-    let one: Vec<String> = empty
-        .iter()
-        .filter(|n| passes(&[**n]))
-        .map(|n| (*n).clone())
-        .collect();
-    if !one.is_empty() || empty.is_empty() {
-        return one;
-    }
-    if passes(&empty) {
-        empty.into_iter().cloned().collect()
-    } else {
-        Vec::new()
     }
 }
 
