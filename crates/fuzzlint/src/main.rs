@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use fuzzfile_check::config::{self, Selector};
 use fuzzfile_check::template::{FileFindings, TemplateAnalysis};
 use fuzzfile_check::{Analysis, Diagnostic, LineCol, LineIndex, Rule};
+use fuzzfile_diagnostics::suggest;
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -297,27 +298,10 @@ fn profile_detect(root: Option<PathBuf>, tool_timeout: u64) -> ExitCode {
 fn fuzzfile_model_hint(name: &str, names: &[&str]) -> String {
     names
         .iter()
-        .min_by_key(|n| levenshtein(name, n))
-        .filter(|n| levenshtein(name, n) <= 3)
+        .min_by_key(|n| suggest::levenshtein(name, n))
+        .filter(|n| suggest::levenshtein(name, n) <= 3)
         .map(|n| format!(" (did you mean `{n}`?)"))
         .unwrap_or_default()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + usize::from(ca != *cb))
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// The settings of every file, in order: config files, cluster profiles and the flags.
