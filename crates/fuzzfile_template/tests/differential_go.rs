@@ -789,10 +789,6 @@ const PENDING: &[(&str, &str)] = &[
         "funcs.rs: see `sprig date is defined in slim-sprig`",
     ),
     (
-        "printf explicit argument index",
-        "funcs/gofmt.rs: %[n] explicit argument indexes are not read (fmt: argNumber)",
-    ),
-    (
         "raw string where an integer belongs is an error",
         "exec.rs: an argument error shows a string constant as written in the template (Go: \
          StringNode.Quoted, `raw` with its backquotes); the engine quotes the decoded value",

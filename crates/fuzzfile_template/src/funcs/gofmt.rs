@@ -108,14 +108,20 @@ pub fn format_verb(v: &V, verb: char) -> String {
     out
 }
 
-/// `fmt.Sprintf` (print.go `doPrintf`), without argument indexes (`%[1]d`).
+/// `fmt.Sprintf` (print.go `doPrintf`), explicit argument indexes (`%[2]s`, `%[1]*d`,
+/// `%.[2]*[1]f`: `argNumber`, `parseArgNumber`) included.
 pub fn sprintf(format: &str, args: &[V]) -> String {
     let mut out = String::new();
     let b = format.as_bytes();
     let end = b.len();
     let mut arg_num = 0usize;
+    // An index like `[3]` was the last item read.
+    let mut after_index;
+    // An index was read anywhere: Go then skips the EXTRA check.
+    let mut reordered = false;
     let mut i = 0usize;
     'format: while i < end {
+        let mut good_arg_num = true;
         let last = i;
         while i < end && b[i] != b'%' {
             i += 1;
@@ -143,6 +149,15 @@ pub fn sprintf(format: &str, args: &[V]) -> String {
             }
             i += 1;
         }
+        // An explicit argument index.
+        let mut index = ArgIndex {
+            arg_num,
+            reordered: &mut reordered,
+            good: &mut good_arg_num,
+            num_args: args.len(),
+        };
+        (i, after_index) = index.read(b, i);
+        arg_num = index.arg_num;
         // Width.
         if i < end && b[i] == b'*' {
             i += 1;
@@ -156,25 +171,53 @@ pub fn sprintf(format: &str, args: &[V]) -> String {
                 }
                 None => out.push_str("%!(BADWIDTH)"),
             }
+            after_index = false;
         } else {
-            let (n, ni) = parse_num(b, i);
+            let (n, ni) = parse_num(b, i, end);
             f.wid = n;
             i = ni;
+            // "%[3]2d"
+            if after_index && n.is_some() {
+                good_arg_num = false;
+            }
         }
         // Precision.
         if i + 1 < end && b[i] == b'.' {
             i += 1;
+            // "%[3].2d"
+            if after_index {
+                good_arg_num = false;
+            }
+            let mut index = ArgIndex {
+                arg_num,
+                reordered: &mut reordered,
+                good: &mut good_arg_num,
+                num_args: args.len(),
+            };
+            (i, after_index) = index.read(b, i);
+            arg_num = index.arg_num;
             if i < end && b[i] == b'*' {
                 i += 1;
                 match int_from_arg(args, &mut arg_num) {
                     Some(p) if p >= 0 => f.prec = Some(p as usize),
                     _ => out.push_str("%!(BADPREC)"),
                 }
+                after_index = false;
             } else {
-                let (n, ni) = parse_num(b, i);
+                let (n, ni) = parse_num(b, i, end);
                 f.prec = Some(n.unwrap_or(0));
                 i = ni;
             }
+        }
+        if !after_index {
+            let mut index = ArgIndex {
+                arg_num,
+                reordered: &mut reordered,
+                good: &mut good_arg_num,
+                num_args: args.len(),
+            };
+            (i, _) = index.read(b, i);
+            arg_num = index.arg_num;
         }
         if i >= end {
             out.push_str("%!(NOVERB)");
@@ -187,6 +230,12 @@ pub fn sprintf(format: &str, args: &[V]) -> String {
         i += verb.len_utf8();
         if verb == '%' {
             out.push('%');
+            continue;
+        }
+        if !good_arg_num {
+            out.push_str("%!");
+            out.push(verb);
+            out.push_str("(BADINDEX)");
             continue;
         }
         let Some(arg) = args.get(arg_num) else {
@@ -203,7 +252,7 @@ pub fn sprintf(format: &str, args: &[V]) -> String {
         print_arg(&mut out, arg, verb, &f);
         arg_num += 1;
     }
-    if arg_num < args.len() {
+    if !reordered && arg_num < args.len() {
         out.push_str("%!(EXTRA ");
         for (k, a) in args[arg_num..].iter().enumerate() {
             if k > 0 {
@@ -222,13 +271,63 @@ pub fn sprintf(format: &str, args: &[V]) -> String {
     out
 }
 
-fn parse_num(b: &[u8], mut i: usize) -> (Option<usize>, usize) {
+/// The state print.go `argNumber` reads and sets.
+struct ArgIndex<'a> {
+    arg_num: usize,
+    reordered: &'a mut bool,
+    good: &'a mut bool,
+    num_args: usize,
+}
+
+impl ArgIndex<'_> {
+    /// print.go `argNumber`: an index `[n]` at `i` (1-based) sets the argument number when
+    /// it names an argument, else marks the verb's index bad. Returns where the format goes
+    /// on and whether an index was read.
+    fn read(&mut self, b: &[u8], i: usize) -> (usize, bool) {
+        if i >= b.len() || b[i] != b'[' {
+            return (i, false);
+        }
+        *self.reordered = true;
+        let (index, wid, ok) = parse_arg_number(&b[i..]);
+        match index {
+            Some(n) if ok && n >= 1 && n - 1 < self.num_args => {
+                self.arg_num = n - 1;
+                (i + wid, true)
+            }
+            _ => {
+                *self.good = false;
+                (i + wid, ok)
+            }
+        }
+    }
+}
+
+/// print.go `parseArgNumber`: the number in `[n]` at the start of `b` (as written, 1-based),
+/// the bytes it takes, and whether it is well formed.
+fn parse_arg_number(b: &[u8]) -> (Option<usize>, usize, bool) {
+    if b.len() < 3 {
+        return (None, 1, false);
+    }
+    for i in 1..b.len() {
+        if b[i] == b']' {
+            let (n, ni) = parse_num(b, 1, i);
+            if n.is_none() || ni != i {
+                return (None, i + 1, false);
+            }
+            return (n, i + 1, true);
+        }
+    }
+    (None, 1, false)
+}
+
+/// print.go `parsenum`: the decimal number in `b[i..end]`.
+fn parse_num(b: &[u8], mut i: usize, end: usize) -> (Option<usize>, usize) {
     let start = i;
     let mut n: usize = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
+    while i < end && b[i].is_ascii_digit() {
         // fmt's tooLarge: a width or precision over 1e6 is not a number.
         if n >= 1_000_000 {
-            return (None, b.len());
+            return (None, end);
         }
         n = n * 10 + (b[i] - b'0') as usize;
         i += 1;
