@@ -226,3 +226,21 @@ test("a plain Fuzzfile does not highlight {{ }} (shell `--format {{.Id}}` is com
   const tokens = await tokenize("plain.fz", text);
   assert.ok(!tokens.some((t) => t.scopes.some((s) => s.includes("go-template"))));
 });
+
+test("the VS Code extension's grammars are the files in grammar/, with their scope names", () => {
+  const dir = path.join(ROOT, "editors", "vscode");
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  const grammars = pkg.contributes.grammars;
+  const scopes = grammars.map((g) => g.scopeName).sort();
+  assert.deepStrictEqual(scopes, ["source.fuzzfile", "source.fuzzfile.template"]);
+  for (const g of grammars) {
+    const file = path.resolve(dir, g.path);
+    assert.strictEqual(path.dirname(file), path.join(ROOT, "grammar"), `${g.path} is not in grammar/`);
+    const grammar = JSON.parse(fs.readFileSync(file, "utf8"));
+    assert.strictEqual(grammar.scopeName, g.scopeName, g.path);
+    // Every embedded-language scope it names is one the grammar gives.
+    for (const scope of Object.keys(g.embeddedLanguages || {})) {
+      assert.ok(fs.readFileSync(GRAMMARS["source.fuzzfile"], "utf8").includes(scope), scope);
+    }
+  }
+});
