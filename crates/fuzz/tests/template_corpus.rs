@@ -2,35 +2,13 @@
 //! each is planned, or refused for a value it requires and the catalog ships empty (then
 //! planned once that value is given with `--set`), except one template that is really wrong.
 
-use std::path::{Path, PathBuf};
+use fuzz_test_support::corpus::corpus_templates;
 use std::process::Command;
 
 /// The catalog's one template whose rendered Fuzzfile has an error with its shipped values:
 /// it prints `{{.AnsysMechanicalDesktopContainerURI}}` (copied from the Mechanical template),
 /// which its values file does not declare, so the image URI is Go's `<no value>`.
 const WRONG: &str = "ctrliq-ciq-fuzzball-catalog@v3.4__ansys_ls_dyna_desktop.template.yaml";
-
-fn corpus_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
-    if !dir.is_dir() {
-        eprintln!("SKIPPED: no template corpus at {}", dir.display());
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read the corpus").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".template.yaml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Some(out)
-}
 
 /// The value a refusal says the template asks for: "it asks for `Name`".
 fn asked_for(stderr: &str) -> Option<String> {
@@ -40,7 +18,9 @@ fn asked_for(stderr: &str) -> Option<String> {
 
 #[test]
 fn every_catalog_template_plans_once_its_required_values_are_given() {
-    let Some(files) = corpus_files() else { return };
+    let Some(files) = corpus_templates() else {
+        return;
+    };
     assert_eq!(files.len(), 89);
     let mut planned_as_shipped = 0;
     let mut required: Vec<(String, Vec<String>)> = Vec::new();

@@ -1,6 +1,8 @@
 //! Set-up shared by the integration tests of `fuzz` (crates/fuzz/tests) and `fuzzlint`
-//! (crates/fuzzlint/tests). A dev-dependency only; never published.
+//! (crates/fuzzlint/tests); the corpus listing also by those of fuzzfile_check,
+//! fuzzfile_server and fuzzfile_template. A dev-dependency only; never published.
 //!
+//! - [`corpus`]: the catalog's template corpus (`../shared/corpus/templates`), listed.
 //! - [`scratch`]: a fresh directory per test, removed when the test ends.
 //! - [`process`]: running a program with a time limit and capturing what it printed.
 //! - [`binary`]: the crate's own binary (`fuzz`, `fuzzlint`), its usual `fuzz run` flags and
@@ -17,6 +19,7 @@
 //! those that return `Result` leave the choice (skip or fail) to the test.
 
 pub mod binary;
+pub mod corpus;
 pub mod fake_node;
 pub mod netns;
 pub mod podman;

@@ -18,26 +18,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn templates(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(template::is_template_name)
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
+    let mut out = fuzz_test_support::corpus::files_below(dir);
+    out.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(template::is_template_name)
+    });
     out
 }
 

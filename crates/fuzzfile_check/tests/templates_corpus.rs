@@ -29,34 +29,10 @@
 //!   `{{.AnimationScriptURL}}`, shipped empty, and the template does not `fail` for it: a user
 //!   who unchecks the box and gives no URL gets a workflow Fuzzball refuses. Real.
 
+use fuzz_test_support::corpus::corpus_templates;
 use fuzzfile_check::template::{self, Source, TemplateInput};
 use fuzzfile_check::{Options, Severity};
-use std::path::{Path, PathBuf};
-
-fn corpus_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
-    if !dir.is_dir() {
-        eprintln!(
-            "SKIPPED: no template corpus at {} (shared/corpus is not checked out beside the repository)",
-            dir.display()
-        );
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("read corpus dir").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".template.yaml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Some(out)
-}
+use std::path::Path;
 
 fn input(path: &Path) -> TemplateInput {
     let name = path
@@ -88,7 +64,9 @@ fn input(path: &Path) -> TemplateInput {
 
 #[test]
 fn corpus_branches() {
-    let Some(files) = corpus_files() else { return };
+    let Some(files) = corpus_templates() else {
+        return;
+    };
     let mut snap = String::new();
     for path in &files {
         let inp = input(path);
@@ -119,7 +97,9 @@ fn corpus_branches() {
 /// not have but for the ones fixed.
 #[test]
 fn corpus_fixes() {
-    let Some(files) = corpus_files() else { return };
+    let Some(files) = corpus_templates() else {
+        return;
+    };
     let mut fixed_files = 0;
     for path in &files {
         let t = template::check(input(path), &Options::default());
@@ -172,7 +152,9 @@ const REVIEWED_ERRORS: &[&str] = &["ctrliq-ciq-fuzzball-catalog@v3.4__ansys_ls_d
 
 #[test]
 fn corpus_templates_render_and_every_finding_is_reviewed() {
-    let Some(files) = corpus_files() else { return };
+    let Some(files) = corpus_templates() else {
+        return;
+    };
     assert_eq!(files.len(), 89, "the corpus has 89 templates");
     let mut snap = String::new();
     for path in &files {

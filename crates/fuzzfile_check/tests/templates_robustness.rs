@@ -2,32 +2,19 @@
 //! every fuzz seed, spec file and example of the repository, each as a template, as a values
 //! file, and its beginnings inside an action (unbalanced actions and strings).
 
+use fuzz_test_support::corpus::files_below;
 use fuzzfile_check::template::{self, Source, TemplateInput};
 use fuzzfile_check::Options;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn texts() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = ["fuzz/seeds", "tests/specs", "examples"]
+    let mut out: Vec<String> = ["fuzz/seeds", "tests/specs", "examples"]
         .iter()
-        .map(|d| root.join(d))
+        .flat_map(|d| files_below(&root.join(d)))
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|t| t.len() < 200_000)
         .collect();
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let Ok(t) = std::fs::read_to_string(&p) {
-                if t.len() < 200_000 {
-                    out.push(t);
-                }
-            }
-        }
-    }
     out.sort();
     out
 }

@@ -9,33 +9,12 @@
 mod common;
 
 use common::{byte_range, caps_utf16, Client};
+use fuzz_test_support::corpus::corpus_templates;
 use fuzzfile_check::template::{self, Source, TemplateInput};
 use fuzzfile_template::ast::{Arg, Node};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
-
-fn corpus_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
-    let Ok(dir) = dir.canonicalize() else {
-        eprintln!("SKIPPED: no template corpus at {}", dir.display());
-        return None;
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".template.yaml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Some(out)
-}
 
 /// What `fuzzlint check` finds in the template at `path`: (code, start, end, message).
 fn expected(path: &Path, text: &str) -> Vec<(String, usize, usize, String)> {
@@ -80,7 +59,9 @@ fn expected(path: &Path, text: &str) -> Vec<(String, usize, usize, String)> {
 
 #[test]
 fn corpus_templates_in_the_editor() {
-    let Some(files) = corpus_files() else { return };
+    let Some(files) = corpus_templates() else {
+        return;
+    };
     assert_eq!(files.len(), 89, "the corpus has 89 templates");
     let mut c = Client::start(caps_utf16(), None);
     let enc = c.encoding;

@@ -4,36 +4,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+use fuzz_test_support::corpus::corpus_values_files;
 use fuzzfile_template::values_file::{
     self, At, Override, ValueKind, ValueSource, ValuesError, ValuesFile,
 };
 use fuzzfile_template::Value;
-use std::path::{Path, PathBuf};
-
-fn corpus_values_files() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
-    if !dir.is_dir() {
-        eprintln!(
-            "SKIPPED: no template corpus at {} (shared/corpus is not checked out beside the repository)",
-            dir.display()
-        );
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".values.yaml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Some(out)
-}
 
 fn parse_ok(text: &str) -> ValuesFile {
     let (file, errors) = values_file::parse(text);
