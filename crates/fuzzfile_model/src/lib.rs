@@ -11,6 +11,7 @@
 //! reference under a visit budget proportional to the tree, so they cannot blow up; no I/O.
 
 mod build;
+pub mod json_schema;
 mod model;
 pub mod schema;
 pub mod values;
