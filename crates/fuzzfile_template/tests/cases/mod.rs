@@ -1,7 +1,8 @@
 //! The engine cases of `tests/cases/engine.txt` (a template and its data each; the format is
 //! described at the top of that file) and Go's results for them (`engine.go.jsonl`, written by
 //! `tests/differential_go.rs` from `scripts/go-template-render`). Any test of this crate can
-//! use them: `mod cases;` then [`load`], [`data_value`], [`go_expected`].
+//! use them: `mod cases;` then [`load`], [`data_value`], [`go_expected`]; the same format in
+//! other files (`tests/exec_cases.txt`, `tests/funcs_cases.txt`): [`load_file`], [`go_results`].
 
 #![allow(dead_code)]
 
@@ -29,12 +30,22 @@ pub struct Case {
 
 /// Reads `engine.txt`. Panics with the line on a malformed case (a test input).
 pub fn load() -> Vec<Case> {
-    let path = dir().join("engine.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    parse(&text)
+    load_file(&dir().join("engine.txt"))
 }
 
-pub fn parse(text: &str) -> Vec<Case> {
+/// Reads a case file in the format of `engine.txt` (`tests/exec_cases.txt`, ...). Panics
+/// with the line on a malformed case (a test input).
+pub fn load_file(path: &Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    parse(&name, &text)
+}
+
+/// The cases of `text`, the case file `file` (named in the panics).
+pub fn parse(file: &str, text: &str) -> Vec<Case> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut cases = Vec::new();
     let mut i = 0;
@@ -57,25 +68,25 @@ pub fn parse(text: &str) -> Vec<Case> {
             let l = lines[i].trim_end();
             if let Some(d) = l.strip_prefix("data:") {
                 case.data = serde_json::from_str(d.trim())
-                    .unwrap_or_else(|e| panic!("engine.txt:{}: data: {e}", i + 1));
+                    .unwrap_or_else(|e| panic!("{file}:{}: data: {e}", i + 1));
             } else if let Some(s) = l.strip_prefix("seed:") {
                 case.seed = Some(
                     s.trim()
                         .parse()
-                        .unwrap_or_else(|e| panic!("engine.txt:{}: seed: {e}", i + 1)),
+                        .unwrap_or_else(|e| panic!("{file}:{}: seed: {e}", i + 1)),
                 );
             } else if let Some(s) = l.strip_prefix("now:") {
                 case.now = Some(
                     s.trim()
                         .parse()
-                        .unwrap_or_else(|e| panic!("engine.txt:{}: now: {e}", i + 1)),
+                        .unwrap_or_else(|e| panic!("{file}:{}: now: {e}", i + 1)),
                 );
             } else if !l.is_empty() {
-                panic!("engine.txt:{}: expected data:, seed:, now: or ---", i + 1);
+                panic!("{file}:{}: expected data:, seed:, now: or ---", i + 1);
             }
             i += 1;
         }
-        assert!(i < lines.len(), "engine.txt:{line}: case without ---");
+        assert!(i < lines.len(), "{file}:{line}: case without ---");
         i += 1;
         let start = i;
         while i < lines.len() && !lines[i].starts_with("### ") {
@@ -209,17 +220,30 @@ impl GoResult {
 
 /// Go's recorded results of `engine.txt` by case name (`engine.go.jsonl`).
 pub fn go_expected() -> BTreeMap<String, GoResult> {
-    let path = dir().join("engine.go.jsonl");
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    go_results(&dir().join("engine.go.jsonl"))
+}
+
+/// Go's recorded results of a case file by case name (its `.go.jsonl`; none where the file
+/// is missing).
+pub fn go_results(path: &Path) -> BTreeMap<String, GoResult> {
+    let Ok(text) = std::fs::read_to_string(path) else {
         return BTreeMap::new();
     };
+    json_lines_by_id(&path.display().to_string(), &text)
+        .into_iter()
+        .map(|(id, j)| (id, GoResult::from_json(&j)))
+        .collect()
+}
+
+/// The JSON lines of `text` (blank lines passed over) by their `id`. Panics with `file` on a
+/// line that is not JSON.
+pub fn json_lines_by_id(file: &str, text: &str) -> BTreeMap<String, Json> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let j: Json =
-                serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display()));
+            let j: Json = serde_json::from_str(l).unwrap_or_else(|e| panic!("{file}: {e}: {l}"));
             let id = j.get("id").and_then(Json::as_str).unwrap_or("").to_string();
-            (id, GoResult::from_json(&j))
+            (id, j)
         })
         .collect()
 }

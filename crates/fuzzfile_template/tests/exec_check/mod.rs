@@ -1,133 +1,29 @@
 //! The check shared by tests/exec.rs and tests/funcs.rs: a case file in the format of
-//! `tests/cases/engine.txt` rendered here and compared with Go's recorded results.
+//! `tests/cases/engine.txt` (read by `tests/cases/mod.rs`) rendered here and compared with
+//! Go's recorded results.
 
 #![allow(dead_code)]
+
+#[path = "../cases/mod.rs"]
+mod cases;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use cases::{data_value, GoResult};
 use fuzzfile_template::{parse, render, ExecErrorKind, RenderOptions, Value};
 use serde_json::Value as Json;
 
-struct Case {
-    name: String,
-    line: usize,
-    template: String,
-    data: Json,
-    seed: Option<u64>,
-    now: Option<i64>,
-}
-
-/// The case format of `tests/cases/engine.txt`.
-fn parse_cases(file: &str, text: &str) -> Vec<Case> {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut cases = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let Some(name) = lines[i].strip_prefix("### ") else {
-            i += 1;
-            continue;
-        };
-        let line = i + 1;
-        let mut case = Case {
-            name: name.trim().to_string(),
-            line,
-            template: String::new(),
-            data: Json::Object(Default::default()),
-            seed: None,
-            now: None,
-        };
-        i += 1;
-        while i < lines.len() && lines[i].trim_end() != "---" {
-            let l = lines[i].trim_end();
-            if let Some(d) = l.strip_prefix("data:") {
-                case.data = serde_json::from_str(d.trim())
-                    .unwrap_or_else(|e| panic!("{file}:{}: data: {e}", i + 1));
-            } else if let Some(s) = l.strip_prefix("seed:") {
-                case.seed = Some(s.trim().parse().expect("seed"));
-            } else if let Some(s) = l.strip_prefix("now:") {
-                case.now = Some(s.trim().parse().expect("now"));
-            } else if !l.is_empty() {
-                panic!("{file}:{}: expected data:, seed:, now: or ---", i + 1);
-            }
-            i += 1;
-        }
-        assert!(i < lines.len(), "{file}:{line}: case without ---");
-        i += 1;
-        let start = i;
-        while i < lines.len() && !lines[i].starts_with("### ") {
-            i += 1;
-        }
-        let mut template: String = lines[start..i].concat();
-        if template.ends_with('\n') {
-            template.pop();
-        }
-        case.template = template;
-        cases.push(case);
-    }
-    cases
-}
-
-/// The data typing of `scripts/go-template-render`: an integer of 0 or more is a `uint64`, a
-/// negative one an `int`, another number a `float64`; `{"$int": n}`, `{"$uint": n}`,
-/// `{"$float": n}`, `{"$time": unix}` force a type.
-fn data_value(j: &Json) -> Value {
-    match j {
-        Json::Null => Value::Nil,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                Value::Uint(u)
-            } else if let Some(i) = n.as_i64() {
-                Value::Int(i)
-            } else {
-                Value::Float(n.as_f64().unwrap_or(f64::NAN))
-            }
-        }
-        Json::String(s) => Value::String(s.clone()),
-        Json::Array(a) => Value::List(a.iter().map(data_value).collect()),
-        Json::Object(m) => {
-            if m.len() == 1 {
-                if let Some((k, Json::Number(n))) = m.iter().next() {
-                    match k.as_str() {
-                        "$int" => return Value::Int(n.as_i64().unwrap_or(0)),
-                        "$uint" => return Value::Uint(n.as_u64().unwrap_or(0)),
-                        "$float" => return Value::Float(n.as_f64().unwrap_or(0.0)),
-                        "$time" => {
-                            return Value::Time {
-                                unix_seconds: n.as_i64().unwrap_or(0),
-                                nanos: 0,
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            Value::Map(
-                m.iter()
-                    .map(|(k, v)| (k.clone(), data_value(v)))
-                    .collect::<BTreeMap<_, _>>(),
-            )
-        }
-    }
-}
-
 /// Renders every case and compares with Go's recorded results; returns the mismatches.
 pub fn check(cases_path: &Path, results_path: &Path) -> (usize, Vec<String>) {
-    let text = std::fs::read_to_string(cases_path)
-        .unwrap_or_else(|e| panic!("{}: {e}", cases_path.display()));
     let file = cases_path.display().to_string();
-    let cases = parse_cases(&file, &text);
-    let results = std::fs::read_to_string(results_path)
-        .unwrap_or_else(|e| panic!("{}: {e}", results_path.display()));
-    let go: BTreeMap<String, Json> = results
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let j: Json = serde_json::from_str(l).expect("a JSON line");
-            (j["id"].as_str().unwrap_or("").to_string(), j)
-        })
-        .collect();
+    let cases = cases::load_file(cases_path);
+    assert!(
+        results_path.is_file(),
+        "{}: no such file",
+        results_path.display()
+    );
+    let go = cases::go_results(results_path);
     let mut bad = Vec::new();
     let mut names = std::collections::BTreeSet::new();
     for c in &cases {
@@ -158,18 +54,22 @@ pub fn check(cases_path: &Path, results_path: &Path) -> (usize, Vec<String>) {
                     .map_err(|e| format!("exec {:?}: {}", e.kind, e.message))
             });
         let at = format!("{file}:{}: {:?}", c.line, c.name);
-        if g["ok"].as_bool() == Some(true) {
-            let want = g["output"].as_str().unwrap_or("");
-            match &ours {
-                Ok(r) if r.text == want => {}
-                Ok(r) => bad.push(format!("{at}: Go printed {want:?}, here {:?}", r.text)),
-                Err(e) => bad.push(format!("{at}: Go printed {want:?}, here {e}")),
+        let (phase, error, cause, fail) = match g {
+            GoResult::Output(want) => {
+                match &ours {
+                    Ok(r) if r.text == *want => {}
+                    Ok(r) => bad.push(format!("{at}: Go printed {want:?}, here {:?}", r.text)),
+                    Err(e) => bad.push(format!("{at}: Go printed {want:?}, here {e}")),
+                }
+                continue;
             }
-            continue;
-        }
-        let phase = g["phase"].as_str().unwrap_or("");
-        let cause = g["cause"].as_str().unwrap_or("");
-        let fail = g.get("fail").and_then(Json::as_str);
+            GoResult::Error {
+                phase,
+                error,
+                cause,
+                fail,
+            } => (phase.as_str(), error, cause.as_str(), fail.as_deref()),
+        };
         let ok = match (&ours, phase) {
             (Err(e), "parse") => e.starts_with("parse:"),
             (Err(e), "exec") => match fail {
@@ -180,8 +80,7 @@ pub fn check(cases_path: &Path, results_path: &Path) -> (usize, Vec<String>) {
         };
         if !ok {
             bad.push(format!(
-                "{at}: Go: {phase} error {:?}; here {:?}",
-                g["error"].as_str().unwrap_or(""),
+                "{at}: Go: {phase} error {error:?}; here {:?}",
                 ours.map(|r| r.text)
             ));
         }
@@ -206,9 +105,7 @@ pub fn check_pair(stem: &str) {
 
 /// The templates of a case file with their data (for checks that need no Go result).
 pub fn templates(cases_path: &Path) -> Vec<(String, Value)> {
-    let text = std::fs::read_to_string(cases_path)
-        .unwrap_or_else(|e| panic!("{}: {e}", cases_path.display()));
-    parse_cases(&cases_path.display().to_string(), &text)
+    cases::load_file(cases_path)
         .into_iter()
         .map(|c| (c.template, data_value(&c.data)))
         .collect()
@@ -263,8 +160,7 @@ pub fn check_recorded_against_go(stem: &str) {
     };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let cases_path = dir.join(format!("{stem}.txt"));
-    let text = std::fs::read_to_string(&cases_path).expect("the case file");
-    let cases = parse_cases(&cases_path.display().to_string(), &text);
+    let cases = cases::load_file(&cases_path);
     let mut input = String::new();
     for c in &cases {
         let mut r = serde_json::json!({
@@ -305,16 +201,11 @@ pub fn check_recorded_against_go(stem: &str) {
         return;
     }
     let recorded = std::fs::read_to_string(&results_path).unwrap_or_default();
-    let parse = |t: &str| -> BTreeMap<String, Json> {
-        t.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| {
-                let j: Json = serde_json::from_str(l).expect("a JSON line");
-                (j["id"].as_str().unwrap_or("").to_string(), j)
-            })
-            .collect()
-    };
-    let (now, recorded) = (parse(&now), parse(&recorded));
+    let file = results_path.display().to_string();
+    let (now, recorded): (BTreeMap<String, Json>, _) = (
+        cases::json_lines_by_id(&file, &now),
+        cases::json_lines_by_id(&file, &recorded),
+    );
     let differ: Vec<String> = now
         .iter()
         .filter(|(id, j)| recorded.get(*id) != Some(j))
