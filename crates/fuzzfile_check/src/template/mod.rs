@@ -599,30 +599,13 @@ fn closest<'a>(name: &str, names: impl Iterator<Item = &'a String>) -> Option<&'
         let d = if k.eq_ignore_ascii_case(name) {
             0
         } else {
-            edit_distance(name, k)
+            fuzzfile_diagnostics::suggest::levenshtein(name, k)
         };
         if d <= 2 && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, k));
         }
     }
     best.map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + usize::from(ca != *cb))
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// `values.yaml:12:5`: where `name` is declared.
