@@ -154,6 +154,9 @@ pub enum Arg {
     String {
         span: Span,
         value: String,
+        /// As written, quotes included (parse/node.go `StringNode.Quoted`): how Go's
+        /// `String()` prints the node in messages.
+        quoted: String,
     },
     /// `( pipeline )`.
     Pipe {

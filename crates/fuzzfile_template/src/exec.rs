@@ -1114,7 +1114,8 @@ fn arg_string(arg: &Arg) -> String {
         Arg::Nil { .. } => "nil".into(),
         Arg::Bool { value, .. } => value.to_string(),
         Arg::Number { text, .. } => text.clone(),
-        Arg::String { value, .. } => gofmt::quote_with(value, '"', false),
+        // parse/node.go `StringNode.String`: the constant as written.
+        Arg::String { quoted, .. } => quoted.clone(),
         Arg::Pipe { pipe, .. } => format!("({})", pipe_string(pipe)),
     }
 }

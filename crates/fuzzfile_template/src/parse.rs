@@ -333,7 +333,11 @@ fn operand_parser<'a>(pipeline_in_parens: Boxed<'a, (Pipeline, Span)>) -> Boxed<
                     }
                 }
                 _ => match literal::unquote(t.val) {
-                    Ok(value) => Arg::String { span, value },
+                    Ok(value) => Arg::String {
+                        span,
+                        value,
+                        quoted: t.val.to_string(),
+                    },
                     Err(msg) => {
                         return Err(fatal(
                             e,

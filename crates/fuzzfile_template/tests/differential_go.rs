@@ -789,16 +789,6 @@ const PENDING: &[(&str, &str)] = &[
         "funcs.rs: see `sprig date is defined in slim-sprig`",
     ),
     (
-        "raw string where an integer belongs is an error",
-        "exec.rs: an argument error shows a string constant as written in the template (Go: \
-         StringNode.Quoted, `raw` with its backquotes); the engine quotes the decoded value",
-    ),
-    (
-        "escaped string where an integer belongs is an error",
-        "exec.rs: see `raw string where an integer belongs is an error` (Go shows \
-         \"r\\x61w\\n\" as written)",
-    ),
-    (
         "unmatched right paren in an action is a parse error",
         "parse.rs: Go 1.19 reports an unmatched `)` in the parser, `unexpected \")\" in \
          command`; the engine says `unexpected right paren` (the lexer's message of later Go)",

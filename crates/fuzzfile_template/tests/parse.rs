@@ -711,7 +711,7 @@ fn strings_interpreted_and_raw() {
         let src = format!("{{{{ print {text} }}}}");
         let t = ok(&src);
         match &only_pipe(&t).cmds[0].args[1] {
-            Arg::String { value, span } => {
+            Arg::String { value, span, .. } => {
                 assert_eq!(value, want, "{src}");
                 assert_eq!(&src[span.clone()], *text);
             }
