@@ -1,0 +1,7 @@
+" Fuzzfiles are YAML: comments, indentation.
+if exists("b:did_ftplugin")
+  finish
+endif
+let b:did_ftplugin = 1
+setlocal commentstring=#\ %s comments=:# expandtab shiftwidth=2 softtabstop=2
+let b:undo_ftplugin = "setlocal commentstring< comments< expandtab< shiftwidth< softtabstop<"
