@@ -20,3 +20,6 @@ fi
 # A distribution's Python refuses installs outside a virtual environment (PEP 668); this
 # machine is a disposable test environment, so install anyway.
 PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --disable-pip-version-check -r tests/lsp/requirements.txt
+# check-jsonschema for the schema tests (crates/fuzzlint/tests/schema.rs), pinned in
+# schemas/requirements.txt.
+PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --disable-pip-version-check -r schemas/requirements.txt

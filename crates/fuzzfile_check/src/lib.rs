@@ -16,6 +16,7 @@ pub mod edits;
 pub mod fixes;
 pub mod gpu;
 pub mod invariants;
+pub mod json_schema;
 pub mod launch;
 pub mod profile;
 pub mod render;

@@ -50,6 +50,10 @@ enum Command {
     /// Cluster profiles.
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Print a JSON Schema (draft-07), as committed in schemas/: fuzzfile (dispatching on
+    /// `version`), fuzzfile-v1, fuzzfile-v4, cluster-profile, fuzzlint-config, launch-plan.
+    /// Without a name, list the names.
+    Schema { name: Option<String> },
 }
 
 #[derive(Subcommand)]
@@ -251,6 +255,7 @@ fn main() -> ExitCode {
         Command::Profile(ProfileCommand::Detect { root, tool_timeout }) => {
             profile_detect(root, tool_timeout)
         }
+        Command::Schema { name } => schema(name.as_deref()),
         Command::Rules => {
             for r in Rule::ALL {
                 println!(
@@ -538,4 +543,48 @@ fn check(args: CheckArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The launch plan's schema belongs to `fuzz plan`; it is generated and kept current by
+/// `fuzzfile_plan`'s own drift test, so the committed file is what is printed.
+const LAUNCH_PLAN_SCHEMA: &str = include_str!("../../../schemas/launch-plan.schema.json");
+
+/// `fuzzlint schema [NAME]`: print one schema, or list the names.
+fn schema(name: Option<&str>) -> ExitCode {
+    use fuzzfile_check::json_schema;
+    let mut names: Vec<&str> = json_schema::all_names().iter().map(|(n, _)| *n).collect();
+    names.push("launch-plan");
+    let Some(name) = name else {
+        for n in names {
+            println!("{n}");
+        }
+        return ExitCode::SUCCESS;
+    };
+    if name == "launch-plan" {
+        print!("{LAUNCH_PLAN_SCHEMA}");
+        return ExitCode::SUCCESS;
+    }
+    match json_schema::by_name(name) {
+        Some(v) => {
+            print!("{}", schema_text(&v));
+            ExitCode::SUCCESS
+        }
+        None => {
+            let hint = suggest::did_you_mean(name, names.iter().copied())
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            eprintln!(
+                "error: no schema named `{name}`{hint}\n  schemas: {}",
+                names.join(", ")
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A schema as committed in schemas/ (pretty JSON, final newline).
+fn schema_text(v: &serde_json::Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
 }
