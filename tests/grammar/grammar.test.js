@@ -197,8 +197,11 @@ test("Fuzzfile keys, names, references and $VARs have their own scopes", async (
   assert.match(scopesOf(tokens, text, "      - prepare", "prepare"), /entity\.name\.function\.reference\.fuzzfile/);
   // The name before `=` in an env entry is text, its value's `$PATH` a variable.
   const envLine = text.split("\n").findIndex((l) => l.includes("- PATH=")) + 1;
-  const envName = tokens.find((t) => t.line === envLine && t.text.startsWith("PATH="));
-  assert.ok(envName && !envName.scopes.some((x) => x.startsWith("variable")), JSON.stringify(envName));
+  const lineText = text.split("\n")[envLine - 1];
+  const from = lineText.indexOf("PATH=");
+  const to = lineText.indexOf("$");
+  const before = tokens.filter((t) => t.line === envLine && t.start >= from && t.end <= to);
+  assert.ok(before.length > 0 && before.every((t) => !t.scopes.some((x) => x.startsWith("variable"))), JSON.stringify(before));
   assert.match(scopesOf(tokens, text, "$PATH", "PATH"), /variable\.other\.env\.fuzzfile/);
   assert.match(scopesOf(tokens, text, "${TAG}", "TAG"), /string\.quoted\.double\.yaml .*variable\.other\.env\.fuzzfile/);
   assert.match(scopesOf(tokens, text, "$MULTINODE_NUM_NODES", "MULTINODE_NUM_NODES"), /variable\.other\.env\.fuzzfile/);
