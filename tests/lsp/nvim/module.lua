@@ -78,6 +78,27 @@ check("the root is the nearest fuzzlint.toml, else .git, else the file's directo
   eq(alone == dir .. "/alone" or vim.fn.isdirectory(alone .. "/.git") == 1, true, "no marker: " .. alone)
 end)
 
+check("options replace lists whole and add to the settings of setup()", function()
+  -- setup() starts the server for the open `fuzzfile` buffers: none of these commands exists.
+  local notify = vim.notify
+  local messages = {}
+  vim.notify = function(m)
+    table.insert(messages, m)
+  end
+  fuzzfile.setup({ cmd = { "/opt/fuzzlint-wrapper" }, settings = { select = { "FZ0", "FZ1" }, cluster = "a.toml" } })
+  local c = fuzzfile.config({ settings = { select = { "FZ2" } } })
+  eq(c.cmd, { "/opt/fuzzlint-wrapper" }, "cmd")
+  eq(c.init_options, { select = { "FZ2" }, cluster = "a.toml" }, "settings")
+  fuzzfile.setup({ cmd = { "/nonexistent/fuzzlint", "server" } })
+  vim.notify = notify
+  eq(fuzzfile.config().cmd, { "/nonexistent/fuzzlint", "server" }, "setup() again replaces")
+  eq(fuzzfile.config().init_options, {}, "setup() again resets the settings")
+  eq(#messages > 0 and messages[1]:match("^fuzzfile: cannot start `/opt/fuzzlint%-wrapper`") ~= nil, true, vim.inspect(messages))
+  -- Back to the defaults, with no Fuzzfile buffer open to start a server for.
+  vim.cmd("silent! %bwipeout!")
+  fuzzfile.setup()
+end)
+
 check("lsp_config() is what vim.lsp.config takes", function()
   local c = fuzzfile.lsp_config({ settings = { select = { "FZ2" } } })
   eq(c.cmd, { "fuzzlint", "server" }, "cmd")
@@ -107,7 +128,7 @@ check("a missing fuzzlint is reported, not started", function()
   vim.notify = notify
   eq(id, nil, "client id")
   eq(#messages, 1, "messages")
-  eq(messages[1]:match("cannot start `/nonexistent/fuzzlint server`") ~= nil, true, messages[1])
+  eq(messages[1]:match("cannot start `/nonexistent/fuzzlint server`: `/nonexistent/fuzzlint` is not found") ~= nil, true, messages[1])
 end)
 
 if vim.lsp.config and vim.lsp.enable then

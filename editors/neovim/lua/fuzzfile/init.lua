@@ -27,8 +27,18 @@ local defaults = {
 }
 local options = vim.deepcopy(defaults)
 
+-- Options given replace the defaults key by key, and `settings` entry by entry; a list (`cmd`,
+-- `select`) is replaced whole (vim.tbl_deep_extend would merge lists index by index).
 local function merge(base, extra)
-  return vim.tbl_deep_extend("force", vim.deepcopy(base), extra or {})
+  local out = vim.deepcopy(base)
+  for k, v in pairs(extra or {}) do
+    if k == "settings" then
+      out.settings = vim.tbl_extend("force", out.settings or {}, v)
+    else
+      out[k] = v
+    end
+  end
+  return out
 end
 
 --- The server's settings with unknown names refused (a typo would otherwise be ignored).
@@ -88,7 +98,8 @@ function M.start(bufnr, opts)
   if vim.fn.executable(config.cmd[1]) ~= 1 then
     vim.notify(
       string.format(
-        "fuzzfile: cannot start `%s server`: not found or not executable; install fuzzlint or pass cmd = { '/path/to/fuzzlint', 'server' } to setup()",
+        "fuzzfile: cannot start `%s`: `%s` is not found or not executable; install fuzzlint or pass cmd = { '/path/to/fuzzlint', 'server' } to setup()",
+        table.concat(config.cmd, " "),
         config.cmd[1]
       ),
       vim.log.levels.ERROR
