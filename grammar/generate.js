@@ -72,7 +72,9 @@ const FIRST_COMMAND = {
 };
 // What may follow a key's colon on its line when the value is on the next lines.
 const REST = String.raw`[ \t]*(#.*)?$`;
-const COMMENT = { patterns: [{ include: "source.yaml#comment" }] };
+// Only whole grammars are included (`source.yaml`, `source.shell`), never one of their rules:
+// hosts ship different YAML grammars (VS Code's has other rule names than TextMate's).
+const COMMENT = { patterns: [{ include: "#comment" }] };
 const ITEM = "punctuation.definition.block.sequence.item.yaml";
 const COLON = "punctuation.separator.key-value.mapping.yaml";
 const KEY = "support.type.property-name.fuzzfile";
@@ -175,6 +177,71 @@ function fuzzfileGrammar(keys) {
           },
         ],
       },
+      comment: {
+        match: String.raw`(#).*`,
+        captures: { 1: { name: "punctuation.definition.comment.yaml" } },
+        name: "comment.line.number-sign.yaml",
+      },
+      "flow-value": {
+        // A value in a flow collection this grammar reads itself.
+        patterns: [
+          {
+            begin: '"',
+            beginCaptures: { 0: { name: "punctuation.definition.string.begin.yaml" } },
+            end: '"',
+            endCaptures: { 0: { name: "punctuation.definition.string.end.yaml" } },
+            name: "string.quoted.double.yaml",
+            patterns: [
+              {
+                match: String.raw`\\([ "/0LN\\_abefnprtv]|x\h{2}|u\h{4}|U\h{8})`,
+                name: "constant.character.escape.yaml",
+              },
+            ],
+          },
+          {
+            begin: "'",
+            beginCaptures: { 0: { name: "punctuation.definition.string.begin.yaml" } },
+            end: "'(?!')",
+            endCaptures: { 0: { name: "punctuation.definition.string.end.yaml" } },
+            name: "string.quoted.single.yaml",
+            patterns: [{ match: "''", name: "constant.character.escape.single-quoted.yaml" }],
+          },
+          {
+            begin: String.raw`\[`,
+            beginCaptures: { 0: { name: "punctuation.definition.sequence.begin.yaml" } },
+            end: String.raw`\]`,
+            endCaptures: { 0: { name: "punctuation.definition.sequence.end.yaml" } },
+            name: "meta.flow-sequence.yaml",
+            patterns: [{ match: ",", name: "punctuation.separator.sequence.yaml" }, { include: "#flow-value" }],
+          },
+          {
+            begin: String.raw`\{`,
+            beginCaptures: { 0: { name: "punctuation.definition.mapping.begin.yaml" } },
+            end: String.raw`\}`,
+            endCaptures: { 0: { name: "punctuation.definition.mapping.end.yaml" } },
+            name: "meta.flow-mapping.yaml",
+            patterns: [
+              { match: ",", name: "punctuation.separator.mapping.yaml" },
+              { include: "#flow-key" },
+              { match: ":(?=[ \\t]|$|[,\\[\\]{}])", name: COLON },
+              { include: "#flow-value" },
+            ],
+          },
+          { include: "#comment" },
+          {
+            match: String.raw`(?:true|false|null|~)(?=[ \t]*(?:[,\]}]|$))`,
+            name: "constant.language.yaml",
+          },
+          {
+            match: String.raw`[-+]?[0-9][0-9_.eE+-]*(?=[ \t]*(?:[,\]}]|$))`,
+            name: "constant.numeric.yaml",
+          },
+          {
+            match: String.raw`[^ \t,\[\]{}#"'](?:[^,\[\]{}:#]|:(?![ \t]|$|[,\[\]{}])|(?<![ \t])#)*?(?=[ \t]*(?:[,\]}]|:(?:[ \t]|$)|#|$))`,
+            name: "string.unquoted.plain.in.yaml",
+          },
+        ],
+      },
       "flow-key": {
         patterns: [
           {
@@ -267,11 +334,11 @@ function fuzzfileGrammar(keys) {
                 patterns: [FIRST_COMMAND, { include: "source.shell" }],
               },
               { match: ",", name: "punctuation.separator.sequence.yaml" },
-              { include: "source.yaml#flow-node" },
+              { include: "#flow-value" },
             ],
           },
           { match: ",", name: "punctuation.separator.sequence.yaml" },
-          { include: "source.yaml#flow-node" },
+          { include: "#flow-value" },
         ],
       },
       "shell-double-quoted": {
@@ -399,7 +466,8 @@ function fuzzfileGrammar(keys) {
                   { include: "#dependency-name" },
                   { match: ",", name: "punctuation.separator.mapping.yaml" },
                   { include: "#flow-key" },
-                  { include: "source.yaml#flow-pair" },
+                  { match: ":(?=[ \\t]|$|[,\\[\\]{}])", name: COLON },
+                  { include: "#flow-value" },
                 ],
               },
               { include: "#body" },
