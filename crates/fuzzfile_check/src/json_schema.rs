@@ -48,7 +48,10 @@ pub fn cluster_profile_schema() -> Value {
 /// (`config::Selector::parse`).
 fn selector() -> Value {
     let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
-    let aliases: Vec<&str> = Rule::ALL.iter().flat_map(|r| r.aliases().iter().copied()).collect();
+    let aliases: Vec<&str> = Rule::ALL
+        .iter()
+        .flat_map(|r| r.aliases().iter().copied())
+        .collect();
     let mut any = vec![
         json!({"enum": names, "description": "A rule name."}),
         json!({"type": "string", "pattern": r"^\s*[Ff][Zz][0-9]{0,3}\s*$", "description": "A rule code (`FZ201`) or a code prefix (`FZ2`)."}),

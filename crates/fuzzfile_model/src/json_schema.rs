@@ -22,12 +22,12 @@ use serde_json::{json, Map, Value};
 pub const DRAFT: &str = "http://json-schema.org/draft-07/schema#";
 
 /// Where the committed schemas are published (their `$id`s).
-pub const BASE_URL: &str =
-    "https://example.invalid/fuzzfile-toolchain/schemas/";
+pub const BASE_URL: &str = "https://example.invalid/fuzzfile-toolchain/schemas/";
 
 /// A size: a decimal number, an optional single space and an optional unit, any case
 /// (`values::parse_size`).
-pub const SIZE_PATTERN: &str = r"^\s*(?:[0-9]+\.?[0-9]*|\.[0-9]+) ?(?:[bB]|[kKmMgGtTpP](?:[bB]|[iI][bB]?)?)?\s*$";
+pub const SIZE_PATTERN: &str =
+    r"^\s*(?:[0-9]+\.?[0-9]*|\.[0-9]+) ?(?:[bB]|[kKmMgGtTpP](?:[bB]|[iI][bB]?)?)?\s*$";
 
 /// A Go duration (`values::parse_duration`); `d` and `w` are accepted here because the builder
 /// only warns about them.
@@ -38,8 +38,7 @@ pub const DURATION_PATTERN: &str =
 pub const IMAGE_URI_PATTERN: &str = r"^(?:docker|oras)://\S+$";
 
 /// A secret reference (`values::parse_secret_ref`): a scope, `/`, a name, no control characters.
-pub const SECRET_PATTERN: &str =
-    r"^secret://[^/\x00-\x1f\x7f-\x9f]+/[^\x00-\x1f\x7f-\x9f]+$";
+pub const SECRET_PATTERN: &str = r"^secret://[^/\x00-\x1f\x7f-\x9f]+/[^\x00-\x1f\x7f-\x9f]+$";
 
 /// A volume reference (`values::parse_volume_ref`).
 pub const VOLUME_REF_PATTERN: &str = r"^volume://[^/]+/[^/]+(?:/[\s\S]+)?$";
@@ -90,7 +89,10 @@ pub fn fuzzfile_schema(version: Option<Version>) -> Value {
             root.insert("definitions".into(), Value::Object(defs));
         }
         None => {
-            root.insert("$id".into(), json!(format!("{BASE_URL}fuzzfile.schema.json")));
+            root.insert(
+                "$id".into(),
+                json!(format!("{BASE_URL}fuzzfile.schema.json")),
+            );
             root.insert("title".into(), json!("Fuzzfile"));
             root.insert(
                 "description".into(),
@@ -305,9 +307,7 @@ fn key_schema(place: Place, key: &str, version: Version, r: &dyn Fn(&str) -> Val
         (P::Root, "files") | (P::Root, "annotations") => map_of(scalar()),
         (P::Root, "defaults") => r("defaults"),
         (P::Defaults, "job") => r("defaults-job"),
-        (P::DefaultsJob | P::Job | P::Service, "env") => {
-            list_of(string_pattern(ENV_PATTERN))
-        }
+        (P::DefaultsJob | P::Job | P::Service, "env") => list_of(string_pattern(ENV_PATTERN)),
         (P::DefaultsJob | P::Job | P::Service, "mounts") => match version {
             Version::V1 => json!({
                 "type": ["object", "null"],
@@ -428,7 +428,10 @@ fn place_schema(place: Place, version: Version, r: &dyn Fn(&str) -> Value) -> Va
         props.insert(spec.name.into(), s);
     }
     let mut m = Map::new();
-    m.insert("description".into(), json!(format!("Keys {}.", place.describe())));
+    m.insert(
+        "description".into(),
+        json!(format!("Keys {}.", place.describe())),
+    );
     // The top level and every task body must be mappings; elsewhere a null value (`key:` with
     // nothing after it) is an empty mapping.
     let kind = if matches!(place, Place::Root | Place::Job | Place::Service) {

@@ -30,13 +30,20 @@ struct Checked {
 fn check(text: &str) -> Checked {
     let tree = fuzzfile_syntax::parse(text);
     let (_, diags) = fuzzfile_model::build(text, &tree);
-    let mut builder_errors: Vec<String> = tree.errors.iter().map(|e| format!("syntax: {e:?}")).collect();
+    let mut builder_errors: Vec<String> = tree
+        .errors
+        .iter()
+        .map(|e| format!("syntax: {e:?}"))
+        .collect();
     builder_errors.extend(
         diags
             .iter()
             .filter(|d| {
                 d.severity == Severity::Error
-                    && matches!(d.rule, Rule::UnknownKey | Rule::InvalidValue | Rule::MissingField)
+                    && matches!(
+                        d.rule,
+                        Rule::UnknownKey | Rule::InvalidValue | Rule::MissingField
+                    )
             })
             .map(|d| format!("{}: {}", d.rule.name(), d.message)),
     );
@@ -68,7 +75,10 @@ fn fz_files(dir: &Path, recurse: bool) -> Vec<PathBuf> {
         let p = e.path();
         if p.is_dir() && recurse {
             out.extend(fz_files(&p, true));
-        } else if p.extension().is_some_and(|e| e == "fz" || e == "yaml" || e == "yml") {
+        } else if p
+            .extension()
+            .is_some_and(|e| e == "fz" || e == "yaml" || e == "yml")
+        {
             out.push(p);
         }
     }
@@ -124,7 +134,11 @@ fn assert_clean_files_validate(files: &[PathBuf]) -> usize {
             continue;
         }
         n += 1;
-        let own = if version_of(&doc) == "fuzzfile-v1" { &v1 } else { &v4 };
+        let own = if version_of(&doc) == "fuzzfile-v1" {
+            &v1
+        } else {
+            &v4
+        };
         for (which, v) in [("version", own), ("dispatching", &top)] {
             let errs = schema_errors(v, &doc);
             if !errs.is_empty() {
@@ -181,10 +195,18 @@ fn real_corpus_validates() {
     let mut wrong = 0;
     for f in &files {
         let c = check(&std::fs::read_to_string(f).unwrap_or_default());
-        if c.builder_errors.iter().any(|e| e.starts_with("invalid-value")) {
+        if c.builder_errors
+            .iter()
+            .any(|e| e.starts_with("invalid-value"))
+        {
             wrong += 1;
             let doc = c.json.expect("JSON");
-            assert!(!top.is_valid(&doc), "{} is wrong ({:?}) but validates", f.display(), c.builder_errors);
+            assert!(
+                !top.is_valid(&doc),
+                "{} is wrong ({:?}) but validates",
+                f.display(),
+                c.builder_errors
+            );
         }
     }
     assert!(wrong >= 1, "no known-wrong corpus file");
@@ -207,8 +229,16 @@ fn unknown_key_and_invalid_value_specs_fail() {
                 panic!("{}: not convertible to JSON", f.display());
             };
             let own = validator(version_of(&doc));
-            assert!(!top.is_valid(&doc), "{} validates against the dispatching schema", f.display());
-            assert!(!own.is_valid(&doc), "{} validates against its version's schema", f.display());
+            assert!(
+                !top.is_valid(&doc),
+                "{} validates against the dispatching schema",
+                f.display()
+            );
+            assert!(
+                !own.is_valid(&doc),
+                "{} validates against its version's schema",
+                f.display()
+            );
         }
     }
     assert!(n >= 8, "{n} spec files");
@@ -240,8 +270,14 @@ fn single_mistakes_agree_with_the_builder() {
         ("    env: [A=1, B_2=secret://user/tok]\n", true),
         ("    env: [3X=1]\n", false),
         ("    env: [NOEQUALS]\n", false),
-        ("    task-array: {start: 1, end: 4, concurrency: 200}\n", true),
-        ("    task-array: {start: 1, end: 4, concurrency: 201}\n", false),
+        (
+            "    task-array: {start: 1, end: 4, concurrency: 200}\n",
+            true,
+        ),
+        (
+            "    task-array: {start: 1, end: 4, concurrency: 201}\n",
+            false,
+        ),
         ("    multinode: {nodes: 2, implementation: openmpi}\n", true),
         ("    multinode: {nodes: 2, implementation: nccl}\n", false),
         ("    network: {expose-tcp: [8080]}\n", true),
@@ -261,8 +297,17 @@ fn single_mistakes_agree_with_the_builder() {
             .builder_errors
             .iter()
             .all(|e| !(e.starts_with("invalid-value") || e.starts_with("unknown-key")));
-        assert_eq!(builder_ok, *valid, "the builder on {extra:?}: {:?}", c.builder_errors);
-        assert_eq!(v4.is_valid(&doc), *valid, "the schema on {extra:?}: {:?}", schema_errors(&v4, &doc));
+        assert_eq!(
+            builder_ok, *valid,
+            "the builder on {extra:?}: {:?}",
+            c.builder_errors
+        );
+        assert_eq!(
+            v4.is_valid(&doc),
+            *valid,
+            "the schema on {extra:?}: {:?}",
+            schema_errors(&v4, &doc)
+        );
     }
     // Version-specific keys: a v1 mount is valid in v1, `use` in volumes only in v4.
     let v1 = validator("fuzzfile-v1");
