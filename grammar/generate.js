@@ -157,8 +157,77 @@ function fuzzfileGrammar(keys) {
           { include: "#script" },
           { include: "#command" },
           { include: "#references" },
+          { include: "#block-scalar" },
           { include: "#key" },
+          { include: "#yaml" },
+          // Never reached for the YAML above; whatever the host's YAML grammar adds.
           { include: "source.yaml" },
+        ],
+      },
+      "block-scalar": {
+        // `key: |` and `- >-` with any key: the block is a string (script: is shell, above).
+        patterns: [
+          {
+            begin: String.raw`^([ \t]*)(?:(-)[ \t]+)?(?:(${alternation(keys.current)})|([^\s#:'"{}\[\],&*!|>%@\x60-][^#]*?))[ \t]*(:)[ \t]+${BLOCK_HEADER}${REST}`,
+            beginCaptures: {
+              2: { name: ITEM },
+              3: { name: KEY },
+              4: { name: "entity.name.tag.yaml" },
+              5: { name: COLON },
+              ...blockHeaderCaptures(6),
+            },
+            while: DEEPER,
+            contentName: "string.unquoted.block.yaml",
+          },
+          {
+            begin: String.raw`^([ \t]*)(-)[ \t]+${BLOCK_HEADER}${REST}`,
+            beginCaptures: { 2: { name: ITEM }, ...blockHeaderCaptures(3) },
+            while: DEEPER,
+            contentName: "string.unquoted.block.yaml",
+          },
+        ],
+      },
+      yaml: {
+        // The YAML a Fuzzfile uses, read by this grammar itself so that it colours the same
+        // whichever YAML grammar the host has (VS Code's and TextMate's differ).
+        patterns: [
+          { match: String.raw`^(---|\.\.\.)(?=[ \t]|$)`, name: "entity.other.document.yaml" },
+          { begin: String.raw`(?:^|(?<=[ \t]))(?=#)`, end: "$", patterns: [{ include: "#comment" }] },
+          {
+            // A key the model does not know.
+            match: String.raw`^([ \t]*)(?:(-)[ \t]+)?([^\s#:'"{}\[\],&*!|>%@\x60-](?:[^#:]|:(?![ \t]|$))*?|<<)[ \t]*(:)(?=[ \t]|$)`,
+            captures: {
+              2: { name: ITEM },
+              3: { name: "string.unquoted.plain.out.yaml entity.name.tag.yaml" },
+              4: { name: COLON },
+            },
+          },
+          { match: String.raw`^[ \t]*(-)(?=[ \t]|$)`, captures: { 1: { name: ITEM } } },
+          { match: String.raw`(?<=^|[ \t])(-)(?=[ \t]|$)`, name: ITEM },
+          {
+            match: String.raw`(&)([^\s,\[\]{}]+)`,
+            captures: { 1: { name: "punctuation.definition.anchor.yaml" }, 2: { name: "entity.name.type.anchor.yaml" } },
+          },
+          {
+            match: String.raw`(\*)([^\s,\[\]{}]+)`,
+            captures: { 1: { name: "punctuation.definition.alias.yaml" }, 2: { name: "variable.other.alias.yaml" } },
+          },
+          { match: String.raw`!\S*`, name: "storage.type.tag.yaml" },
+          {
+            match: String.raw`(?:true|false|True|False|TRUE|FALSE|null|Null|NULL|~)(?=[ \t]*(?:#|$))`,
+            name: "constant.language.yaml",
+          },
+          {
+            match: String.raw`[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0x\h+|0o[0-7]+|\.inf|\.nan)(?=[ \t]*(?:#|$))`,
+            name: "constant.numeric.yaml",
+          },
+          {
+            // A begin/end rule, not a match: `$VAR`s are injected inside.
+            begin: String.raw`(?=[^\s#'"\[{])`,
+            end: String.raw`(?=[ \t]+#|[ \t]*$)`,
+            name: "string.unquoted.plain.out.yaml",
+          },
+          { include: "#flow-value" },
         ],
       },
       key: {
@@ -237,7 +306,8 @@ function fuzzfileGrammar(keys) {
             name: "constant.numeric.yaml",
           },
           {
-            match: String.raw`[^ \t,\[\]{}#"'](?:[^,\[\]{}:#]|:(?![ \t]|$|[,\[\]{}])|(?<![ \t])#)*?(?=[ \t]*(?:[,\]}]|:(?:[ \t]|$)|#|$))`,
+            begin: String.raw`(?=[^\s,\[\]{}#"'])`,
+            end: String.raw`(?=[ \t]*(?:[,\[\]{}]|:(?:[ \t]|$)|$)|[ \t]+#)`,
             name: "string.unquoted.plain.in.yaml",
           },
         ],

@@ -20,20 +20,32 @@ const UPDATE = !!process.env.UPDATE_SNAPSHOTS;
 const FIXTURES = path.join(__dirname, "fixtures");
 const SNAPSHOTS = path.join(__dirname, "snapshots");
 
-// The embedded grammars: VS Code's own shell grammar and TextMate's YAML grammar, as the
-// tm-grammars package ships them (its NOTICE names their sources and licenses).
+// The embedded grammars as VS Code has them: its shell grammar (from the tm-grammars
+// package, whose NOTICE names the source) and its YAML grammar (vendor/vscode-yaml, README
+// there). TEXTMATE_YAML is TextMate's YAML grammar (tm-grammars), another host's.
+const VSCODE_YAML = path.join(__dirname, "vendor", "vscode-yaml");
 const GRAMMARS = {
   "source.fuzzfile": path.join(ROOT, "grammar", "fuzzfile.tmLanguage.json"),
   "source.fuzzfile.template": path.join(ROOT, "grammar", "fuzzfile-template.tmLanguage.json"),
-  "source.yaml": require.resolve("tm-grammars/grammars/yaml.json"),
+  "source.yaml": path.join(VSCODE_YAML, "yaml.tmLanguage.json"),
+  "source.yaml.1.3": path.join(VSCODE_YAML, "yaml-1.3.tmLanguage.json"),
+  "source.yaml.1.2": path.join(VSCODE_YAML, "yaml-1.2.tmLanguage.json"),
+  "source.yaml.1.1": path.join(VSCODE_YAML, "yaml-1.1.tmLanguage.json"),
+  "source.yaml.1.0": path.join(VSCODE_YAML, "yaml-1.0.tmLanguage.json"),
   "source.shell": require.resolve("tm-grammars/grammars/shellscript.json"),
 };
+const TEXTMATE_YAML = { ...GRAMMARS, "source.yaml": require.resolve("tm-grammars/grammars/yaml.json") };
 
-let registryPromise;
-function registry() {
-  registryPromise ??= (async () => {
+let onigPromise;
+const registries = new Map();
+function registry(grammars = GRAMMARS) {
+  onigPromise ??= (async () => {
     const wasm = fs.readFileSync(require.resolve("vscode-oniguruma/release/onig.wasm"));
     await oniguruma.loadWASM(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength));
+  })();
+  if (!registries.has(grammars)) registries.set(grammars, (async () => {
+    await onigPromise;
+    const GRAMMARS = grammars;
     return new vsctm.Registry({
       onigLib: Promise.resolve({
         createOnigScanner: (sources) => new oniguruma.OnigScanner(sources),
@@ -45,22 +57,22 @@ function registry() {
         return vsctm.parseRawGrammar(fs.readFileSync(file, "utf8"), file);
       },
     });
-  })();
-  return registryPromise;
+  })());
+  return registries.get(grammars);
 }
 
-async function grammarFor(name) {
+async function grammarFor(name, grammars = GRAMMARS) {
   const scope = /(^|\.)template\.(yaml|yml|fz)$|^template\.yaml$/.test(name)
     ? "source.fuzzfile.template"
     : "source.fuzzfile";
-  const grammar = await (await registry()).loadGrammar(scope);
+  const grammar = await (await registry(grammars)).loadGrammar(scope);
   assert.ok(grammar, `grammar ${scope} did not load`);
   return { grammar, scope };
 }
 
 /// Every token of `text`: { line, start, end, text, scopes } (scopes without the root).
-async function tokenize(name, text) {
-  const { grammar } = await grammarFor(name);
+async function tokenize(name, text, grammars = GRAMMARS) {
+  const { grammar } = await grammarFor(name, grammars);
   const out = [];
   let stack = vsctm.INITIAL;
   text.split("\n").forEach((line, i) => {
@@ -142,6 +154,22 @@ for (const name of fs.readdirSync(FIXTURES).sort()) {
     }
   });
 }
+
+test("the tokens are the same under TextMate's YAML grammar as under VS Code's", async () => {
+  // The grammar reads the YAML of a Fuzzfile itself, so hosts with another source.yaml
+  // (Shiki, TextMate bundles) colour Fuzzfiles the same.
+  for (const name of fs.readdirSync(FIXTURES).sort()) {
+    const text = fs.readFileSync(path.join(FIXTURES, name), "utf8");
+    const vscode = render(text, await tokenize(name, text));
+    const textmate = render(text, await tokenize(name, text, TEXTMATE_YAML));
+    if (vscode !== textmate) {
+      const a = vscode.split("\n");
+      const b = textmate.split("\n");
+      const i = a.findIndex((l, j) => l !== b[j]);
+      assert.fail(`${name}, snapshot line ${i + 1}:\n  VS Code's YAML:   ${a[i]}\n  TextMate's YAML:  ${b[i]}`);
+    }
+  }
+});
 
 // What the snapshots must show, stated directly (so an accepted snapshot cannot hide a
 // grammar that lost its embedding).
