@@ -232,6 +232,30 @@ impl Ctx<'_> {
             .map(|v| values_file::parse(&v.source.text).0.decls)
             .unwrap_or_default()
     }
+
+    /// The value under the cursor (see [`value_at`]) and its declaration in the values file,
+    /// where it has one.
+    fn value_under(&self, offset: u32) -> Option<(ValueRef, Option<ValueDecl>)> {
+        let decls = self.decls();
+        let r = value_at(
+            &self.analysis.input.template.display,
+            self.text(),
+            offset,
+            &decls,
+        )?;
+        let d = decls.into_iter().find(|d| d.name.value == r.name);
+        Some((r, d))
+    }
+
+    /// Where `d` declares its value: the name in the values file.
+    fn declaration(&self, values: &ValuesDoc, d: &ValueDecl) -> Location {
+        let index = LineIndex::new(&values.source.text);
+        let lines = Lines::new(&values.source.text, &index, self.encoding);
+        Location::new(
+            values.uri.clone(),
+            lines.range(TextRange::from_usize(d.name.span.start, d.name.span.end)),
+        )
+    }
 }
 
 /// A reference to a value in the template: its name and the range of the name (after `.`).
@@ -460,18 +484,12 @@ pub fn hover(ctx: &Ctx<'_>, offset: u32) -> Option<Hover> {
         }
     }
     let values = ctx.values?;
-    let decls = ctx.decls();
-    let r = value_at(
-        &ctx.analysis.input.template.display,
-        ctx.text(),
-        offset,
-        &decls,
-    )?;
-    let d = decls.iter().find(|d| d.name.value == r.name)?;
+    let (r, d) = ctx.value_under(offset)?;
+    let d = d?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: decl_markdown(d, values),
+            value: decl_markdown(&d, values),
         }),
         range: Some(ctx.lines.range(r.range)),
     })
@@ -599,20 +617,8 @@ pub fn definition(ctx: &Ctx<'_>, offset: u32) -> Option<Location> {
         return Some(Location::new(ctx.uri.clone(), ctx.lines.range(r)));
     }
     let values = ctx.values?;
-    let decls = ctx.decls();
-    let r = value_at(
-        &ctx.analysis.input.template.display,
-        ctx.text(),
-        offset,
-        &decls,
-    )?;
-    let d = decls.iter().find(|d| d.name.value == r.name)?;
-    let index = LineIndex::new(&values.source.text);
-    let lines = Lines::new(&values.source.text, &index, ctx.encoding);
-    Some(Location::new(
-        values.uri.clone(),
-        lines.range(TextRange::from_usize(d.name.span.start, d.name.span.end)),
-    ))
+    let (_, d) = ctx.value_under(offset)?;
+    Some(ctx.declaration(values, &d?))
 }
 
 /// The most quick fixes one code action request verifies (each costs a check of the
@@ -789,23 +795,11 @@ pub fn declaration_at(values_text: &str, offset: u32) -> Option<(String, TextRan
 /// References of the value under the cursor in a template: its uses in the template, and
 /// its declaration when asked for.
 pub fn references(ctx: &Ctx<'_>, offset: u32, include_declaration: bool) -> Option<Vec<Location>> {
-    let decls = ctx.decls();
-    let r = value_at(
-        &ctx.analysis.input.template.display,
-        ctx.text(),
-        offset,
-        &decls,
-    )?;
+    let (r, d) = ctx.value_under(offset)?;
     let mut out = Vec::new();
     if include_declaration {
-        if let (Some(values), Some(d)) = (ctx.values, decls.iter().find(|d| d.name.value == r.name))
-        {
-            let index = LineIndex::new(&values.source.text);
-            let lines = Lines::new(&values.source.text, &index, ctx.encoding);
-            out.push(Location::new(
-                values.uri.clone(),
-                lines.range(TextRange::from_usize(d.name.span.start, d.name.span.end)),
-            ));
+        if let (Some(values), Some(d)) = (ctx.values, d) {
+            out.push(ctx.declaration(values, &d));
         }
     }
     out.extend(value_references(
