@@ -298,13 +298,7 @@ fn describe(t: &TemplateAnalysis, keep: impl Fn(Rule) -> bool, max: usize) -> St
             line(&mut out, f, is_template, d);
         }
     }
-    if rest > 0 {
-        let _ = writeln!(
-            out,
-            "… and {rest} more diagnostic{}; `fuzzlint check --format json` lists them all",
-            if rest == 1 { "" } else { "s" }
-        );
-    }
+    fuzzfile_check::render::more_diagnostics(&mut out, rest);
     out
 }
 

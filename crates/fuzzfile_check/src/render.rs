@@ -16,6 +16,13 @@ pub fn plain_capped(a: &Analysis, max: usize) -> String {
     let shown = a.diagnostics.len().min(max);
     let mut out = plain_diagnostics(&a.text, &a.line_index, &a.diagnostics[..shown]);
     let rest = a.diagnostics.len() - shown;
+    more_diagnostics(&mut out, rest);
+    out
+}
+
+/// The line that ends a capped listing: how many diagnostics were not shown (none when
+/// `rest` is 0).
+pub fn more_diagnostics(out: &mut String, rest: usize) {
     if rest > 0 {
         let _ = writeln!(
             out,
@@ -23,7 +30,6 @@ pub fn plain_capped(a: &Analysis, max: usize) -> String {
             if rest == 1 { "" } else { "s" }
         );
     }
-    out
 }
 
 /// As [`plain`], for diagnostics of any text (a template, a values file).
@@ -313,5 +319,20 @@ mod tests {
         let long = excerpt(&line, 0, line.len(), 40);
         assert!(long.cut_span && long.caret_column == 0);
         assert_eq!(short_debug("ééé", 3), "\"é\"…");
+    }
+
+    #[test]
+    fn more_diagnostics_line() {
+        let mut out = String::new();
+        more_diagnostics(&mut out, 0);
+        assert_eq!(out, "");
+        more_diagnostics(&mut out, 1);
+        assert_eq!(
+            out,
+            "… and 1 more diagnostic; `fuzzlint check --format json` lists them all\n"
+        );
+        out.clear();
+        more_diagnostics(&mut out, 3);
+        assert!(out.starts_with("… and 3 more diagnostics;"), "{out}");
     }
 }
