@@ -26,35 +26,39 @@ pub fn files_below(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The corpus directory, canonical; `None` (and a `SKIPPED` line on stderr) where it is not
-/// checked out beside the repository.
-pub fn template_corpus_dir() -> Option<PathBuf> {
+/// The corpus directory, canonical, or why there is none (it is not checked out beside the
+/// repository).
+pub fn template_corpus() -> Result<PathBuf, String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
     match dir.canonicalize() {
-        Ok(d) if d.is_dir() => Some(d),
-        _ => {
-            eprintln!(
-                "SKIPPED: no template corpus at {} (shared/corpus is not checked out beside the repository)",
-                dir.display()
-            );
-            None
-        }
+        Ok(d) if d.is_dir() => Ok(d),
+        _ => Err(format!(
+            "no template corpus at {} (shared/corpus is not checked out beside the repository)",
+            dir.display()
+        )),
     }
 }
 
-/// The corpus files whose names end with `suffix`, sorted.
-fn corpus_files(suffix: &str) -> Option<Vec<PathBuf>> {
-    let mut files = files_below(&template_corpus_dir()?);
+/// [`template_corpus`], with a `SKIPPED` line on stderr where there is none.
+pub fn template_corpus_dir() -> Option<PathBuf> {
+    template_corpus()
+        .map_err(|why| eprintln!("SKIPPED: {why}"))
+        .ok()
+}
+
+/// The files below `dir` whose names end with `suffix`, sorted.
+pub fn files_ending_with(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files = files_below(dir);
     files.retain(|p| p.to_string_lossy().ends_with(suffix));
-    Some(files)
+    files
 }
 
 /// Every template of the corpus (`*.template.yaml`), sorted.
 pub fn corpus_templates() -> Option<Vec<PathBuf>> {
-    corpus_files(".template.yaml")
+    Some(files_ending_with(&template_corpus_dir()?, ".template.yaml"))
 }
 
 /// Every values file of the corpus (`*.values.yaml`), sorted.
 pub fn corpus_values_files() -> Option<Vec<PathBuf>> {
-    corpus_files(".values.yaml")
+    Some(files_ending_with(&template_corpus_dir()?, ".values.yaml"))
 }

@@ -18,6 +18,7 @@
 mod cases;
 
 use cases::{data_value, value_json, Case, GoResult};
+use fuzz_test_support::corpus;
 use fuzzfile_template::{values_file, ExecErrorKind, RenderOptions, Value};
 use serde_json::{json, Value as Json};
 use std::io::Write;
@@ -180,26 +181,8 @@ struct CorpusTemplate {
 }
 
 fn corpus() -> Result<Vec<CorpusTemplate>, String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/templates");
-    if !dir.is_dir() {
-        return Err(format!(
-            "no template corpus at {} (shared/corpus is not checked out beside the repository)",
-            dir.display()
-        ));
-    }
-    let mut paths = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(".template.yaml") {
-                paths.push(p);
-            }
-        }
-    }
-    paths.sort();
+    let dir = corpus::template_corpus()?;
+    let paths = corpus::files_ending_with(&dir, ".template.yaml");
     let mut out = Vec::new();
     for p in paths {
         let text = std::fs::read_to_string(&p).unwrap();
@@ -231,12 +214,9 @@ fn corpus_requests(corpus: &[CorpusTemplate]) -> Vec<Json> {
 
 #[test]
 fn go_renders_every_corpus_template_with_its_shipped_values() {
-    let bin = go_program();
-    let corpus = corpus();
-    if !require(bin) || !require(&corpus) {
+    let Some((bin, corpus)) = go_and_corpus() else {
         return;
-    }
-    let (bin, corpus) = (bin.as_ref().unwrap(), corpus.unwrap());
+    };
     assert_eq!(corpus.len(), 89);
     let results = run_go(bin, &corpus_requests(&corpus), &[]);
     let mut rendered = 0;
@@ -607,6 +587,42 @@ fn compare(
     }
 }
 
+/// [`compare`] for a catalog template (named `template.yaml`, default options): the mismatch,
+/// if any; an error position that differs from Go's is printed, not a mismatch.
+fn compare_corpus(name: &str, text: &str, data: &Value, go: &GoResult) -> Result<(), String> {
+    if let Some(note) = compare("template.yaml", text, data, &RenderOptions::default(), go)? {
+        eprintln!("{name}: error position differs:\n    {note}");
+    }
+    Ok(())
+}
+
+/// Fails listing the first `show` mismatches, if any: "N of `total` `what`".
+#[track_caller]
+fn assert_no_mismatch(mismatches: &[String], total: usize, what: &str, show: usize) {
+    assert!(
+        mismatches.is_empty(),
+        "{} of {total} {what}:\n{}",
+        mismatches.len(),
+        mismatches
+            .iter()
+            .take(show)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The Go program and the catalog corpus, or `None` where a test cannot have them (see
+/// [`require`]).
+fn go_and_corpus() -> Option<(&'static PathBuf, Vec<CorpusTemplate>)> {
+    let bin = go_program();
+    let corpus = corpus();
+    if !require(bin) || !require(&corpus) {
+        return None;
+    }
+    Some((bin.as_ref().ok()?, corpus.ok()?))
+}
+
 fn options(seed: Option<u64>, now: Option<i64>) -> RenderOptions {
     let mut o = RenderOptions::default();
     if let Some(s) = seed {
@@ -624,35 +640,23 @@ fn options(seed: Option<u64>, now: Option<i64>) -> RenderOptions {
 
 #[test]
 fn engine_renders_every_corpus_template_as_go_does() {
-    let bin = go_program();
-    let corpus = corpus();
-    if !require(bin) || !require(&corpus) {
+    let Some((bin, corpus)) = go_and_corpus() else {
         return;
-    }
-    let (bin, corpus) = (bin.as_ref().unwrap(), corpus.unwrap());
+    };
     let results = run_go(bin, &corpus_requests(&corpus), &[]);
     let mut mismatches = Vec::new();
     let mut fails = 0;
     for (t, go) in corpus.iter().zip(&results) {
         fails += usize::from(matches!(go, GoResult::Error { fail: Some(_), .. }));
-        match compare(
-            "template.yaml",
-            &t.text,
-            &t.data,
-            &RenderOptions::default(),
-            go,
-        ) {
-            Err(m) => mismatches.push(format!("{}:\n  {m}", t.name)),
-            Ok(Some(note)) => eprintln!("{}: error position differs:\n    {note}", t.name),
-            Ok(None) => {}
+        if let Err(m) = compare_corpus(&t.name, &t.text, &t.data, go) {
+            mismatches.push(format!("{}:\n  {m}", t.name));
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} templates render differently:\n{}",
-        mismatches.len(),
+    assert_no_mismatch(
+        &mismatches,
         corpus.len(),
-        mismatches.join("\n")
+        "templates render differently",
+        usize::MAX,
     );
     assert_eq!(fails, EXPECTED_FAILS.len());
 }
@@ -722,12 +726,9 @@ fn corpus_branches(corpus: &[CorpusTemplate]) -> Vec<(String, &CorpusTemplate, V
 
 #[test]
 fn engine_renders_every_branch_of_the_corpus_as_go_does() {
-    let bin = go_program();
-    let corpus = corpus();
-    if !require(bin) || !require(&corpus) {
+    let Some((bin, corpus)) = go_and_corpus() else {
         return;
-    }
-    let (bin, corpus) = (bin.as_ref().unwrap(), corpus.unwrap());
+    };
     let branches = corpus_branches(&corpus);
     let requests: Vec<Json> = branches
         .iter()
@@ -742,16 +743,8 @@ fn engine_renders_every_branch_of_the_corpus_as_go_does() {
             GoResult::Error { fail: Some(f), .. } => fails.push(format!("{name}: {f}")),
             GoResult::Error { error, .. } => panic!("{name}: Go: {error}"),
         }
-        match compare(
-            "template.yaml",
-            &t.text,
-            data,
-            &RenderOptions::default(),
-            go,
-        ) {
-            Err(m) => mismatches.push(format!("{name}:\n  {m}")),
-            Ok(Some(note)) => eprintln!("{name}: error position differs:\n    {note}"),
-            Ok(None) => {}
+        if let Err(m) = compare_corpus(name, &t.text, data, go) {
+            mismatches.push(format!("{name}:\n  {m}"));
         }
     }
     eprintln!(
@@ -761,12 +754,11 @@ fn engine_renders_every_branch_of_the_corpus_as_go_does() {
         fails.join("\n  ")
     );
     assert!(branches.len() > 50, "{} branches", branches.len());
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} branches render differently:\n{}",
-        mismatches.len(),
+    assert_no_mismatch(
+        &mismatches,
         branches.len(),
-        mismatches.join("\n")
+        "branches render differently",
+        usize::MAX,
     );
 }
 
@@ -839,13 +831,7 @@ fn engine_renders_every_case_as_go_does() {
             positions.join("\n")
         );
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} cases differ from Go:\n{}",
-        mismatches.len(),
-        cases.len(),
-        mismatches.join("\n")
-    );
+    assert_no_mismatch(&mismatches, cases.len(), "cases differ from Go", usize::MAX);
 }
 
 /// Random templates from the constructs and functions the catalog uses, on data of every
@@ -1292,17 +1278,7 @@ fn engine_agrees_with_go_on_generated_templates() {
             eprintln!("{t:?}\n  => {go:?}");
         }
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {count} generated templates differ from Go:\n{}",
-        mismatches.len(),
-        mismatches
-            .iter()
-            .take(30)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_mismatch(&mismatches, count, "generated templates differ from Go", 30);
     assert!(
         outputs > count / 3 && errors > count / 20,
         "the generator lost its mix"
@@ -1406,17 +1382,11 @@ fn engine_printf_agrees_with_go_on_generated_formats() {
             cases[0]
         );
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} printf formats differ from Go:\n{}",
-        mismatches.len(),
+    assert_no_mismatch(
+        &mismatches,
         templates.len(),
-        mismatches
-            .iter()
-            .take(40)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        "printf formats differ from Go",
+        40,
     );
 }
 
@@ -1566,18 +1536,7 @@ fn engine_functions_agree_with_go_on_generated_arguments() {
             "{f} agrees with Go now: remove it from FUNCTION_GAPS"
         );
     }
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} calls differ from Go:\n{}",
-        mismatches.len(),
-        templates.len(),
-        mismatches
-            .iter()
-            .take(400)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_no_mismatch(&mismatches, templates.len(), "calls differ from Go", 400);
 }
 
 /// Differences of the engine on broken catalog templates that pending engine cases already
@@ -1593,12 +1552,9 @@ const BROKEN_GAPS: &[(&str, &str)] = &[(
 /// templates with Go's messages.
 #[test]
 fn engine_agrees_with_go_on_broken_corpus_templates() {
-    let bin = go_program();
-    let corpus = corpus();
-    if !require(bin) || !require(&corpus) {
+    let Some((bin, corpus)) = go_and_corpus() else {
         return;
-    }
-    let (bin, corpus) = (bin.as_ref().unwrap(), corpus.unwrap());
+    };
     let mut rng = fuzzfile_template::funcs::Random::new(5);
     let mut below = |n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
     let mut cases: Vec<(String, &CorpusTemplate, String)> = Vec::new();
@@ -1674,35 +1630,21 @@ fn engine_agrees_with_go_on_broken_corpus_templates() {
             GoResult::Error { phase, .. } if phase == "parse" => parse += 1,
             GoResult::Error { .. } => exec += 1,
         }
-        match compare(
-            "template.yaml",
-            text,
-            &t.data,
-            &RenderOptions::default(),
-            go,
-        ) {
-            Err(m) => match BROKEN_GAPS.iter().find(|(needle, _)| m.contains(needle)) {
+        if let Err(m) = compare_corpus(name, text, &t.data, go) {
+            match BROKEN_GAPS.iter().find(|(needle, _)| m.contains(needle)) {
                 Some((_, why)) => eprintln!("{name}: known gap: {why}\n  {m}"),
                 None => mismatches.push(format!("{name}:\n  {m}")),
-            },
-            Ok(Some(note)) => eprintln!("{name}: error position differs:\n    {note}"),
-            Ok(None) => {}
+            }
         }
     }
     eprintln!(
         "{} broken templates: Go rendered {ok}, parse errors {parse}, exec errors {exec}",
         cases.len()
     );
-    assert!(
-        mismatches.is_empty(),
-        "{} of {} broken templates differ from Go:\n{}",
-        mismatches.len(),
+    assert_no_mismatch(
+        &mismatches,
         cases.len(),
-        mismatches
-            .iter()
-            .take(40)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        "broken templates differ from Go",
+        40,
     );
 }
