@@ -362,11 +362,13 @@ function fuzzfileGrammar(keys) {
       command: {
         patterns: [
           {
-            // command: [sh, -c, "..."] on one line.
-            begin: String.raw`(?:^[ \t]*|^[ \t]*(-)[ \t]+)(command)[ \t]*(:)[ \t]*(?=\[)`,
-            beginCaptures: { 1: { name: ITEM }, 2: { name: KEY }, 3: { name: COLON } },
-            end: String.raw`(?<=\])|(?=[ \t]*#|$)`,
-            patterns: [{ include: "#command-flow" }],
+            // command: [sh, -c, "..."]. A begin/while rule: its end is checked on each new
+            // line before anything nested, so a shell string the script leaves open (the
+            // shell grammar may take the closing YAML quote for a shell quote) ends with it.
+            begin: String.raw`^([ \t]*)(?:(-)[ \t]+)?(command)[ \t]*(:)[ \t]*(?=\[)`,
+            beginCaptures: { 2: { name: ITEM }, 3: { name: KEY }, 4: { name: COLON } },
+            while: DEEPER,
+            patterns: [{ include: "#command-flow" }, { include: "#comment" }],
           },
           {
             // command: followed by a block sequence.
@@ -469,8 +471,8 @@ function fuzzfileGrammar(keys) {
               {
                 begin: String.raw`^([ \t]*)(-)[ \t]+(?=["'])`,
                 beginCaptures: { 2: { name: ITEM } },
-                end: String.raw`(?<=["'])`,
-                patterns: [{ include: "#shell-double-quoted" }, { include: "#shell-single-quoted" }],
+                while: DEEPER,
+                patterns: [{ include: "#shell-double-quoted" }, { include: "#shell-single-quoted" }, { include: "#comment" }],
               },
               {
                 begin: String.raw`^([ \t]*)(-)[ \t]+(?=[^ \t#])`,

@@ -203,6 +203,11 @@ test("the string after sh -c in command: is shell, in flow and block sequences",
   // After the sequence, keys again; a command without a shell has no shell in it.
   assert.doesNotMatch(scopesOf(tokens, text, "cwd:", "cwd"), /source\.shell/);
   assert.doesNotMatch(scopesOf(tokens, text, "python3, train.py", "train.py"), /source\.shell/);
+  // VS Code's shell grammar reads the closing YAML quote after `/opt/train.py` as a shell
+  // quote; the string it opens ends with the line, and the next key is a key.
+  const next = text.split("\n").findIndex((l) => l.includes("/opt/train.py")) + 2;
+  const key = tokens.find((t) => t.line === next && t.text === "resource");
+  assert.ok(key && key.scopes.includes("support.type.property-name.fuzzfile"), JSON.stringify(key));
 });
 
 test("Fuzzfile keys, names, references and $VARs have their own scopes", async () => {
@@ -277,4 +282,38 @@ test("the VS Code extension's grammars are the files in grammar/, with their sco
       assert.ok(fs.readFileSync(GRAMMARS["source.fuzzfile"], "utf8").includes(scope), scope);
     }
   }
+});
+
+test("every example and spec file: each line `key:` with a model key outside a block is scoped as a Fuzzfile key", async () => {
+  const { modelKeys } = require("../../grammar/generate.js");
+  const keys = new Set(modelKeys().current);
+  const files = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.fz$/.test(e.name)) files.push(p);
+    }
+  };
+  walk(path.join(ROOT, "examples"));
+  walk(path.join(ROOT, "tests", "specs"));
+  assert.ok(files.length > 50, `only ${files.length} files`);
+  const misses = [];
+  for (const file of files) {
+    const text = fs.readFileSync(file, "utf8");
+    if (text.includes("\r") || text.includes("\t")) continue;
+    const tokens = await tokenize(path.basename(file), text);
+    text.split("\n").forEach((line, i) => {
+      const m = /^( *)(?:- +)?([a-z][a-z-]*):(?: |$)/.exec(line);
+      if (!m || !keys.has(m[2])) return;
+      const t = tokens.find((t) => t.line === i + 1 && t.text === m[2]);
+      const scopes = t ? t.scopes.join(" ") : "";
+      // Inside a block scalar (a script, a file's content) a `key:` line is text.
+      if (/string\.unquoted\.block|source\.shell|string\.quoted/.test(scopes)) return;
+      if (!/support\.type\.property-name\.fuzzfile|entity\.name\.(function|type)/.test(scopes)) {
+        misses.push(`${path.relative(ROOT, file)}:${i + 1}: ${line.trim()} -> ${scopes || "(no token)"}`);
+      }
+    });
+  }
+  assert.deepStrictEqual(misses, []);
 });
