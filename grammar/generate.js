@@ -125,7 +125,7 @@ function fuzzfileGrammar(keys) {
             beginCaptures: { 1: { name: KEY }, 2: { name: COLON }, 3: COMMENT },
             while: String.raw`^(?=[ \t]|$|#)`,
             name: "meta.section.$1.fuzzfile",
-            patterns: [{ include: "#named" }, { include: "#body" }],
+            patterns: [{ include: "#named-block" }, { include: "#named" }, { include: "#body" }],
           },
         ],
       },
@@ -143,6 +143,26 @@ function fuzzfileGrammar(keys) {
             },
           },
           { include: "#body" },
+        ],
+      },
+      "named-block": {
+        // A file's content under `files:` (`run.sh: |`): shell when the name ends in .sh or
+        // .bash, else a string.
+        patterns: [
+          {
+            begin: String.raw`^([ \t]+)([A-Za-z0-9_][A-Za-z0-9_.-]*\.(?:sh|bash))[ \t]*(:)[ \t]+${BLOCK_HEADER}${REST}`,
+            beginCaptures: { 2: { name: "entity.name.type.fuzzfile" }, 3: { name: COLON }, ...blockHeaderCaptures(4) },
+            while: DEEPER,
+            name: "meta.embedded.block.shell.fuzzfile",
+            contentName: "source.shell",
+            patterns: [{ include: "source.shell" }],
+          },
+          {
+            begin: String.raw`^([ \t]+)([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*(:)[ \t]+${BLOCK_HEADER}${REST}`,
+            beginCaptures: { 2: { name: "entity.name.type.fuzzfile" }, 3: { name: COLON }, ...blockHeaderCaptures(4) },
+            while: DEEPER,
+            contentName: "string.unquoted.block.yaml",
+          },
         ],
       },
       named: {
@@ -165,8 +185,17 @@ function fuzzfileGrammar(keys) {
         ],
       },
       "block-scalar": {
-        // `key: |` and `- >-` with any key: the block is a string (script: is shell, above).
+        // `key: |` and `- >-` with any key: the block is a string (script: is shell, above), or
+        // shell for a file shipped as `/opt/run.sh: |` under a job's `files:`.
         patterns: [
+          {
+            begin: String.raw`^([ \t]*)([/\w.-]*\.(?:sh|bash))[ \t]*(:)[ \t]+${BLOCK_HEADER}${REST}`,
+            beginCaptures: { 2: { name: "string.unquoted.plain.out.yaml entity.name.tag.yaml" }, 3: { name: COLON }, ...blockHeaderCaptures(4) },
+            while: DEEPER,
+            name: "meta.embedded.block.shell.fuzzfile",
+            contentName: "source.shell",
+            patterns: [{ include: "source.shell" }],
+          },
           {
             begin: String.raw`^([ \t]*)(?:(-)[ \t]+)?(?:(${alternation(keys.current)})|([^\s#:'"{}\[\],&*!|>%@\x60-][^#]*?))[ \t]*(:)[ \t]+${BLOCK_HEADER}${REST}`,
             beginCaptures: {

@@ -187,6 +187,12 @@ test("a script: block is shell: commands, keywords, variables and comments", asy
   const res = scopesOf(tokens, text, "resource:", "resource");
   assert.doesNotMatch(res, /source\.shell/);
   assert.match(res, /support\.type\.property-name\.fuzzfile/);
+  // Files shipped with a .sh name are shell too; other files are text.
+  assert.match(scopesOf(tokens, text, "export PATH=/opt/bin", "export"), /source\.shell .*storage\.modifier/);
+  assert.match(scopesOf(tokens, text, "wc -l", "wc"), /source\.shell .*entity\.name\.command\.shell/);
+  assert.match(scopesOf(tokens, text, "  process.sh:", "process.sh"), /entity\.name\.type\.fuzzfile/);
+  assert.match(scopesOf(tokens, text, "plain: text", "    plain: text"), /string\.unquoted\.block\.yaml/);
+  assert.match(scopesOf(tokens, text, "level = $LEVEL", "        level = "), /string\.unquoted\.block\.yaml/);
 });
 
 test("the string after sh -c in command: is shell, in flow and block sequences", async () => {
