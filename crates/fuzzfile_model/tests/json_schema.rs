@@ -312,10 +312,37 @@ fn single_mistakes_agree_with_the_builder() {
         ("    depends-on: [b]\n", false),
         ("    mounts: {/data: vol}\n", true),
         ("    mounts: {vol: {location: /data}}\n", false),
+        (
+            "    image: {uri: docker://alpine:3.20, secret: secret://user/tok}\n",
+            true,
+        ),
+        (
+            "    image: {uri: docker://alpine:3.20, secret: user/tok}\n",
+            false,
+        ),
+        ("    image: {uri: library://alpine}\n", false),
+        ("    image: {uri: oras://r.io/x.sif}\n", true),
+        ("    image: docker://alpine\n", false),
+        ("    command: echo hi\n", false),
+        ("    command: [echo, 42, true]\n", true),
+        ("    resource: {cpu: {threads: \"true\"}}\n", false),
+        ("    resource: {cpu: {threads: yes}}\n", false),
+        ("    resource: {exclusive: true}\n", true),
     ];
     let v4 = validator("fuzzfile-v4");
     for (extra, valid) in cases {
-        let text = format!("{base}{extra}");
+        // An `image` or `command` case replaces the base's (a key written twice is another
+        // rule's finding).
+        let text = if extra.starts_with("    image:") {
+            format!(
+                "{}{extra}",
+                base.replace("    image: {uri: docker://alpine:3.20}\n", "")
+            )
+        } else if extra.starts_with("    command:") {
+            format!("{}{extra}", base.replace("    command: [echo, hi]\n", ""))
+        } else {
+            format!("{base}{extra}")
+        };
         let c = check(&text);
         let doc = c.json.expect("JSON");
         let builder_ok = c
