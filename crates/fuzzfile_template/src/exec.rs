@@ -645,11 +645,11 @@ impl State<'_> {
         };
         match first {
             Arg::Field { span, names } => {
-                self.eval_field_chain(dot.clone(), span, names, cmd, final_)
+                self.eval_field_chain(dot, dot.clone(), span, names, cmd, final_)
             }
             Arg::Chain { span, node, fields } => {
                 let recv = self.eval_chain_receiver(dot, span, node)?;
-                self.eval_field_chain(recv, span, fields, cmd, final_)
+                self.eval_field_chain(dot, recv, span, fields, cmd, final_)
             }
             Arg::Identifier { span, name } => self.eval_function(dot, span, name, cmd, final_),
             Arg::Pipe { pipe, .. } => {
@@ -664,7 +664,7 @@ impl State<'_> {
                     self.not_a_function(cmd, &final_)?;
                     return Ok(value);
                 }
-                self.eval_field_chain(value, span, fields, cmd, final_)
+                self.eval_field_chain(dot, value, span, fields, cmd, final_)
             }
             Arg::Bool { value, .. } => {
                 self.not_a_function(cmd, &final_)?;
@@ -702,6 +702,7 @@ impl State<'_> {
     /// exec.go `evalFieldChain`: `recv.A.B.C`; the last field gets the command's arguments.
     fn eval_field_chain(
         &mut self,
+        dot: &Ev,
         recv: Ev,
         span: &Span,
         names: &[String],
@@ -709,6 +710,39 @@ impl State<'_> {
         final_: Option<Ev>,
     ) -> R<Ev> {
         let has_args = cmd.args.len() > 1 || final_.is_some();
+        if has_args && names.last().is_some_and(|n| n == "Format") {
+            // exec.go `evalField` calling a method with arguments: time.Time's
+            // `Format(layout string) string`.
+            let recv = self.field_chain(recv, span, &names[..names.len() - 1], false)?;
+            if let V::Time {
+                unix_seconds,
+                nanos,
+            } = recv.v
+            {
+                let args = cmd.args.get(1..).unwrap_or(&[]);
+                let got = args.len() + usize::from(final_.is_some());
+                if got != 1 {
+                    return Err(wrong(
+                        &cmd.span,
+                        format!("wrong number of args for Format: want 1 got {got}"),
+                    ));
+                }
+                let layout = match (args.first(), final_) {
+                    (Some(a), _) => self.eval_arg(dot, Some(Ty::Str), a)?,
+                    (None, Some(f)) => self.validate_type(&cmd.span, f, Some(Ty::Str))?,
+                    (None, None) => Ev::plain(V::Invalid),
+                };
+                let layout = match &layout.v {
+                    V::Str(s) => s.clone(),
+                    _ => String::new(),
+                };
+                return Ok(Ev::with_prov(
+                    V::Str(funcs::gotime::format(unix_seconds, nanos, &layout)),
+                    recv.prov,
+                ));
+            }
+            return self.field_chain(recv, span, &names[names.len() - 1..], true);
+        }
         self.field_chain(recv, span, names, has_args)
     }
 
@@ -772,14 +806,20 @@ impl State<'_> {
                     }
                 }
             }
-            V::Time { unix_seconds, .. } if !has_args && (name == "Unix" || name == "Year") => {
-                let v = if name == "Unix" {
-                    V::Int64(*unix_seconds)
-                } else {
-                    V::Int(gofmt::civil_from_days(unix_seconds.div_euclid(86_400)).0)
-                };
-                Ok(Ev::with_prov(v, prov))
-            }
+            V::Time {
+                unix_seconds,
+                nanos,
+            } if !has_args => match time_method(*unix_seconds, *nanos, name) {
+                Some(v) => Ok(Ev::with_prov(v, prov)),
+                None if name == "Format" => Err(wrong(
+                    span,
+                    "wrong number of args for Format: want 1 got 0".to_string(),
+                )),
+                None => Err(bad(
+                    span,
+                    format!("can't evaluate field {name} in type {}", recv.go_type()),
+                )),
+            },
             _ => Err(bad(
                 span,
                 format!("can't evaluate field {name} in type {}", recv.go_type()),
@@ -1140,4 +1180,31 @@ fn pipe_string(p: &Pipeline) -> String {
             .join(" | "),
     );
     s
+}
+
+/// time.Time's methods without arguments that return a number, a bool or a time (Go's
+/// time.go), of a time in UTC. `Month` and `Weekday` (types of their own with a `String`
+/// method) are not here.
+fn time_method(unix_seconds: i64, nanos: u32, name: &str) -> Option<V> {
+    let c = || funcs::gotime::civil(unix_seconds, nanos);
+    let nanos_i = i64::from(nanos);
+    Some(match name {
+        "Unix" => V::Int64(unix_seconds),
+        "UnixMilli" => V::Int64(unix_seconds.saturating_mul(1000) + nanos_i / 1_000_000),
+        "UnixMicro" => V::Int64(unix_seconds.saturating_mul(1_000_000) + nanos_i / 1000),
+        "UnixNano" => V::Int64(unix_seconds.saturating_mul(1_000_000_000) + nanos_i),
+        "Year" => V::Int(c().year),
+        "Day" => V::Int(c().day.into()),
+        "Hour" => V::Int(c().hour.into()),
+        "Minute" => V::Int(c().minute.into()),
+        "Second" => V::Int(c().second.into()),
+        "Nanosecond" => V::Int(nanos_i),
+        "YearDay" => V::Int(c().yday.into()),
+        "IsZero" => V::Bool(unix_seconds == -62_135_596_800 && nanos == 0),
+        "UTC" => V::Time {
+            unix_seconds,
+            nanos,
+        },
+        _ => return None,
+    })
 }

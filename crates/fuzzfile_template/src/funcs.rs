@@ -7,10 +7,12 @@
 //!
 //! Only names in slim-sprig's `genericMap` are here: it has no `uuidv4` or `randAlphaNum`
 //! (Masterminds sprig has them), and Fuzzball renders with slim-sprig, so a template that
-//! calls them fails to parse there as it does here. `regexMatch` is left out (Go's RE2
-//! syntax would need a regular-expression engine).
+//! calls them fails to parse there as it does here. The regular-expression functions use the
+//! `regex` crate with Go's ASCII classes and Go's empty-match rules (funcs/goregex.rs).
 
 pub(crate) mod gofmt;
+mod goregex;
+pub(crate) mod gotime;
 pub(crate) mod gv;
 mod sprig;
 pub(crate) mod unicode_tables;
@@ -244,11 +246,8 @@ pub const NAMES: &[&str] = &[
 ];
 /// The names of [`NAMES`] that parse (slim-sprig has them) but whose call is an
 /// [`crate::ExecErrorKind::WrongArgument`] error here: dates and durations, regular
-/// expressions, JSON decoding, sha1, base32 decoding, DNS, URLs.
+/// JSON decoding, sha1, base32 decoding, DNS, URLs.
 pub const NOT_BUILT: &[&str] = &[
-    "date",
-    "date_in_zone",
-    "dateInZone",
     "date_modify",
     "dateModify",
     "must_date_modify",
@@ -260,19 +259,6 @@ pub const NOT_BUILT: &[&str] = &[
     "durationRound",
     "toDate",
     "mustToDate",
-    "regexMatch",
-    "mustRegexMatch",
-    "regexFindAll",
-    "mustRegexFindAll",
-    "regexFind",
-    "mustRegexFind",
-    "regexReplaceAll",
-    "mustRegexReplaceAll",
-    "regexReplaceAllLiteral",
-    "mustRegexReplaceAllLiteral",
-    "regexSplit",
-    "mustRegexSplit",
-    "regexQuoteMeta",
     "getHostByName",
     "urlParse",
     "urlJoin",
@@ -390,6 +376,17 @@ pub(crate) fn signature(name: &str) -> Option<Sig> {
         "chunk" | "mustChunk" => fixed(&[Int, Any]),
         "typeIs" | "typeIsLike" | "kindIs" => fixed(&[Str, Any]),
         "deepEqual" | "mustAppend" | "mustPush" | "mustPrepend" | "mustHas" => fixed(&[Any, Any]),
+        "regexMatch" | "mustRegexMatch" | "regexFind" | "mustRegexFind" => fixed(&[Str, Str]),
+        "regexFindAll" | "mustRegexFindAll" | "regexSplit" | "mustRegexSplit" => {
+            fixed(&[Str, Str, Int])
+        }
+        "regexReplaceAll"
+        | "mustRegexReplaceAll"
+        | "regexReplaceAllLiteral"
+        | "mustRegexReplaceAllLiteral" => fixed(&[Str, Str, Str]),
+        "regexQuoteMeta" => fixed(&[Str]),
+        "date" => fixed(&[Str, Any]),
+        "dateInZone" | "date_in_zone" => fixed(&[Str, Any, Str]),
         n if NOT_BUILT.contains(&n) => var(&[], Any),
         "unixEpoch" => fixed(&[Time]),
         _ => return None,

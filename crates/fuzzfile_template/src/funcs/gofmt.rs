@@ -692,7 +692,7 @@ fn truncate(s: &str, prec: Option<usize>) -> &str {
     }
 }
 
-fn can_backquote(s: &str) -> bool {
+pub(crate) fn can_backquote(s: &str) -> bool {
     s.chars()
         .all(|c| c != '`' && c != '\u{FEFF}' && (c == '\t' || !(c < ' ' || c == '\u{7F}')))
 }

@@ -353,6 +353,85 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             V::Time { unix_seconds, .. } => unix_seconds.to_string(),
             _ => String::new(),
         }),
+        // regex.go: a bad pattern is an error of the `must` forms and a panic of the others
+        // (`MustCompile`), except `regexMatch`, which is false.
+        "regexMatch" | "mustRegexMatch" => match super::goregex::compile(s(&args, 0)) {
+            Ok(re) => Ok(V::Bool(re.is_match(s(&args, 1)))),
+            Err(_) if name == "regexMatch" => Ok(V::Bool(false)),
+            Err(e) => Err(op(e)),
+        },
+        "regexFind"
+        | "mustRegexFind"
+        | "regexFindAll"
+        | "mustRegexFindAll"
+        | "regexSplit"
+        | "mustRegexSplit"
+        | "regexReplaceAll"
+        | "mustRegexReplaceAll"
+        | "regexReplaceAllLiteral"
+        | "mustRegexReplaceAllLiteral" => {
+            let pattern = s(&args, 0);
+            let re = super::goregex::compile(pattern).map_err(|e| {
+                if name.starts_with("must") {
+                    op(e)
+                } else {
+                    // regexp.go `quote`.
+                    let quoted = if gofmt::can_backquote(pattern) {
+                        format!("`{pattern}`")
+                    } else {
+                        gofmt::quote_with(pattern, '"', false)
+                    };
+                    op(format!("regexp: Compile({quoted}): {e}"))
+                }
+            })?;
+            let text = s(&args, 1);
+            match name {
+                "regexFind" | "mustRegexFind" => st(super::goregex::find_all(&re, text, 1)
+                    .first()
+                    .map_or(String::new(), |(a, b)| text[*a..*b].to_string())),
+                "regexFindAll" | "mustRegexFindAll" => Ok(V::Strs(Rc::new(
+                    super::goregex::find_all(&re, text, int(&args, 2))
+                        .into_iter()
+                        .map(|(a, b)| text[a..b].to_string())
+                        .collect(),
+                ))),
+                "regexSplit" | "mustRegexSplit" => Ok(V::Strs(Rc::new(super::goregex::split(
+                    &re,
+                    pattern,
+                    text,
+                    int(&args, 2),
+                )))),
+                _ => st(super::goregex::replace_all(
+                    &re,
+                    text,
+                    s(&args, 2),
+                    name.ends_with("Literal"),
+                )),
+            }
+        }
+        // date.go `date` and `dateInZone`: a time, or Unix seconds, formatted in the zone.
+        // Only UTC is built: `date` uses the machine's zone (UTC where the catalog renders
+        // and in CI); any other zone is an error here (Go loads it from tzdata, or falls
+        // back to UTC for a name it cannot load). Anything else than a time or an int is Go's `time.Now()`:
+        // the fixed clock here.
+        "date" | "dateInZone" | "date_in_zone" => {
+            let zone = if name == "date" { "UTC" } else { s(&args, 2) };
+            if !matches!(zone, "" | "UTC" | "Local" | "Etc/UTC") {
+                return Err(CallError::Argument(format!(
+                    "the time zone {zone:?} is not built here (only UTC)"
+                )));
+            }
+            let (secs, nanos) = match a(&args, 1) {
+                V::Time {
+                    unix_seconds,
+                    nanos,
+                } => (*unix_seconds, *nanos),
+                V::Int(i) | V::Int64(i) => (*i, 0),
+                _ => (ctx.now_unix_seconds, 0),
+            };
+            st(super::gotime::format(secs, nanos, s(&args, 0)))
+        }
+        "regexQuoteMeta" => st(super::goregex::quote_meta(s(&args, 0))),
         // The rest of genericMap.
         "hello" => st("Hello!".into()),
         // The environment is empty here (a render reads nothing of the machine).

@@ -1,0 +1,287 @@
+//! Go's `time.Time` as a template meets it (the value `now` returns, in UTC): the calendar
+//! fields its methods return and `Format` (Go's time/format.go `nextStdChunk` and
+//! `Time.appendFormat`), for the methods exec.rs calls and slim-sprig's date.go `date` and
+//! `dateInZone`.
+
+use super::gofmt::civil_from_days;
+
+/// The calendar fields of a time in UTC.
+pub(crate) struct Civil {
+    pub year: i64,
+    /// 1..=12.
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    pub nanos: u32,
+    /// 0 (Sunday)..=6.
+    pub weekday: u32,
+    /// 1..=366.
+    pub yday: u32,
+}
+
+/// The calendar fields of `unix_seconds` (UTC) and `nanos`.
+pub(crate) fn civil(unix_seconds: i64, nanos: u32) -> Civil {
+    let days = unix_seconds.div_euclid(86_400);
+    let secs = unix_seconds.rem_euclid(86_400) as u32;
+    let (year, month, day) = civil_from_days(days);
+    let jan1 = days_from_civil(year, 1, 1);
+    Civil {
+        year,
+        month,
+        day,
+        hour: secs / 3600,
+        minute: secs / 60 % 60,
+        second: secs % 60,
+        nanos,
+        // 1970-01-01 was a Thursday.
+        weekday: (days + 4).rem_euclid(7) as u32,
+        yday: (days - jan1 + 1) as u32,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+
+/// A layout element (format.go's `std*` constants).
+#[derive(Clone, Copy)]
+enum Std {
+    LongMonth,
+    Month,
+    NumMonth,
+    ZeroMonth,
+    LongWeekDay,
+    WeekDay,
+    Day,
+    UnderDay,
+    ZeroDay,
+    UnderYearDay,
+    ZeroYearDay,
+    Hour,
+    Hour12,
+    ZeroHour12,
+    Minute,
+    ZeroMinute,
+    Second,
+    ZeroSecond,
+    LongYear,
+    Year,
+    Pm(bool),
+    /// A numeric zone: the text printed for UTC (`Z07:00` prints `Z`, `-07:00` `+00:00`).
+    Zone(&'static str),
+    Tz,
+    /// Fractional seconds: separator, digits, trailing zeros trimmed (`.999`).
+    Frac(u8, usize, bool),
+}
+
+fn starts_lower(s: &[u8]) -> bool {
+    s.first().is_some_and(u8::is_ascii_lowercase)
+}
+
+/// format.go `nextStdChunk`: the literal text before the next element, the element and
+/// the rest.
+fn next_std_chunk(layout: &[u8]) -> (usize, Option<(Std, usize)>) {
+    let has = |i: usize, p: &str| layout[i..].starts_with(p.as_bytes());
+    for i in 0..layout.len() {
+        let rest = &layout[i..];
+        let found = match layout[i] {
+            b'J' if has(i, "Jan") => {
+                if has(i, "January") {
+                    Some((Std::LongMonth, 7))
+                } else if !starts_lower(&rest[3..]) {
+                    Some((Std::Month, 3))
+                } else {
+                    None
+                }
+            }
+            b'M' if has(i, "Mon") => {
+                if has(i, "Monday") {
+                    Some((Std::LongWeekDay, 6))
+                } else if !starts_lower(&rest[3..]) {
+                    Some((Std::WeekDay, 3))
+                } else {
+                    None
+                }
+            }
+            b'M' if has(i, "MST") => Some((Std::Tz, 3)),
+            b'0' if rest.len() >= 2 && (b'1'..=b'6').contains(&rest[1]) => Some((
+                [
+                    Std::ZeroMonth,
+                    Std::ZeroDay,
+                    Std::ZeroHour12,
+                    Std::ZeroMinute,
+                    Std::ZeroSecond,
+                    Std::Year,
+                ][usize::from(rest[1] - b'1')],
+                2,
+            )),
+            b'0' if has(i, "002") => Some((Std::ZeroYearDay, 3)),
+            b'1' if has(i, "15") => Some((Std::Hour, 2)),
+            b'1' => Some((Std::NumMonth, 1)),
+            b'2' if has(i, "2006") => Some((Std::LongYear, 4)),
+            b'2' => Some((Std::Day, 1)),
+            b'_' if has(i, "_2006") => {
+                // `_2006` is a literal `_` and the long year.
+                return (i + 1, Some((Std::LongYear, 4)));
+            }
+            b'_' if has(i, "_2") => Some((Std::UnderDay, 2)),
+            b'_' if has(i, "__2") => Some((Std::UnderYearDay, 3)),
+            b'3' => Some((Std::Hour12, 1)),
+            b'4' => Some((Std::Minute, 1)),
+            b'5' => Some((Std::Second, 1)),
+            b'P' if has(i, "PM") => Some((Std::Pm(true), 2)),
+            b'p' if has(i, "pm") => Some((Std::Pm(false), 2)),
+            b'-' | b'Z' => {
+                let z = layout[i] == b'Z';
+                [
+                    ("070000", "+000000"),
+                    ("07:00:00", "+00:00:00"),
+                    ("0700", "+0000"),
+                    ("07:00", "+00:00"),
+                    ("07", "+00"),
+                ]
+                .iter()
+                .find(|(p, _)| rest[1..].starts_with(p.as_bytes()))
+                .map(|(p, text)| (Std::Zone(if z { "Z" } else { text }), p.len() + 1))
+            }
+            b'.' | b',' if rest.len() > 1 && (rest[1] == b'0' || rest[1] == b'9') => {
+                let ch = rest[1];
+                let mut j = 1;
+                while j < rest.len() && rest[j] == ch {
+                    j += 1;
+                }
+                if rest.get(j).is_some_and(u8::is_ascii_digit) {
+                    None
+                } else {
+                    Some((Std::Frac(layout[i], j - 1, ch == b'9'), j))
+                }
+            }
+            _ => None,
+        };
+        if found.is_some() {
+            return (i, found);
+        }
+    }
+    (layout.len(), None)
+}
+
+fn pad(out: &mut String, n: i64, width: usize) {
+    if n < 0 {
+        out.push('-');
+    }
+    out.push_str(&format!("{:0width$}", n.unsigned_abs()));
+}
+
+/// `Time.Format(layout)` of a time in UTC.
+pub(crate) fn format(unix_seconds: i64, nanos: u32, layout: &str) -> String {
+    let c = civil(unix_seconds, nanos);
+    let mut out = String::new();
+    let mut rest = layout;
+    while !rest.is_empty() {
+        let (at, found) = next_std_chunk(rest.as_bytes());
+        out.push_str(&rest[..at]);
+        let Some((std, len)) = found else {
+            break;
+        };
+        rest = &rest[at + len..];
+        let hour12 = match c.hour % 12 {
+            0 => 12,
+            h => h,
+        };
+        match std {
+            Std::LongMonth => out.push_str(MONTHS[(c.month - 1) as usize]),
+            Std::Month => out.push_str(&MONTHS[(c.month - 1) as usize][..3]),
+            Std::NumMonth => pad(&mut out, c.month.into(), 0),
+            Std::ZeroMonth => pad(&mut out, c.month.into(), 2),
+            Std::LongWeekDay => out.push_str(DAYS[c.weekday as usize]),
+            Std::WeekDay => out.push_str(&DAYS[c.weekday as usize][..3]),
+            Std::Day => pad(&mut out, c.day.into(), 0),
+            Std::UnderDay => {
+                if c.day < 10 {
+                    out.push(' ');
+                }
+                pad(&mut out, c.day.into(), 0);
+            }
+            Std::ZeroDay => pad(&mut out, c.day.into(), 2),
+            Std::UnderYearDay => {
+                if c.yday < 100 {
+                    out.push(' ');
+                    if c.yday < 10 {
+                        out.push(' ');
+                    }
+                }
+                pad(&mut out, c.yday.into(), 0);
+            }
+            Std::ZeroYearDay => pad(&mut out, c.yday.into(), 3),
+            Std::Hour => pad(&mut out, c.hour.into(), 2),
+            Std::Hour12 => pad(&mut out, hour12.into(), 0),
+            Std::ZeroHour12 => pad(&mut out, hour12.into(), 2),
+            Std::Minute => pad(&mut out, c.minute.into(), 0),
+            Std::ZeroMinute => pad(&mut out, c.minute.into(), 2),
+            Std::Second => pad(&mut out, c.second.into(), 0),
+            Std::ZeroSecond => pad(&mut out, c.second.into(), 2),
+            Std::LongYear => pad(&mut out, c.year, 4),
+            Std::Year => pad(&mut out, c.year.rem_euclid(100), 2),
+            Std::Pm(upper) => out.push_str(match (c.hour >= 12, upper) {
+                (true, true) => "PM",
+                (false, true) => "AM",
+                (true, false) => "pm",
+                (false, false) => "am",
+            }),
+            Std::Zone(text) => out.push_str(text),
+            Std::Tz => out.push_str("UTC"),
+            Std::Frac(sep, digits, trim) => {
+                // format.go `appendNano`.
+                if trim && (digits == 0 || c.nanos == 0) {
+                    continue;
+                }
+                let mut f = format!("{:09}", c.nanos);
+                f.truncate(digits.min(9));
+                if trim {
+                    let t = f.trim_end_matches('0');
+                    if t.is_empty() {
+                        continue;
+                    }
+                    f = t.to_string();
+                }
+                out.push(char::from(sep));
+                out.push_str(&f);
+            }
+        }
+    }
+    out
+}
