@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod go;
+
 use fuzzfile_template::Value;
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;

@@ -7,7 +7,6 @@
 #[path = "../cases/mod.rs"]
 mod cases;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use cases::{data_value, GoResult};
@@ -111,105 +110,45 @@ pub fn templates(cases_path: &Path) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// `scripts/go-template-render`, built with Debian's Go into the target directory; `Err`
-/// (why) where Go or sprig is missing.
-fn go_program() -> Result<std::path::PathBuf, String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/go-template-render");
-    if !Path::new("/usr/share/gocode/src/github.com/Masterminds/sprig").is_dir() {
-        return Err("sprig (golang-github-masterminds-sprig-dev) is not installed".into());
-    }
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec-check-go");
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let bin = out.join(format!("go-template-render-{}", std::process::id()));
-    let built = std::process::Command::new("go")
-        .arg("build")
-        .arg("-o")
-        .arg(&bin)
-        .arg(".")
-        .current_dir(&src)
-        .env("GO111MODULE", "off")
-        .env("GOPATH", "/usr/share/gocode")
-        .env("GOCACHE", out.join("cache"))
-        .env("GOFLAGS", "")
-        .output()
-        .map_err(|e| format!("go build: {e}"))?;
-    if !built.status.success() {
-        return Err(format!(
-            "go build of {} failed: {}",
-            src.display(),
-            String::from_utf8_lossy(&built.stderr)
-        ));
-    }
-    Ok(bin)
-}
-
 /// Renders every case of `{stem}.txt` with Go now and compares with `{stem}.go.jsonl`: the
 /// recorded expectations are Go's. With `FUZZ_UPDATE_GO_EXPECTED` set, rewrites the record.
 /// Without Go, prints why and passes, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 pub fn check_recorded_against_go(stem: &str) {
-    let bin = match go_program() {
-        Ok(b) => b,
-        Err(why) => {
-            assert!(
-                std::env::var_os("FUZZ_REQUIRE_SYSTEM_TESTS").is_none(),
-                "FUZZ_REQUIRE_SYSTEM_TESTS is set but Go cannot run: {why}"
-            );
-            eprintln!("skipped: {why}");
-            return;
-        }
-    };
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let cases_path = dir.join(format!("{stem}.txt"));
-    let cases = cases::load_file(&cases_path);
-    let mut input = String::new();
-    for c in &cases {
-        let mut r = serde_json::json!({
-            "id": c.name, "name": c.name, "template": c.template, "data": c.data,
-        });
-        if let Some(s) = c.seed {
-            r["seed"] = serde_json::json!(s);
-        }
-        if let Some(n) = c.now {
-            r["now"] = serde_json::json!(n);
-        }
-        input.push_str(&r.to_string());
-        input.push('\n');
-    }
-    let mut child = std::process::Command::new(&bin)
-        .arg("-batch")
-        .env_clear()
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("go-template-render starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        stdin.write_all(input.as_bytes())
-    });
-    let out = child.wait_with_output().expect("go-template-render ends");
-    writer
-        .join()
-        .expect("writer")
-        .expect("write to go-template-render");
-    let _ = std::fs::remove_file(&bin);
-    assert!(out.status.success(), "go-template-render failed");
-    let now = String::from_utf8(out.stdout).expect("UTF-8 from go-template-render");
-    let results_path = dir.join(format!("{stem}.go.jsonl"));
-    if std::env::var_os("FUZZ_UPDATE_GO_EXPECTED").is_some() {
-        std::fs::write(&results_path, &now).expect("write the record");
+    let bin = cases::go::go_program();
+    if !cases::go::require(bin) {
         return;
     }
-    let recorded = std::fs::read_to_string(&results_path).unwrap_or_default();
-    let file = results_path.display().to_string();
-    let (now, recorded): (BTreeMap<String, Json>, _) = (
-        cases::json_lines_by_id(&file, &now),
-        cases::json_lines_by_id(&file, &recorded),
-    );
-    let differ: Vec<String> = now
+    let Ok(bin) = bin else { return };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let cases = cases::load_file(&dir.join(format!("{stem}.txt")));
+    // Each case under its own name (Go's messages name the template).
+    let requests: Vec<Json> = cases
         .iter()
-        .filter(|(id, j)| recorded.get(*id) != Some(j))
-        .map(|(id, j)| format!("{id}: Go now {j}, recorded {:?}", recorded.get(id)))
+        .map(|c| cases::go::request(&c.name, &c.template, &c.data, c.seed, c.now))
+        .collect();
+    let now = cases::go::run_go(bin, &requests, &[]);
+    let results_path = dir.join(format!("{stem}.go.jsonl"));
+    if std::env::var_os("FUZZ_UPDATE_GO_EXPECTED").is_some() {
+        let mut text = String::new();
+        for (c, r) in cases.iter().zip(&now) {
+            text.push_str(&r.to_json(&c.name).to_string());
+            text.push('\n');
+        }
+        std::fs::write(&results_path, text).expect("write the record");
+        return;
+    }
+    let recorded = cases::go_results(&results_path);
+    let differ: Vec<String> = cases
+        .iter()
+        .zip(&now)
+        .filter(|(c, r)| recorded.get(&c.name) != Some(*r))
+        .map(|(c, r)| {
+            format!(
+                "{}: Go now {r:?}, recorded {:?}",
+                c.name,
+                recorded.get(&c.name)
+            )
+        })
         .collect();
     assert!(
         differ.is_empty() && now.len() == recorded.len(),
