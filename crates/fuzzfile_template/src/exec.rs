@@ -15,7 +15,12 @@
 //!   as in Go 1.19 (`range can't iterate over 3`); `break`/`continue`.
 //! - Errors carry the span of the node Go reports them at (exec.go `state.at`) and Go's
 //!   message after its `template: NAME:LINE:COL: executing ... at <...>: ` prefix; `fail`'s
-//!   error is [`ExecErrorKind::Fail`] with the template's own message.
+//!   error is [`ExecErrorKind::Fail`] with the template's own message. An undefined
+//!   `{{template "x"}}` is at the name, as in Go. Where Go's position is a parser artifact
+//!   the span is the node concerned instead (the differential test prints these): a field
+//!   chain `.S.Field` or `.A.B.C` spans the whole chain (Go positions a chain's node where
+//!   its second field starts, `.B` for an error about `C`); `$x = 1` with `$x` undeclared
+//!   is at `$x` (Go: at the command `1`).
 //! - The source map: every output byte is in one [`Segment`]: copied text maps exactly
 //!   ([`Origin::Text`]), printed text to its action with the root keys the printed value
 //!   derives from ([`Origin::Action`]): read as `.Name` on the root or `$.Name`, or carried by
@@ -422,9 +427,14 @@ impl State<'_> {
             Node::If(b) => return self.walk_if_or_with(false, dot, b),
             Node::With(b) => return self.walk_if_or_with(true, dot, b),
             Node::Range(b) => return self.walk_range(dot, b),
+            // An undefined template is reported at its name, as Go does (parse.go
+            // `templateControl`: the node's position is the name's).
             Node::Template {
-                span, name, pipe, ..
-            } => self.walk_template(dot, span, name, pipe.as_ref())?,
+                name,
+                name_span,
+                pipe,
+                ..
+            } => self.walk_template(dot, name_span, name, pipe.as_ref())?,
             Node::Break { .. } => return Ok(Flow::Break),
             Node::Continue { .. } => return Ok(Flow::Continue),
         }

@@ -10,7 +10,9 @@
 //! {{end}}`, `unexpected EOF`, `missing value for command`, `function "x" not defined`,
 //! `undefined variable "$x"`, ...), a span (the token or action concerned; for an action,
 //! parenthesis or control left open, where it opens, though Go reports it where the text
-//! ends), and where there is something to say, what to do. Every detected error is
+//! ends: `unexpected EOF` for an `{{if}}` without `{{end}}` at the `if`, which is what to
+//! fix, not at the last line; `unclosed action` at the line where the action starts, which
+//! Go's message names while its position is the line after), and where there is something to say, what to do. Every detected error is
 //! recorded in the parser's state the moment it is found (the grammar only records one once
 //! it is committed to a construct, never in a lookahead), so the first recorded is the one
 //! Go reports.

@@ -249,7 +249,7 @@ fn errors_have_go_spans_and_kinds() {
         ("{{ index .S 9 }}", "index .S 9", ExecErrorKind::BadOperand),
         (
             "{{ template \"none\" }}",
-            "{{ template \"none\" }}",
+            "\"none\"",
             ExecErrorKind::UndefinedTemplate,
         ),
         ("{{ trim 1 }}", "1", ExecErrorKind::WrongArgument),
