@@ -90,45 +90,26 @@ pub fn find_values(
 ) -> (Option<ValuesDoc>, Vec<String>) {
     let paths = values_paths(template_path);
     let looked_for = paths.iter().map(|p| p.display().to_string()).collect();
-    for p in paths {
-        let source = |text| Source {
-            display: p.display().to_string(),
-            text,
-        };
-        if let Some((uri, text)) = open(&p) {
-            let source = source(text);
-            return (
-                Some(ValuesDoc {
-                    uri,
-                    path: p,
-                    source,
-                }),
-                looked_for,
-            );
-        }
-        let Ok(meta) = std::fs::metadata(&p) else {
-            continue;
-        };
-        if !meta.is_file() || meta.len() > MAX_VALUES_BYTES {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&p) else {
-            continue;
-        };
-        let Some(uri) = sibling_uri(template_uri, &p) else {
-            continue;
-        };
-        let source = source(text);
-        return (
-            Some(ValuesDoc {
-                uri,
-                path: p,
-                source,
-            }),
-            looked_for,
-        );
-    }
-    (None, looked_for)
+    // The open document first, else the file on disk (when it is a file of reasonable size).
+    let found = paths.into_iter().find_map(|p| {
+        let (uri, text) = open(&p).or_else(|| {
+            let meta = std::fs::metadata(&p).ok()?;
+            if !meta.is_file() || meta.len() > MAX_VALUES_BYTES {
+                return None;
+            }
+            let text = std::fs::read_to_string(&p).ok()?;
+            Some((sibling_uri(template_uri, &p)?, text))
+        })?;
+        Some(ValuesDoc {
+            uri,
+            source: Source {
+                display: p.display().to_string(),
+                text,
+            },
+            path: p,
+        })
+    });
+    (found, looked_for)
 }
 
 /// The URI of the file `path` beside the template: the template's URI with its last segment
