@@ -248,14 +248,9 @@ pub const NAMES: &[&str] = &[
 /// [`crate::ExecErrorKind::WrongArgument`] error here: dates and durations, regular
 /// JSON decoding, sha1, base32 decoding, DNS, URLs.
 pub const NOT_BUILT: &[&str] = &[
-    "date_modify",
-    "dateModify",
-    "must_date_modify",
-    "mustDateModify",
     "htmlDate",
     "htmlDateInZone",
     "ago",
-    "duration",
     "durationRound",
     "toDate",
     "mustToDate",
@@ -387,6 +382,8 @@ pub(crate) fn signature(name: &str) -> Option<Sig> {
         "regexQuoteMeta" => fixed(&[Str]),
         "date" => fixed(&[Str, Any]),
         "dateInZone" | "date_in_zone" => fixed(&[Str, Any, Str]),
+        "dateModify" | "date_modify" | "mustDateModify" | "must_date_modify" => fixed(&[Str, Time]),
+        "duration" => fixed(&[Any]),
         n if NOT_BUILT.contains(&n) => var(&[], Any),
         "unixEpoch" => fixed(&[Time]),
         _ => return None,

@@ -285,3 +285,198 @@ pub(crate) fn format(unix_seconds: i64, nanos: u32, layout: &str) -> String {
     }
     out
 }
+
+/// time.go `Duration.String` of `d` nanoseconds.
+pub(crate) fn duration_string(d: i64) -> String {
+    let neg = d < 0;
+    let mut u = d.unsigned_abs();
+    // Written backwards, as Go fills its buffer from the end.
+    let mut rev: Vec<char> = Vec::new();
+    let frac = |rev: &mut Vec<char>, mut v: u64, prec: u32| {
+        let mut print = false;
+        for _ in 0..prec {
+            let digit = v % 10;
+            print = print || digit != 0;
+            if print {
+                rev.push(char::from(b'0' + digit as u8));
+            }
+            v /= 10;
+        }
+        if print {
+            rev.push('.');
+        }
+        v
+    };
+    let int = |rev: &mut Vec<char>, v: u64| rev.extend(v.to_string().chars().rev());
+    if u < 1_000_000_000 {
+        let (unit, prec) = match u {
+            0 => return "0s".into(),
+            1..=999 => ("ns", 0),
+            1_000..=999_999 => ("µs", 3),
+            _ => ("ms", 6),
+        };
+        rev.extend(unit.chars().rev());
+        u = frac(&mut rev, u, prec);
+        int(&mut rev, u);
+    } else {
+        rev.push('s');
+        u = frac(&mut rev, u, 9);
+        int(&mut rev, u % 60);
+        u /= 60;
+        if u > 0 {
+            rev.push('m');
+            int(&mut rev, u % 60);
+            u /= 60;
+            if u > 0 {
+                rev.push('h');
+                int(&mut rev, u);
+            }
+        }
+    }
+    if neg {
+        rev.push('-');
+    }
+    rev.into_iter().rev().collect()
+}
+
+/// time/format.go `quote`: a duration's text in an error message.
+fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        if c < ' ' || !c.is_ascii() {
+            let mut b = [0u8; 4];
+            for byte in c.encode_utf8(&mut b).bytes() {
+                out.push_str(&format!("\\x{byte:02x}"));
+            }
+        } else {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// time/format.go `ParseDuration` (Go 1.19): nanoseconds, or Go's error message.
+pub(crate) fn parse_duration(orig: &str) -> Result<i64, String> {
+    const LIMIT: u64 = 1 << 63;
+    let invalid = || format!("time: invalid duration {}", quote(orig));
+    let mut s = orig;
+    let mut neg = false;
+    if let Some(rest) = s.strip_prefix('-') {
+        neg = true;
+        s = rest;
+    } else if let Some(rest) = s.strip_prefix('+') {
+        s = rest;
+    }
+    if s == "0" {
+        return Ok(0);
+    }
+    if s.is_empty() {
+        return Err(invalid());
+    }
+    let mut d: u64 = 0;
+    while !s.is_empty() {
+        let b = s.as_bytes();
+        if !(b[0] == b'.' || b[0].is_ascii_digit()) {
+            return Err(invalid());
+        }
+        // leadingInt.
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut v: u64 = 0;
+        for c in &b[..digits] {
+            if v > LIMIT / 10 {
+                return Err(invalid());
+            }
+            v = v * 10 + u64::from(c - b'0');
+            if v > LIMIT {
+                return Err(invalid());
+            }
+        }
+        let pre = digits > 0;
+        s = &s[digits..];
+        // leadingFraction.
+        let (mut f, mut scale, mut post) = (0u64, 1f64, false);
+        if let Some(rest) = s.strip_prefix('.') {
+            let fd = rest.bytes().take_while(u8::is_ascii_digit).count();
+            let mut overflow = false;
+            for c in rest[..fd].bytes() {
+                if overflow {
+                    continue;
+                }
+                if f > (LIMIT - 1) / 10 {
+                    overflow = true;
+                    continue;
+                }
+                let y = f * 10 + u64::from(c - b'0');
+                if y > LIMIT {
+                    overflow = true;
+                    continue;
+                }
+                f = y;
+                scale *= 10.0;
+            }
+            post = fd > 0;
+            s = &rest[fd..];
+        }
+        if !pre && !post {
+            return Err(invalid());
+        }
+        let unit_len = s
+            .char_indices()
+            .find(|(_, c)| *c == '.' || c.is_ascii_digit())
+            .map_or(s.len(), |(i, _)| i);
+        if unit_len == 0 {
+            return Err(format!("time: missing unit in duration {}", quote(orig)));
+        }
+        let u = &s[..unit_len];
+        s = &s[unit_len..];
+        let unit: u64 = match u {
+            "ns" => 1,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => {
+                return Err(format!(
+                    "time: unknown unit {} in duration {}",
+                    quote(u),
+                    quote(orig)
+                ))
+            }
+        };
+        if v > LIMIT / unit {
+            return Err(invalid());
+        }
+        v *= unit;
+        if f > 0 {
+            v += (f as f64 * (unit as f64 / scale)) as u64;
+            if v > LIMIT {
+                return Err(invalid());
+            }
+        }
+        d += v;
+        if d > LIMIT {
+            return Err(invalid());
+        }
+    }
+    if neg {
+        return Ok((d as i64).wrapping_neg());
+    }
+    if d > LIMIT - 1 {
+        return Err(invalid());
+    }
+    Ok(d as i64)
+}
+
+/// `Time.Add(d)` for a time as (Unix seconds, nanoseconds).
+pub(crate) fn add(unix_seconds: i64, nanos: u32, d: i64) -> (i64, u32) {
+    let total = i128::from(nanos) + i128::from(d % 1_000_000_000);
+    let secs = unix_seconds
+        .saturating_add(d / 1_000_000_000)
+        .saturating_add(total.div_euclid(1_000_000_000) as i64);
+    (secs, total.rem_euclid(1_000_000_000) as u32)
+}

@@ -431,6 +431,38 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             };
             st(super::gotime::format(secs, nanos, s(&args, 0)))
         }
+        // date.go `dateModify`: a bad duration leaves the time as it is (`mustDateModify`:
+        // Go's error).
+        "dateModify" | "date_modify" | "mustDateModify" | "must_date_modify" => {
+            let (secs, nanos) = match a(&args, 1) {
+                V::Time {
+                    unix_seconds,
+                    nanos,
+                } => (*unix_seconds, *nanos),
+                _ => (0, 0),
+            };
+            let (secs, nanos) = match super::gotime::parse_duration(s(&args, 0)) {
+                Ok(d) => super::gotime::add(secs, nanos, d),
+                Err(e) if name.starts_with("must") => return Err(op(e)),
+                Err(_) => (secs, nanos),
+            };
+            Ok(V::Time {
+                unix_seconds: secs,
+                nanos,
+            })
+        }
+        // date.go `duration`: seconds given as a string or an int64 (any other type, Go's
+        // `int` included, is 0), printed as time.Duration.
+        "duration" => {
+            let n = match a(&args, 0) {
+                V::Str(t) => parse_int10(t),
+                V::Int64(n) => *n,
+                _ => 0,
+            };
+            st(super::gotime::duration_string(
+                n.wrapping_mul(1_000_000_000),
+            ))
+        }
         "regexQuoteMeta" => st(super::goregex::quote_meta(s(&args, 0))),
         // The rest of genericMap.
         "hello" => st("Hello!".into()),
@@ -1732,4 +1764,22 @@ fn rfc3339(v: &V) -> String {
     // "2000-01-01 00:00:00[.frac] +0000 UTC" → "2000-01-01T00:00:00[.frac]Z"
     let main = s.trim_end_matches(" +0000 UTC");
     main.replacen(' ', "T", 1) + "Z"
+}
+
+/// strconv.ParseInt(s, 10, 64) with its error ignored: 0 for bad text, the nearest bound
+/// when out of range.
+fn parse_int10(t: &str) -> i64 {
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return 0;
+    }
+    let mut v: i128 = 0;
+    for c in digits.bytes() {
+        v = (v * 10 + i128::from(c - b'0')).min(i128::from(i64::MAX) + 1);
+    }
+    let v = if neg { -v } else { v };
+    v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
