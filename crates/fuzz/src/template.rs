@@ -134,17 +134,11 @@ pub fn render(
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let name = file
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let dir = file.parent().unwrap_or(Path::new(""));
-    let candidates = template::values_file_names(name);
+    let candidates = template::values_file_paths(file);
     let mut values = None;
-    for c in &candidates {
-        let p = dir.join(c);
+    for p in &candidates {
         if p.is_file() {
-            let text = fuzzfile_io::read_to_string(&p, fuzzfile_io::Kind::FUZZFILE)
+            let text = fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::FUZZFILE)
                 .map_err(|e| Refused(format!("error: values file beside the template: {e}")))?;
             values = Some(Source {
                 display: p.display().to_string(),
@@ -168,10 +162,7 @@ pub fn render(
             text,
         },
         values,
-        looked_for: candidates
-            .iter()
-            .map(|c| dir.join(c).display().to_string())
-            .collect(),
+        looked_for: candidates.iter().map(|p| p.display().to_string()).collect(),
         override_files,
         set: args.set.clone(),
     };

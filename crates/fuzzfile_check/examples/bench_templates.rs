@@ -29,9 +29,8 @@ fn templates(dir: &Path) -> Vec<PathBuf> {
 
 fn input(path: &Path) -> Option<TemplateInput> {
     let name = path.file_name()?.to_str()?.to_owned();
-    let values = template::values_file_names(&name)
+    let values = template::values_file_paths(path)
         .into_iter()
-        .map(|n| path.with_file_name(n))
         .find(|p| p.is_file())
         .and_then(|p| {
             Some(Source {

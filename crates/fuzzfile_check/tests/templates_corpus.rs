@@ -40,9 +40,8 @@ fn input(path: &Path) -> TemplateInput {
         .expect("a file name")
         .to_string_lossy()
         .into_owned();
-    let values = template::values_file_names(&name)
+    let values = template::values_file_paths(path)
         .into_iter()
-        .map(|n| path.with_file_name(n))
         .find(|p| p.is_file())
         .map(|p| Source {
             display: p

@@ -70,14 +70,10 @@ pub struct ValuesDoc {
 
 /// The paths a template's values file is looked for at, in order.
 pub fn values_paths(template_path: &Path) -> Vec<PathBuf> {
-    let Some(name) = template_path.file_name().and_then(|n| n.to_str()) else {
+    if template_path.file_name().and_then(|n| n.to_str()).is_none() {
         return Vec::new();
-    };
-    let dir = template_path.parent().unwrap_or(Path::new(""));
-    template::values_file_names(name)
-        .iter()
-        .map(|c| dir.join(c))
-        .collect()
+    }
+    template::values_file_paths(template_path)
 }
 
 /// Find the values file of the template at `template_path` (URI `template_uri`): the first

@@ -18,10 +18,8 @@ use std::time::Instant;
 
 /// What `fuzzlint check` finds in the template at `path`: (code, start, end, message).
 fn expected(path: &Path, text: &str) -> Vec<(String, usize, usize, String)> {
-    let name = path.file_name().unwrap().to_str().unwrap();
-    let dir = path.parent().unwrap();
-    let candidates = template::values_file_names(name);
-    let values = candidates.iter().map(|c| dir.join(c)).find(|p| p.is_file());
+    let candidates = template::values_file_paths(path);
+    let values = candidates.iter().find(|p| p.is_file());
     let input = TemplateInput {
         template: Source {
             display: path.display().to_string(),
@@ -29,12 +27,9 @@ fn expected(path: &Path, text: &str) -> Vec<(String, usize, usize, String)> {
         },
         values: values.map(|p| Source {
             display: p.display().to_string(),
-            text: std::fs::read_to_string(&p).unwrap(),
+            text: std::fs::read_to_string(p).unwrap(),
         }),
-        looked_for: candidates
-            .iter()
-            .map(|c| dir.join(c).display().to_string())
-            .collect(),
+        looked_for: candidates.iter().map(|p| p.display().to_string()).collect(),
         ..Default::default()
     };
     let a = template::check(input, &Default::default());

@@ -62,24 +62,18 @@ pub fn check(
 ) -> Result<Vec<Checked>, String> {
     let text = fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
         .map_err(|e| e.to_string())?;
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default();
-    let dir = path.parent().unwrap_or(Path::new(""));
-    let candidates = template::values_file_names(name);
+    let candidates = template::values_file_paths(path);
     let mut values = None;
     let mut values_path = None;
-    for c in &candidates {
-        let p = dir.join(c);
+    for p in &candidates {
         if p.is_file() {
-            let text = fuzzfile_io::read_to_string(&p, fuzzfile_io::Kind::FUZZFILE)
+            let text = fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::FUZZFILE)
                 .map_err(|e| e.to_string())?;
             values = Some(Source {
-                display: discover::display(&p),
+                display: discover::display(p),
                 text,
             });
-            values_path = Some(p);
+            values_path = Some(p.clone());
             break;
         }
     }
@@ -89,10 +83,7 @@ pub fn check(
             text,
         },
         values,
-        looked_for: candidates
-            .iter()
-            .map(|c| discover::display(&dir.join(c)))
-            .collect(),
+        looked_for: candidates.iter().map(|p| discover::display(p)).collect(),
         override_files: args.override_files.clone(),
         set: args.set.clone(),
     };

@@ -156,6 +156,20 @@ pub fn values_file_names(template_file_name: &str) -> Vec<String> {
     out
 }
 
+/// The paths the values file of the template at `template_path` is looked for at, in order:
+/// [`values_file_names`] in the template's directory.
+pub fn values_file_paths(template_path: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let name = template_path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let dir = template_path.parent().unwrap_or(std::path::Path::new(""));
+    values_file_names(name)
+        .iter()
+        .map(|c| dir.join(c))
+        .collect()
+}
+
 /// Check a template with deterministic render options.
 pub fn check(input: TemplateInput, options: &Options) -> TemplateAnalysis {
     check_with(input, options, &RenderOptions::default())
@@ -928,6 +942,16 @@ mod tests {
         assert_eq!(
             values_file_names("template.yaml"),
             ["values.yaml", "values.yml"]
+        );
+        let d = std::path::Path::new("d");
+        assert_eq!(
+            values_file_paths(&d.join("a.template.yaml")),
+            [
+                d.join("a.values.yaml"),
+                d.join("a.values.yml"),
+                d.join("values.yaml"),
+                d.join("values.yml")
+            ]
         );
     }
 
