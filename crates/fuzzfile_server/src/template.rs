@@ -336,6 +336,16 @@ fn is_ident(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
+/// Where the name that ends at `at` (a char boundary) begins: `at` when none does.
+fn ident_start(text: &str, at: usize) -> usize {
+    text[..at]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_ident(*c))
+        .last()
+        .map_or(at, |(i, _)| i)
+}
+
 /// The start of the action (`{{`) the offset is in, if it is in one: the last `{{` before it
 /// with no `}}` between. Comments (`{{/*`) are not actions.
 fn action_start(text: &str, offset: usize) -> Option<usize> {
@@ -359,12 +369,7 @@ fn lexical_value_at(text: &str, offset: u32) -> Option<ValueRef> {
         return None;
     }
     action_start(text, offset)?;
-    let start = text[..offset]
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| is_ident(*c))
-        .last()
-        .map_or(offset, |(i, _)| i);
+    let start = ident_start(text, offset);
     let end = text[offset..]
         .char_indices()
         .find(|(_, c)| !is_ident(*c))
@@ -816,12 +821,7 @@ pub fn complete(ctx: &Ctx<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
     if inside.matches('"').count() % 2 == 1 || inside.matches('`').count() % 2 == 1 {
         return Some(Vec::new());
     }
-    let word_start = text[..at]
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| is_ident(*c))
-        .last()
-        .map_or(at, |(i, _)| i);
+    let word_start = ident_start(text, at);
     let replace = ctx.lines.range(TextRange::from_usize(word_start, at));
     let edit = |label: &str| {
         Some(CompletionTextEdit::Edit(TextEdit::new(
