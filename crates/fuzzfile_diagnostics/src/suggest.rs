@@ -77,6 +77,27 @@ pub fn did_you_mean<'a>(
     best.map(|(_, c)| c)
 }
 
+/// `word` spelt in lower case with `sep` between its words, the words of a camelCase or of
+/// another separator's spelling: `separated_case("taskArray", '-')` is `task-array`,
+/// `separated_case("procs_per_node", '-')` is `procs-per-node`, `separated_case("displayName",
+/// '_')` is `display_name`. A `-` or `_` that is not `sep` becomes `sep`.
+pub fn separated_case(word: &str, sep: char) -> String {
+    let mut out = String::with_capacity(word.len() + 4);
+    for (i, c) in word.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 && !out.ends_with(sep) {
+                out.push(sep);
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if c == '-' || c == '_' {
+            out.push(sep);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +122,15 @@ mod tests {
         assert_eq!(did_you_mean("zzzzzz", keys), None);
         // Two equally close: the first.
         assert_eq!(did_you_mean("ab", ["ax", "ay"]), Some("ax"));
+    }
+
+    #[test]
+    fn separated_spellings() {
+        assert_eq!(separated_case("taskArray", '-'), "task-array");
+        assert_eq!(separated_case("procs_per_node", '-'), "procs-per-node");
+        assert_eq!(separated_case("displayName", '_'), "display_name");
+        assert_eq!(separated_case("string-value", '_'), "string_value");
+        assert_eq!(separated_case("URI", '_'), "u_r_i");
+        assert_eq!(separated_case("a_B", '_'), "a_b");
     }
 }

@@ -663,20 +663,7 @@ pub use fuzzfile_diagnostics::suggest::{did_you_mean, edit_distance};
 
 /// The kebab-case spelling of a camelCase or snake_case key (`taskArray` → `task-array`).
 pub fn kebab_case(word: &str) -> String {
-    let mut out = String::with_capacity(word.len() + 4);
-    for (i, c) in word.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 && !out.ends_with('-') {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if c == '_' {
-            out.push('-');
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    fuzzfile_diagnostics::suggest::separated_case(word, '-')
 }
 
 #[cfg(test)]

@@ -719,28 +719,11 @@ fn parse_options(
 /// The candidate closest to `word` when it is close enough to be a typo of it; a camelCase
 /// spelling of a snake_case field (`displayName`, the API's JSON name) finds the field too.
 pub(crate) fn suggest(word: &str, candidates: &[&str]) -> Option<String> {
-    let snake = snake_case(word);
+    let snake = fuzzfile_diagnostics::suggest::separated_case(word, '_');
     if let Some(c) = candidates.iter().find(|c| **c == snake) {
         return Some((*c).to_owned());
     }
     fuzzfile_diagnostics::suggest::did_you_mean(word, candidates.iter().copied()).map(str::to_owned)
-}
-
-fn snake_case(word: &str) -> String {
-    let mut out = String::with_capacity(word.len() + 4);
-    for (i, c) in word.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 && !out.ends_with('_') {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if c == '-' {
-            out.push('_');
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Whether `node` is an alias whose anchor does not exist: the YAML tree reports it already.
