@@ -8,7 +8,7 @@
 #[path = "server/common.rs"]
 mod common;
 
-use common::{caps_utf16, caps_utf8, show_range, Client};
+use common::{caps_utf16, caps_utf8, labels, show_range, Client};
 use fuzzfile_server::position::Encoding;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -258,15 +258,6 @@ fn hover_shows_the_declaration_of_a_value() {
         "{h}"
     );
     c.finish();
-}
-
-fn labels(items: &Value) -> Vec<String> {
-    items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// Completion of value names after `.` and `$.`, of functions and keywords where an action or

@@ -324,3 +324,13 @@ pub fn document_edits(edit: &Value) -> (Vec<Value>, Option<i64>) {
         dc["textDocument"]["version"].as_i64(),
     )
 }
+
+/// The labels of completion items (a JSON array), in the order given.
+pub fn labels(items: &Value) -> Vec<String> {
+    items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_owned())
+        .collect()
+}

@@ -172,15 +172,6 @@ fn hover_on_a_variable_shows_its_value_from_env() {
     c.shutdown();
 }
 
-fn labels(items: &Value) -> Vec<String> {
-    items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 fn complete(c: &mut Client, uri: &str, text: &str, offset: usize) -> Value {
     let pos = c.pos(text, offset);
     c.request(
