@@ -488,18 +488,23 @@ fn rendered_offset(map: &fuzzfile_template::SourceMap, offset: usize) -> Option<
     })
 }
 
+/// The analysis of the rendered text as a Fuzzfile document of the template's URI, for the
+/// Fuzzfile's own hover and completion.
+fn rendered_view<'a>(ctx: &Ctx<'a>, a: &'a fuzzfile_check::Analysis) -> crate::server::View<'a> {
+    crate::server::View {
+        uri: ctx.uri,
+        version: 0,
+        analysis: a,
+        lines: Lines::new(&a.text, &a.line_index, ctx.encoding),
+    }
+}
+
 /// The Fuzzfile hover at the rendered place of copied template text, its range mapped back.
 fn rendered_hover(ctx: &Ctx<'_>, offset: usize) -> Option<Hover> {
     let r = ctx.analysis.rendered.as_ref()?;
     let out = &r.rendered;
     let at = u32::try_from(rendered_offset(&out.map, offset)?).ok()?;
-    let a = &r.analysis;
-    let view = crate::server::View {
-        uri: ctx.uri,
-        version: 0,
-        analysis: a,
-        lines: Lines::new(&a.text, &a.line_index, ctx.encoding),
-    };
+    let view = rendered_view(ctx, &r.analysis);
     let h = crate::hover::hover(&view, at)?;
     let mapper = fuzzfile_check::template::map::Mapper::new(&out.map, &out.text);
     let range = h
@@ -520,13 +525,7 @@ fn rendered_complete(ctx: &Ctx<'_>, at: usize) -> Option<Vec<CompletionItem>> {
     // The cursor at the end of copied text (the usual place while typing) is one past it.
     let ro = rendered_offset(&out.map, at)
         .or_else(|| rendered_offset(&out.map, at.checked_sub(1)?).map(|o| o + 1))?;
-    let a = &r.analysis;
-    let view = crate::server::View {
-        uri: ctx.uri,
-        version: 0,
-        analysis: a,
-        lines: Lines::new(&a.text, &a.line_index, ctx.encoding),
-    };
+    let view = rendered_view(ctx, &r.analysis);
     let items = crate::completion::complete(&view, u32::try_from(ro).ok()?)?;
     let mapper = fuzzfile_check::template::map::Mapper::new(&out.map, &out.text);
     let back = |rg: lsp_types::Range| {
