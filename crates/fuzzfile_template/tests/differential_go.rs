@@ -17,7 +17,7 @@
 
 mod cases;
 
-use cases::go::{go_program, request, require, run_go};
+use cases::go::{go_or_skip, request, require, run_go};
 use cases::{data_value, value_json, Case, GoResult};
 use fuzz_test_support::corpus;
 use fuzzfile_template::{values_file, ExecErrorKind, RenderOptions, Value};
@@ -121,11 +121,9 @@ const EXPECTED_FAILS: &[&str] = &[
 
 #[test]
 fn go_program_random_source_and_clock_are_the_engines() {
-    let bin = go_program();
-    if !require(bin) {
+    let Some(bin) = go_or_skip() else {
         return;
-    }
-    let bin = bin.as_ref().unwrap();
+    };
     let draws = "{{ randInt 0 1000000 }} {{ randInt 0 1000000 }} {{ randInt -50 50 }} {{ randInt 30000 40000 }} {{ randInt 0 1 }}";
     let ranges: [(i64, i64); 5] = [
         (0, 1_000_000),
@@ -204,11 +202,9 @@ const SPRIG_ONLY: &[&str] = &[
 
 #[test]
 fn go_program_function_map_is_slim_sprigs() {
-    let bin = go_program();
-    if !require(bin) {
+    let Some(bin) = go_or_skip() else {
         return;
-    }
-    let bin = bin.as_ref().unwrap();
+    };
     // Every function the engine defines is defined in Go's slim-sprig map.
     let requests: Vec<Json> = fuzzfile_template::funcs::NAMES
         .iter()
@@ -258,11 +254,9 @@ fn go_program_function_map_is_slim_sprigs() {
 /// the engine's own tests compare with where Go is not installed).
 #[test]
 fn go_results_of_the_engine_cases_are_the_recorded_ones() {
-    let bin = go_program();
-    if !require(bin) {
+    let Some(bin) = go_or_skip() else {
         return;
-    }
-    let bin = bin.as_ref().unwrap();
+    };
     let cases = cases::load();
     let mut names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
     names.sort();
@@ -439,6 +433,14 @@ fn compare(
     }
 }
 
+/// The number in the environment variable `name` (a test's seed or size), else `default`.
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 /// [`compare`] for a catalog template (named `template.yaml`, default options): the mismatch,
 /// if any; an error position that differs from Go's is printed, not a mismatch.
 fn compare_corpus(name: &str, text: &str, data: &Value, go: &GoResult) -> Result<(), String> {
@@ -467,12 +469,12 @@ fn assert_no_mismatch(mismatches: &[String], total: usize, what: &str, show: usi
 /// The Go program and the catalog corpus, or `None` where a test cannot have them (see
 /// [`require`]).
 fn go_and_corpus() -> Option<(&'static PathBuf, Vec<CorpusTemplate>)> {
-    let bin = go_program();
+    let bin = go_or_skip()?;
     let corpus = corpus();
-    if !require(bin) || !require(&corpus) {
+    if !require(&corpus) {
         return None;
     }
-    Some((bin.as_ref().ok()?, corpus.ok()?))
+    Some((bin, corpus.ok()?))
 }
 
 fn options(seed: Option<u64>, now: Option<i64>) -> RenderOptions {
@@ -637,11 +639,9 @@ const PENDING: &[(&str, &str)] = &[
 
 #[test]
 fn engine_renders_every_case_as_go_does() {
-    let bin = go_program();
-    if !require(bin) {
+    let Some(bin) = go_or_skip() else {
         return;
-    }
-    let bin = bin.as_ref().unwrap();
+    };
     let cases = cases::load();
     for (name, _) in PENDING {
         assert!(
@@ -1080,19 +1080,11 @@ mod generated {
 
 #[test]
 fn engine_agrees_with_go_on_generated_templates() {
-    let bin = go_program();
-    if !require(bin) {
+    let Some(bin) = go_or_skip() else {
         return;
-    }
-    let bin = bin.as_ref().unwrap();
-    let seed = std::env::var("FUZZ_GO_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1u64);
-    let count = std::env::var("FUZZ_GO_DIFF_COUNT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1500usize);
+    };
+    let seed = env_number::<u64>("FUZZ_GO_DIFF_SEED", 1);
+    let count = env_number::<usize>("FUZZ_GO_DIFF_COUNT", 1500);
     let data_json: Json = serde_json::from_str(generated::DATA).unwrap();
     let data = data_value(&data_json);
     let mut gen = generated::Gen::new(seed);
@@ -1141,11 +1133,9 @@ fn printf_gap(template: &str) -> Option<&'static str> {
 /// funcs/gofmt.rs.
 #[test]
 fn engine_printf_agrees_with_go_on_generated_formats() {
-    let bin = go_program();
-    if !require(bin) {
+    let Some(bin) = go_or_skip() else {
         return;
-    }
-    let bin = bin.as_ref().unwrap();
+    };
     let data_json: Json = serde_json::from_str(generated::DATA).unwrap();
     let data = data_value(&data_json);
     let mut rng = fuzzfile_template::funcs::Random::new(7);
@@ -1241,17 +1231,12 @@ const FUNCTION_GAPS: &[(&str, &str)] = &[];
 /// piped into): Go's argument checks, conversions and results for each.
 #[test]
 fn engine_functions_agree_with_go_on_generated_arguments() {
-    let bin = go_program();
-    if !require(bin) {
+    let Some(bin) = go_or_skip() else {
         return;
-    }
-    let bin = bin.as_ref().unwrap();
+    };
     let data_json: Json = serde_json::from_str(generated::DATA).unwrap();
     let data = data_value(&data_json);
-    let seed = std::env::var("FUZZ_GO_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(11u64);
+    let seed = env_number::<u64>("FUZZ_GO_DIFF_SEED", 11);
     let mut rng = fuzzfile_template::funcs::Random::new(seed);
     let mut below = |n: usize| (rng.next_u64() % n as u64) as usize;
     const ARGS: &[&str] = &[

@@ -41,6 +41,16 @@ fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
     h
 }
 
+/// The Go program, or `None` (after [`require`] printed why, or failing the test where
+/// `FUZZ_REQUIRE_SYSTEM_TESTS` is set) where it cannot be had.
+pub fn go_or_skip() -> Option<&'static PathBuf> {
+    let bin = go_program();
+    if !require(bin) {
+        return None;
+    }
+    bin.as_ref().ok()
+}
+
 /// The Go program, built once per version of its sources into the target directory.
 pub fn go_program() -> &'static Result<PathBuf, String> {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();

@@ -114,11 +114,9 @@ pub fn templates(cases_path: &Path) -> Vec<(String, Value)> {
 /// recorded expectations are Go's. With `FUZZ_UPDATE_GO_EXPECTED` set, rewrites the record.
 /// Without Go, prints why and passes, unless `FUZZ_REQUIRE_SYSTEM_TESTS` is set.
 pub fn check_recorded_against_go(stem: &str) {
-    let bin = cases::go::go_program();
-    if !cases::go::require(bin) {
+    let Some(bin) = cases::go::go_or_skip() else {
         return;
-    }
-    let Ok(bin) = bin else { return };
+    };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let cases = cases::load_file(&dir.join(format!("{stem}.txt")));
     // Each case under its own name (Go's messages name the template).
