@@ -1,6 +1,6 @@
 // The Fuzzfile extension: starts `fuzzlint server` (the project's language server) for `.fz`
-// files and for YAML files, which the server analyses only when their top level looks like a
-// Fuzzfile. Everything else (diagnostics, hover, completion, navigation, rename, quick fixes,
+// files, application templates (`template.yaml`, `*.template.yaml`, ...) and YAML files,
+// which the server analyses only when their top level looks like a Fuzzfile. Everything else (diagnostics, hover, completion, navigation, rename, quick fixes,
 // inlay hints, semantic tokens) is the server's; this file only wires it to VS Code.
 "use strict";
 
@@ -37,6 +37,10 @@ function clientOptions(section) {
     documentSelector: [
       { scheme: "file", language: "fuzzfile" },
       { scheme: "untitled", language: "fuzzfile" },
+      // Application templates (`template.yaml`, `*.template.yaml`, ...): the server renders
+      // and checks them; VS Code gives them this language, not `yaml`.
+      { scheme: "file", language: "fuzzfile-template" },
+      { scheme: "untitled", language: "fuzzfile-template" },
       { scheme: "file", language: "yaml" },
     ],
     initializationOptions: serverSettings(section),

@@ -75,6 +75,12 @@ test("starts `fuzzlint server` for .fz and YAML files with the editor's settings
   assert.strictEqual(c.serverOptions.command, "/opt/bin/fuzzlint");
   const languages = c.clientOptions.documentSelector.map((d) => d.language);
   assert.ok(languages.includes("fuzzfile") && languages.includes("yaml"));
+  // Templates have their own language in VS Code: without it they never reach the server.
+  assert.ok(languages.includes("fuzzfile-template"));
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
+  for (const l of pkg.contributes.languages) {
+    assert.ok(languages.includes(l.id), `language ${l.id} is declared but not sent to the server`);
+  }
   // Unset and null settings are left out; the extension's own `path` is not the server's.
   assert.deepStrictEqual(c.clientOptions.initializationOptions, {
     cluster: "clusters/h100.toml",
@@ -113,4 +119,20 @@ test("package.json declares a setting for each server setting, and the extension
     .sort();
   assert.deepStrictEqual(declared, expected);
   assert.deepStrictEqual(pkg.contributes.languages[0].extensions, [".fz"]);
+});
+
+test("templates are their own language, named as the server and docs/editors.md name them, with the template grammar", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
+  const lang = pkg.contributes.languages.find((l) => l.id === "fuzzfile-template");
+  assert.ok(lang, "no fuzzfile-template language");
+  assert.deepStrictEqual(lang.filenames, ["template.yaml"]);
+  assert.deepStrictEqual(lang.filenamePatterns, ["*.template.yaml", "*.template.yml", "*.template.fz"]);
+  const grammar = pkg.contributes.grammars.find((g) => g.language === "fuzzfile-template");
+  assert.strictEqual(grammar && grammar.scopeName, "source.fuzzfile.template");
+  assert.ok(pkg.activationEvents.includes("onLanguage:fuzzfile-template"));
+  // The same names as docs/editors.md gives for templates.
+  const doc = fs.readFileSync(path.join(__dirname, "..", "..", "..", "docs", "editors.md"), "utf8");
+  for (const name of lang.filenames.concat(lang.filenamePatterns)) {
+    assert.ok(doc.includes("`" + name + "`"), `${name} is not in docs/editors.md`);
+  }
 });
