@@ -109,10 +109,12 @@ function bin(name) {
 /** Builds the package; returns the .vsix's path. `outDir` defaults to target/vsix. */
 function build(outDir = path.join(ROOT, "target", "vsix")) {
   const major = Number(process.versions.node.split(".")[0]);
-  if (major < 20) {
+  // esbuild 0.28 needs Node.js 18 (Debian 12's nodejs is 18.19); @vscode/vsce 2.32 needs 16
+  // (vsce 3 needs 20, which Debian 12 does not ship).
+  if (major < 18) {
     throw new Error(
-      `@vscode/vsce 3 needs Node.js 20 or later, this is ${process.versions.node}: ` +
-        "install a newer nodejs (Debian 13's, or NodeSource's on Debian 12)",
+      `packaging needs Node.js 18 or later, this is ${process.versions.node}: ` +
+        "install a newer nodejs",
     );
   }
   const pkg = JSON.parse(fs.readFileSync(path.join(EXT, "package.json"), "utf8"));
