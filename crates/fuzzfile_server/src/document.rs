@@ -51,7 +51,9 @@ impl Document {
     pub fn new(uri: lsp_types::Uri, language_id: &str, version: i32, text: String) -> Document {
         let path = file_path(uri.as_str());
         let kind = kind_of(uri.as_str(), language_id);
-        let template = crate::template::is_template_uri(uri.as_str());
+        // By its name, or by the editor's language (an untitled template in VS Code).
+        let template =
+            crate::template::is_template_uri(uri.as_str()) || language_id == TEMPLATE_LANGUAGE_ID;
         let values = crate::template::is_values_uri(uri.as_str());
         let mut d = Document {
             uri,
@@ -104,12 +106,20 @@ impl Document {
 }
 
 /// The kind of a document from its URI's extension and the client's language id.
+/// The language id of application templates in the VS Code extension
+/// (editors/vscode/package.json).
+pub const TEMPLATE_LANGUAGE_ID: &str = "fuzzfile-template";
+
 pub fn kind_of(uri: &str, language_id: &str) -> Kind {
     let path = uri.split(['?', '#']).next().unwrap_or(uri);
     let lower = path.to_ascii_lowercase();
     if lower.ends_with(".fz") || language_id == "fuzzfile" {
         Kind::Fuzzfile
-    } else if lower.ends_with(".yaml") || lower.ends_with(".yml") || language_id == "yaml" {
+    } else if lower.ends_with(".yaml")
+        || lower.ends_with(".yml")
+        || language_id == "yaml"
+        || language_id == TEMPLATE_LANGUAGE_ID
+    {
         Kind::Yaml
     } else {
         Kind::Other
@@ -177,6 +187,17 @@ mod tests {
         assert_eq!(kind_of("untitled:1", "fuzzfile"), Kind::Fuzzfile);
         assert_eq!(kind_of("file:///a/x.YML", ""), Kind::Yaml);
         assert_eq!(kind_of("file:///a/x.json", "json"), Kind::Other);
+        assert_eq!(kind_of("untitled:2", "fuzzfile-template"), Kind::Yaml);
+    }
+
+    #[test]
+    fn an_untitled_document_in_the_template_language_is_a_template() {
+        let uri: lsp_types::Uri = "untitled:Untitled-1".parse().expect("uri");
+        let d = Document::new(uri, "fuzzfile-template", 1, "jobs: {}\n".into());
+        assert!(d.template);
+        let uri: lsp_types::Uri = "untitled:Untitled-2".parse().expect("uri");
+        let d = Document::new(uri, "yaml", 1, "jobs: {}\n".into());
+        assert!(!d.template);
     }
 
     /// An incremental change replacing `(l1, c1)..(l2, c2)` with `t`.
