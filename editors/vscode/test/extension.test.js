@@ -8,16 +8,24 @@ const Module = require("node:module");
 const path = require("node:path");
 const fs = require("node:fs");
 
-function load(config) {
+function load(config, fuzzfileConfig = {}) {
   const started = [];
   const watchers = [];
   const handlers = [];
   const errors = [];
+  const commands = new Map();
+  const opened = [];
+  const ui = { editor: undefined, pick: undefined, input: undefined, picks: [], inputs: 0 };
   const vscode = {
     workspace: {
       getConfiguration: (name) => {
-        assert.strictEqual(name, "fuzzlint");
-        return { get: (k) => config[k] };
+        assert.ok(name === "fuzzlint" || name === "fuzzfile", name);
+        const values = name === "fuzzlint" ? config : fuzzfileConfig;
+        return { get: (k) => values[k] };
+      },
+      openTextDocument: async (opts) => {
+        opened.push(opts);
+        return opts;
       },
       createFileSystemWatcher: (glob) => {
         watchers.push(glob);
@@ -28,7 +36,29 @@ function load(config) {
         return { dispose() {} };
       },
     },
-    window: { showErrorMessage: (m) => errors.push(m) },
+    window: {
+      showErrorMessage: (m) => errors.push(m),
+      get activeTextEditor() {
+        return ui.editor;
+      },
+      showTextDocument: async (doc) => doc,
+      showQuickPick: async (items) => {
+        ui.picks.push(items);
+        return ui.pick && ui.pick(items);
+      },
+      showInputBox: async () => {
+        ui.inputs++;
+        return ui.input;
+      },
+    },
+    commands: {
+      registerCommand: (name, fn) => {
+        assert.ok(!commands.has(name), `${name} registered twice`);
+        commands.set(name, fn);
+        return { dispose() {} };
+      },
+    },
+    ViewColumn: { Beside: -2 },
   };
   class LanguageClient {
     constructor(id, name, serverOptions, clientOptions) {
@@ -54,7 +84,7 @@ function load(config) {
   const file = require.resolve("../extension.js");
   delete require.cache[file];
   try {
-    return { ext: require(file), started, watchers, handlers, errors };
+    return { ext: require(file), started, watchers, handlers, errors, commands, opened, ui };
   } finally {
     Module._load = original;
   }
@@ -115,7 +145,7 @@ test("package.json declares a setting for each server setting, and the extension
   const declared = Object.keys(pkg.contributes.configuration.properties).sort();
   const { ext } = load({});
   const expected = ext.SERVER_SETTINGS.map((k) => `fuzzlint.${k}`)
-    .concat(["fuzzlint.path", "fuzzlint.trace.server"])
+    .concat(["fuzzlint.path", "fuzzlint.trace.server", "fuzzfile.fuzzPath"])
     .sort();
   assert.deepStrictEqual(declared, expected);
   assert.deepStrictEqual(pkg.contributes.languages[0].extensions, [".fz"]);
@@ -135,4 +165,214 @@ test("templates are their own language, named as the server and docs/editors.md 
   for (const name of lang.filenames.concat(lang.filenamePatterns)) {
     assert.ok(doc.includes("`" + name + "`"), `${name} is not in docs/editors.md`);
   }
+});
+
+/** A stand-in for child_process.execFile: records each call and answers with `reply(file, args)`. */
+function fakeExecFile(reply) {
+  const calls = [];
+  const execFile = (file, args, opts, cb) => {
+    calls.push({ file, args, opts });
+    const r = reply(file, args) || {};
+    setImmediate(() => cb(r.err || null, r.stdout || "", r.stderr || ""));
+  };
+  return { execFile, calls };
+}
+
+function editor(fsPath, languageId, extra = {}) {
+  return { document: { languageId, isUntitled: false, isDirty: false, uri: { scheme: "file", fsPath }, ...extra } };
+}
+
+function exitError(code, extra = {}) {
+  return Object.assign(new Error(`Command failed with exit ${code}`), { code }, extra);
+}
+
+const PKG = () => JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
+
+test("every command the extension registers is contributed under the Fuzzfile category, and no other", async () => {
+  const { ext, commands } = load({});
+  await ext.activate({ subscriptions: [] });
+  const pkg = PKG();
+  const declared = pkg.contributes.commands.map((c) => c.command).sort();
+  assert.deepStrictEqual([...commands.keys()].sort(), declared);
+  assert.deepStrictEqual(declared, [
+    "fuzzfile.explainRule",
+    "fuzzfile.restartServer",
+    "fuzzfile.showJobGraph",
+    "fuzzfile.showLaunchPlan",
+  ]);
+  for (const c of pkg.contributes.commands) assert.strictEqual(c.category, "Fuzzfile", c.command);
+  for (const m of pkg.contributes.menus.commandPalette) assert.ok(declared.includes(m.command), m.command);
+});
+
+test("the file commands are in the palette for Fuzzfiles, templates and the YAML Fuzzfile names only", () => {
+  const pkg = PKG();
+  for (const name of ["fuzzfile.showLaunchPlan", "fuzzfile.showJobGraph"]) {
+    const entry = pkg.contributes.menus.commandPalette.find((m) => m.command === name);
+    assert.ok(entry && entry.when, `${name} has no when clause`);
+    assert.match(entry.when, /editorLangId == fuzzfile\b/);
+    assert.match(entry.when, /editorLangId == fuzzfile-template\b/);
+    const regex = /resourceFilename =~ \/(.*)\/$/.exec(entry.when);
+    assert.ok(regex, entry.when);
+    const re = new RegExp(regex[1]);
+    // The YAML names that the package's yamlValidation gives the Fuzzfile schema.
+    for (const f of ["Fuzzfile.yaml", "Fuzzfile.yml", "train.fuzzfile.yaml", "a.fuzzfile.yml"]) assert.match(f, re);
+    for (const f of ["values.yaml", "docker-compose.yml", "Fuzzfile.yaml.bak", "fuzzfile.yaml.txt"]) assert.doesNotMatch(f, re);
+  }
+});
+
+test("Show Launch Plan runs `fuzz plan` on the active file, without a shell and with a time limit, and opens the JSON", async () => {
+  const plan = '{\n  "version": 1,\n  "jobs": []\n}\n';
+  const { execFile, calls } = fakeExecFile(() => ({ stdout: plan }));
+  const { ext, commands, opened, errors, ui } = load({}, { fuzzPath: "/opt/bin/fuzz" });
+  await ext.activate({ subscriptions: [] }, { execFile });
+  ui.editor = editor("/w/jobs/train.fz", "fuzzfile");
+  await commands.get("fuzzfile.showLaunchPlan")();
+  assert.deepStrictEqual(errors, []);
+  assert.strictEqual(calls.length, 1);
+  assert.strictEqual(calls[0].file, "/opt/bin/fuzz");
+  assert.deepStrictEqual(calls[0].args, ["plan", "--", "/w/jobs/train.fz"]);
+  assert.strictEqual(calls[0].opts.timeout, ext.TOOL_TIMEOUT_MS);
+  assert.ok(calls[0].opts.timeout > 0);
+  assert.strictEqual(calls[0].opts.shell, undefined);
+  assert.strictEqual(calls[0].opts.cwd, "/w/jobs");
+  assert.deepStrictEqual(opened, [{ language: "json", content: plan }]);
+});
+
+test("Show Launch Plan saves an edited template first and runs `fuzz` from PATH by default", async () => {
+  const { execFile, calls } = fakeExecFile(() => ({ stdout: "{}" }));
+  const { ext, commands, opened, ui } = load({});
+  await ext.activate({ subscriptions: [] }, { execFile });
+  let saved = 0;
+  ui.editor = editor("/w/app/template.yaml", "fuzzfile-template", {
+    isDirty: true,
+    save: async () => {
+      saved++;
+      assert.strictEqual(calls.length, 0, "ran before the file was saved");
+      return true;
+    },
+  });
+  await commands.get("fuzzfile.showLaunchPlan")();
+  assert.strictEqual(saved, 1);
+  assert.strictEqual(calls[0].file, "fuzz");
+  assert.deepStrictEqual(calls[0].args, ["plan", "--", "/w/app/template.yaml"]);
+  assert.strictEqual(opened.length, 1);
+});
+
+test("Show Launch Plan reports fuzz's standard error and opens nothing when the plan is refused", async () => {
+  const stderr = "error[FZ010]: /w/bad.fz:3:5: unknown key `imagee` under job `train`\n";
+  const { execFile } = fakeExecFile(() => ({ err: exitError(1), stderr }));
+  const { ext, commands, opened, errors, ui } = load({});
+  await ext.activate({ subscriptions: [] }, { execFile });
+  ui.editor = editor("/w/bad.fz", "fuzzfile");
+  await commands.get("fuzzfile.showLaunchPlan")();
+  assert.deepStrictEqual(opened, []);
+  assert.strictEqual(errors.length, 1);
+  assert.ok(errors[0].includes("/w/bad.fz:3:5: unknown key `imagee`"), errors[0]);
+  assert.match(errors[0], /exit 1/);
+});
+
+test("a missing fuzz names the setting, a tool past the time limit says so", async () => {
+  const replies = [
+    { err: Object.assign(new Error("spawn fuzz ENOENT"), { code: "ENOENT" }) },
+    { err: Object.assign(new Error("killed"), { killed: true, signal: "SIGTERM", code: null }) },
+  ];
+  const { execFile } = fakeExecFile(() => replies.shift());
+  const { ext, commands, opened, errors, ui } = load({});
+  await ext.activate({ subscriptions: [] }, { execFile });
+  ui.editor = editor("/w/a.fz", "fuzzfile");
+  await commands.get("fuzzfile.showLaunchPlan")();
+  await commands.get("fuzzfile.showJobGraph")();
+  assert.deepStrictEqual(opened, []);
+  assert.strictEqual(errors.length, 2);
+  assert.match(errors[0], /`fuzz` not found.*fuzzfile\.fuzzPath/);
+  assert.match(errors[1], /did not finish within 30 s/);
+});
+
+test("the file commands need a Fuzzfile on disk", async () => {
+  const { execFile, calls } = fakeExecFile(() => ({ stdout: "{}" }));
+  const { ext, commands, errors, ui } = load({});
+  await ext.activate({ subscriptions: [] }, { execFile });
+  ui.editor = editor("/w/main.py", "python");
+  await commands.get("fuzzfile.showLaunchPlan")();
+  ui.editor = editor("/w/x.fz", "fuzzfile", { isUntitled: true, uri: { scheme: "untitled", fsPath: "Untitled-1" } });
+  await commands.get("fuzzfile.showJobGraph")();
+  ui.editor = undefined;
+  await commands.get("fuzzfile.showJobGraph")();
+  assert.strictEqual(calls.length, 0);
+  assert.strictEqual(errors.length, 3);
+  assert.match(errors[0], /open a Fuzzfile/);
+  assert.match(errors[1], /save the file first/);
+});
+
+test("Show Job Graph runs `fuzz plan --format mermaid` and opens a Markdown document with a mermaid block", async () => {
+  const graph = 'flowchart LR\n  t0["hello<br/>job<br/>alpine:3.20"]\n';
+  const { execFile, calls } = fakeExecFile(() => ({ stdout: graph }));
+  const { ext, commands, opened, ui } = load({});
+  await ext.activate({ subscriptions: [] }, { execFile });
+  ui.editor = editor("/w/Fuzzfile.yaml", "yaml");
+  await commands.get("fuzzfile.showJobGraph")();
+  assert.deepStrictEqual(calls[0].args, ["plan", "--format", "mermaid", "--", "/w/Fuzzfile.yaml"]);
+  assert.strictEqual(opened.length, 1);
+  assert.strictEqual(opened[0].language, "markdown");
+  assert.ok(opened[0].content.includes("```mermaid\n" + graph + "```\n"), opened[0].content);
+});
+
+// `fuzzlint rules` as the real tool prints it.
+const RULES =
+  "FZ001  yaml-syntax              error The text is not valid YAML, or exceeds the size and nesting limits\n" +
+  "FZ002  unsupported-version      error `version` is missing or is not one of the Fuzzfile versions `v1` and `v4`\n" +
+  "FZ014  deprecated-key           warning A key that Fuzzball still accepts but has replaced or stopped honouring\n";
+
+test("Explain a Rule offers `fuzzlint rules` in a quick pick and opens `fuzzlint rule CODE` as Markdown", async () => {
+  const doc = "# unsupported-version (FZ002)\n\nDefault severity: error.\n";
+  const { execFile, calls } = fakeExecFile((file, args) => ({ stdout: args[0] === "rules" ? RULES : doc }));
+  const { ext, commands, opened, ui } = load({ path: "/opt/bin/fuzzlint" });
+  await ext.activate({ subscriptions: [] }, { execFile });
+  ui.pick = (items) => items.find((i) => i.description.startsWith("unsupported-version"));
+  await commands.get("fuzzfile.explainRule")();
+  assert.deepStrictEqual(
+    ui.picks[0].map((i) => i.label),
+    ["FZ001", "FZ002", "FZ014"],
+  );
+  assert.strictEqual(ui.picks[0][2].description, "deprecated-key (warning)");
+  assert.deepStrictEqual(
+    calls.map((c) => [c.file, c.args]),
+    [
+      ["/opt/bin/fuzzlint", ["rules"]],
+      ["/opt/bin/fuzzlint", ["rule", "--", "FZ002"]],
+    ],
+  );
+  assert.deepStrictEqual(opened, [{ language: "markdown", content: doc }]);
+});
+
+test("Explain a Rule asks for a name when no list comes, and reports an unknown rule", async () => {
+  const stderr = "error: no rule is named `nope`; `fuzzlint rules` lists them\n";
+  const { execFile, calls } = fakeExecFile((file, args) =>
+    args[0] === "rules" ? { err: exitError(2), stderr: "error: unrecognized subcommand" } : { err: exitError(2), stderr },
+  );
+  const { ext, commands, opened, errors, ui } = load({});
+  await ext.activate({ subscriptions: [] }, { execFile });
+  ui.input = " nope ";
+  await commands.get("fuzzfile.explainRule")();
+  assert.strictEqual(ui.inputs, 1);
+  assert.deepStrictEqual(calls[1].args, ["rule", "--", "nope"]);
+  assert.deepStrictEqual(opened, []);
+  assert.strictEqual(errors.length, 1);
+  assert.ok(errors[0].includes("no rule is named `nope`"), errors[0]);
+  // Cancelled: nothing runs.
+  ui.input = undefined;
+  await commands.get("fuzzfile.explainRule")();
+  assert.strictEqual(calls.length, 3);
+});
+
+test("Restart Language Server stops the client and starts a new one", async () => {
+  const { ext, commands, started } = load({ path: "/opt/bin/fuzzlint" });
+  await ext.activate({ subscriptions: [] });
+  await commands.get("fuzzfile.restartServer")();
+  assert.strictEqual(started.length, 2);
+  assert.ok(started[0].stopped);
+  assert.ok(!started[1].stopped);
+  assert.strictEqual(started[1].serverOptions.command, "/opt/bin/fuzzlint");
+  await ext.deactivate();
+  assert.ok(started[1].stopped);
 });

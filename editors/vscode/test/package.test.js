@@ -124,6 +124,11 @@ test("the packaged manifest names files present in the package", { skip }, () =>
     "source.fuzzfile.template",
   );
 
+  // Commands and their palette entries as in the source manifest.
+  assert.deepStrictEqual(m.contributes.commands, pkg.contributes.commands);
+  assert.deepStrictEqual(m.contributes.menus, pkg.contributes.menus);
+  assert.strictEqual(m.contributes.configuration.properties["fuzzfile.fuzzPath"].default, "fuzz");
+
   // yamlValidation: draft-07 schemas present in the package.
   assert.ok(m.contributes.yamlValidation.length > 0);
   for (const v of m.contributes.yamlValidation) {
@@ -179,6 +184,7 @@ test("the bundled code loads with only `vscode` from outside and exports the ext
   assert.strictEqual(typeof ext.deactivate, "function");
   // The bundle behaves as the source does.
   assert.deepStrictEqual(ext.SERVER_SETTINGS, source.SERVER_SETTINGS);
+  assert.deepStrictEqual(ext.parseRules("FZ010  unknown-key  error A key\n"), source.parseRules("FZ010  unknown-key  error A key\n"));
   const settings = { select: ["FZ2"], config: null, debounceMs: 10, path: "/x/fuzzlint" };
   assert.deepStrictEqual(ext.serverSettings({ get: (k) => settings[k] }), { select: ["FZ2"], debounceMs: 10 });
 });
