@@ -376,3 +376,45 @@ test("Restart Language Server stops the client and starts a new one", async () =
   await ext.deactivate();
   assert.ok(started[1].stopped);
 });
+
+// The same commands with the real execFile and the workspace's debug builds (scripts/test builds
+// them first): the argv that the stand-in tests assert is one the tools accept.
+const ROOT = path.join(__dirname, "..", "..", "..");
+const BIN = path.join(ROOT, "target", "debug");
+const built = fs.existsSync(path.join(BIN, "fuzz")) && fs.existsSync(path.join(BIN, "fuzzlint"));
+const needBins =
+  !built && !process.env.FUZZ_REQUIRE_SYSTEM_TESTS ? "build fuzz and fuzzlint (cargo build) to run the real tools" : false;
+
+test("the commands work with the real fuzz and fuzzlint", { skip: needBins }, async () => {
+  const { ext, commands, opened, errors, ui } = load(
+    { path: path.join(BIN, "fuzzlint") },
+    { fuzzPath: path.join(BIN, "fuzz") },
+  );
+  await ext.activate({ subscriptions: [] }, { execFile: require("node:child_process").execFile });
+  ui.editor = editor(path.join(ROOT, "examples", "hello-world.fz"), "fuzzfile");
+  await commands.get("fuzzfile.showLaunchPlan")();
+  await commands.get("fuzzfile.showJobGraph")();
+  ui.pick = (items) => items.find((i) => i.label === "FZ010");
+  await commands.get("fuzzfile.explainRule")();
+  assert.deepStrictEqual(errors, []);
+  assert.deepStrictEqual(opened.map((d) => d.language), ["json", "markdown", "markdown"]);
+  const plan = JSON.parse(opened[0].content);
+  assert.strictEqual(plan.plan_version, 1);
+  assert.strictEqual(plan.workflow.source, "hello-world.fz");
+  assert.match(opened[1].content, /```mermaid\nflowchart /);
+  assert.ok(ui.picks[0].length > 10, "fuzzlint rules gave too few rules");
+  assert.match(opened[2].content, /^# unknown-key \(FZ010\)/);
+  // A Fuzzfile with errors: the plan is refused and the message carries the position.
+  const dir = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "fuzzfile-cmd-"));
+  try {
+    const bad = path.join(dir, "bad.fz");
+    fs.writeFileSync(bad, "version: v4\njobs:\n  a:\n    imagee: x\n");
+    ui.editor = editor(bad, "fuzzfile");
+    await commands.get("fuzzfile.showLaunchPlan")();
+    assert.strictEqual(opened.length, 3);
+    assert.strictEqual(errors.length, 1);
+    assert.match(errors[0], /4:5-4:11 unknown key `imagee`/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
