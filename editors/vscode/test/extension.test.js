@@ -380,7 +380,7 @@ test("Restart Language Server stops the client and starts a new one", async () =
 // The same commands with the real execFile and the workspace's debug builds (scripts/test builds
 // them first): the argv that the stand-in tests assert is one the tools accept.
 const ROOT = path.join(__dirname, "..", "..", "..");
-const BIN = path.join(ROOT, "target", "debug");
+const BIN = path.join(process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, "target"), "debug");
 const built = fs.existsSync(path.join(BIN, "fuzz")) && fs.existsSync(path.join(BIN, "fuzzlint"));
 const needBins =
   !built && !process.env.FUZZ_REQUIRE_SYSTEM_TESTS ? "build fuzz and fuzzlint (cargo build) to run the real tools" : false;
