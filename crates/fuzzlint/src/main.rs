@@ -230,16 +230,20 @@ fn main() -> ExitCode {
         Command::Check(args) => check(args),
         Command::Rule { name } => match Rule::lookup(&name) {
             Some(fuzzfile_check::RuleName { rule, alias }) => {
-                println!("# {} ({})\n", rule.name(), rule.code());
+                let mut text = format!("# {} ({})\n\n", rule.name(), rule.code());
                 if let Some(old) = alias {
-                    println!("`{old}` is the former name of `{}`.\n", rule.name());
+                    text.push_str(&format!(
+                        "`{old}` is the former name of `{}`.\n\n",
+                        rule.name()
+                    ));
                 }
-                println!(
-                    "Default severity: {}. {}\n",
+                text.push_str(&format!(
+                    "Default severity: {}. {}\n\n",
                     rule.default_severity(),
                     rule.summary()
-                );
-                print!("{}", fuzzfile_check::rules::documentation(rule));
+                ));
+                text.push_str(&fuzzfile_check::rules::documentation(rule));
+                print_to_stdout(&text);
                 ExitCode::SUCCESS
             }
             None => {
@@ -257,15 +261,17 @@ fn main() -> ExitCode {
         }
         Command::Schema { name } => schema(name.as_deref()),
         Command::Rules => {
+            let mut text = String::new();
             for r in Rule::ALL {
-                println!(
-                    "{}  {:<24} {:<8} {}",
+                text.push_str(&format!(
+                    "{}  {:<24} {:<8} {}\n",
                     r.code(),
                     r.name(),
                     r.default_severity(),
                     r.summary()
-                );
+                ));
             }
+            print_to_stdout(&text);
             ExitCode::SUCCESS
         }
     }
@@ -549,24 +555,30 @@ fn check(args: CheckArgs) -> ExitCode {
 /// `fuzzfile_plan`'s own drift test, so the committed file is what is printed.
 const LAUNCH_PLAN_SCHEMA: &str = include_str!("../../../schemas/launch-plan.schema.json");
 
+/// Writes `text` to standard output. A reader that stopped reading (`fuzzlint rule X | head`)
+/// ends the output quietly, as it does for a C tool: `print!` would panic on the closed pipe.
+fn print_to_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 /// `fuzzlint schema [NAME]`: print one schema, or list the names.
 fn schema(name: Option<&str>) -> ExitCode {
     use fuzzfile_check::json_schema;
     let mut names: Vec<&str> = json_schema::all_names().iter().map(|(n, _)| *n).collect();
     names.push("launch-plan");
     let Some(name) = name else {
-        for n in names {
-            println!("{n}");
-        }
+        print_to_stdout(&names.iter().map(|n| format!("{n}\n")).collect::<String>());
         return ExitCode::SUCCESS;
     };
     if name == "launch-plan" {
-        print!("{LAUNCH_PLAN_SCHEMA}");
+        print_to_stdout(LAUNCH_PLAN_SCHEMA);
         return ExitCode::SUCCESS;
     }
     match json_schema::by_name(name) {
         Some(v) => {
-            print!("{}", schema_text(&v));
+            print_to_stdout(&schema_text(&v));
             ExitCode::SUCCESS
         }
         None => {
