@@ -721,23 +721,34 @@ fn mpiexec_hydra_ranks_per_node_match_hydra() {
     }
     for (slots, n) in [(2u64, 4u64), (2, 8), (4, 6), (16, 8), (3, 7)] {
         let hosts = format!("nodea:{slots},nodeb:{slots}");
-        let out = Command::new("mpiexec.hydra")
-            .args(["-launcher", "fork", "-hosts", &hosts, "-n", &n.to_string()])
-            .args(["sh", "-c", "echo \"local $MPI_LOCALNRANKS\""])
-            .output()
-            .expect("mpiexec.hydra ran");
-        let text = String::from_utf8_lossy(&out.stdout);
-        let most = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("local "))
-            .filter_map(|v| v.trim().parse::<u64>().ok())
-            .max()
-            .unwrap_or_else(|| {
-                panic!(
-                    "no ranks from mpiexec.hydra -hosts {hosts} -n {n}:\n{text}{}",
-                    String::from_utf8_lossy(&out.stderr)
-                )
-            });
+        let run = || {
+            let out = Command::new("mpiexec.hydra")
+                .args(["-launcher", "fork", "-hosts", &hosts, "-n", &n.to_string()])
+                .args(["sh", "-c", "echo \"local $MPI_LOCALNRANKS\""])
+                .output()
+                .expect("mpiexec.hydra ran");
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let most = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("local "))
+                .filter_map(|v| v.trim().parse::<u64>().ok())
+                .max();
+            (
+                most,
+                out.status,
+                text,
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        // Hydra itself has been seen to print nothing at all once on a loaded machine: a run
+        // without a single rank is tried again (twice) before it counts.
+        let mut tries = vec![run()];
+        while tries.last().is_some_and(|t| t.0.is_none()) && tries.len() < 3 {
+            tries.push(run());
+        }
+        let most = tries.last().and_then(|t| t.0).unwrap_or_else(|| {
+            panic!("no ranks from mpiexec.hydra -hosts {hosts} -n {n} in 3 runs: {tries:?}")
+        });
         let n = n.to_string();
         let line = [
             "mpiexec.hydra",
