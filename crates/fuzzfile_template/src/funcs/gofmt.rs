@@ -7,6 +7,7 @@
 //! strconv/ftoa.go (`%e`, `%f`, `%g`; shortest digits for `%v`) and strconv/quote.go
 //! (`Quote`).
 
+use super::gotime::{civil_from_days, MONTHS};
 use super::gv::V;
 
 thread_local! {
@@ -777,20 +778,6 @@ fn time_go_string(v: &V) -> String {
     else {
         return String::new();
     };
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
     let secs = unix_seconds.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(unix_seconds.div_euclid(86_400));
     format!(
@@ -800,21 +787,6 @@ fn time_go_string(v: &V) -> String {
         (secs / 60) % 60,
         secs % 60
     )
-}
-
-/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar (Howard
-/// Hinnant's `civil_from_days`).
-pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 /// Decimal digits of |x| (no leading zeros; empty for zero) and the decimal point's place:

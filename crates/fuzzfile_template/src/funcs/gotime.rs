@@ -3,8 +3,6 @@
 //! `Time.appendFormat`), for the methods exec.rs calls and slim-sprig's date.go `date` and
 //! `dateInZone`.
 
-use super::gofmt::civil_from_days;
-
 /// The calendar fields of a time in UTC.
 pub(crate) struct Civil {
     pub year: i64,
@@ -52,7 +50,8 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-const MONTHS: [&str; 12] = [
+/// Go's month names (time.Month.String).
+pub(crate) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",
@@ -479,4 +478,19 @@ pub(crate) fn add(unix_seconds: i64, nanos: u32, d: i64) -> (i64, u32) {
         .saturating_add(d / 1_000_000_000)
         .saturating_add(total.div_euclid(1_000_000_000) as i64);
     (secs, total.rem_euclid(1_000_000_000) as u32)
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar (Howard
+/// Hinnant's `civil_from_days`).
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
 }
