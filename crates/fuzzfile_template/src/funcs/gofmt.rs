@@ -750,22 +750,12 @@ pub fn time_string(v: &V) -> String {
     else {
         return String::new();
     };
-    let days = unix_seconds.div_euclid(86_400);
-    let secs = unix_seconds.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    let mut s = format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
-        secs / 3600,
-        (secs / 60) % 60,
-        secs % 60
-    );
-    if *nanos > 0 {
-        let frac = format!("{nanos:09}");
-        s.push('.');
-        s.push_str(frac.trim_end_matches('0'));
-    }
-    s.push_str(" +0000 UTC");
-    s
+    // Go's Time.String is Format with this layout.
+    super::gotime::format(
+        *unix_seconds,
+        *nanos,
+        "2006-01-02 15:04:05.999999999 -0700 MST",
+    )
 }
 
 /// time.Time's GoString() in UTC: `time.Date(2023, time.November, 14, 22, 13, 20, 0,
