@@ -747,9 +747,9 @@ fn b32_encode(b: &[u8]) -> String {
     r
 }
 
-/// SHA-1 (FIPS 180-4), hex: crypto.go `sha1sum`.
-fn sha1_hex(data: &[u8]) -> String {
-    let mut h: [u32; 5] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
+/// The message of SHA-1 and SHA-256 (FIPS 180-4, 5.1.1): `data`, a 1 bit, zeros to 56 bytes
+/// mod 64, and its length in bits (big-endian); whole 64-byte blocks.
+fn padded_for_sha(data: &[u8]) -> Vec<u8> {
     let mut msg = data.to_vec();
     let bit_len = (data.len() as u64).wrapping_mul(8);
     msg.push(0x80);
@@ -757,6 +757,13 @@ fn sha1_hex(data: &[u8]) -> String {
         msg.push(0);
     }
     msg.extend_from_slice(&bit_len.to_be_bytes());
+    msg
+}
+
+/// SHA-1 (FIPS 180-4), hex: crypto.go `sha1sum`.
+fn sha1_hex(data: &[u8]) -> String {
+    let mut h: [u32; 5] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
+    let msg = padded_for_sha(data);
     for block in msg.chunks(64) {
         let mut w = [0u32; 80];
         for (t, word) in block.chunks(4).enumerate().take(16) {
@@ -1567,13 +1574,7 @@ fn sha256_hex(data: &[u8]) -> String {
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
         0x5be0cd19,
     ];
-    let mut msg = data.to_vec();
-    let bit_len = (data.len() as u64).wrapping_mul(8);
-    msg.push(0x80);
-    while msg.len() % 64 != 56 {
-        msg.push(0);
-    }
-    msg.extend_from_slice(&bit_len.to_be_bytes());
+    let msg = padded_for_sha(data);
     for block in msg.chunks(64) {
         let mut w = [0u32; 64];
         for (t, word) in block.chunks(4).enumerate().take(16) {
