@@ -244,12 +244,19 @@ fn graph(model: &m::Fuzzfile) -> Graph {
     edges.dedup_by(|x, y| x.to == y.to && x.from == y.from);
 
     // Kahn's algorithm, ties by name. The analysis refused cycles already.
+    // Each edge is visited twice in all (once here, once when its `from` is ordered): linear in
+    // the edges, whatever the graph's shape.
     let names: BTreeSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     let mut indegree: BTreeMap<&str, usize> = names.iter().map(|n| (*n, 0)).collect();
+    let mut successors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for e in &edges {
         if names.contains(e.from.as_str()) {
             if let Some(d) = indegree.get_mut(e.to.as_str()) {
                 *d += 1;
+                successors
+                    .entry(e.from.as_str())
+                    .or_default()
+                    .push(e.to.as_str());
             }
         }
     }
@@ -261,11 +268,11 @@ fn graph(model: &m::Fuzzfile) -> Graph {
     let mut order = Vec::new();
     while let Some(n) = ready.pop_first() {
         order.push(n.to_owned());
-        for e in edges.iter().filter(|e| e.from == n) {
-            if let Some(d) = indegree.get_mut(e.to.as_str()) {
+        for &to in successors.get(n).map(Vec::as_slice).unwrap_or_default() {
+            if let Some(d) = indegree.get_mut(to) {
                 *d -= 1;
                 if *d == 0 {
-                    ready.insert(e.to.as_str());
+                    ready.insert(to);
                 }
             }
         }
