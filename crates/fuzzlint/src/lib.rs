@@ -1,0 +1,602 @@
+//! `fuzzlint` as a library: the command line (`Cli`), `fuzzlint check`'s arguments
+//! (`CheckArgs`) and its runner (`check`), which `fuzz check` calls too, so the node preflight
+//! and CI read Fuzzfiles the same way. The analysis is `fuzzfile_check::analyze`; the binary
+//! (main.rs) only picks the allocator and calls `run`.
+
+mod cluster_note;
+mod detect;
+mod discover;
+mod output;
+mod settings;
+mod templates;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use fuzzfile_check::config::{self, Selector};
+use fuzzfile_check::template::{FileFindings, TemplateAnalysis};
+use fuzzfile_check::{Analysis, Diagnostic, LineCol, LineIndex, Rule};
+use fuzzfile_diagnostics::suggest;
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "fuzzlint",
+    version,
+    about = "Check Fuzzfiles: schema, references, the job graph and GPU launch settings"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check Fuzzfiles and directories of Fuzzfiles.
+    Check(CheckArgs),
+    /// Print the documentation of one rule (by name or code).
+    Rule { name: String },
+    /// List every rule with its code, default severity and summary.
+    Rules,
+    /// Run the language server on stdin/stdout (for editors).
+    Server {
+        /// Accepted for editors that pass it; stdio is the only transport.
+        #[arg(long, hide = true)]
+        stdio: bool,
+    },
+    /// Cluster profiles.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+    /// Print a JSON Schema (draft-07), as committed in schemas/: fuzzfile (dispatching on
+    /// `version`), fuzzfile-v1, fuzzfile-v4, cluster-profile, fuzzlint-config, launch-plan.
+    /// Without a name, list the names.
+    Schema { name: Option<String> },
+}
+
+#[derive(Subcommand)]
+enum ProfileCommand {
+    /// Print the cluster profile (TOML) of the node this runs on: GPUs, fabric and HCAs,
+    /// Multi-Node NVLink, IMEX, NCCL defaults. What cannot be seen is left out and said in a
+    /// comment.
+    Detect {
+        /// Read /sys, /proc, /etc and /dev below this directory instead of `/` (for tests).
+        #[arg(long, hide = true, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Stop `nvidia-smi` after this many seconds.
+        #[arg(long, hide = true, value_name = "SECONDS", default_value_t = 30)]
+        tool_timeout: u64,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Files or directories (default: the current directory); `-` is standard input.
+    /// Directories are searched for `*.fz` files and for `*.yaml`/`*.yml` files with a
+    /// top-level `version:` and `jobs:` or `services:`, honouring .gitignore. Application
+    /// templates (`template.yaml`, `*.template.yaml`) are rendered with the values file beside
+    /// them (`values.yaml`, `<name>.values.yaml`) and the result is checked, with positions in
+    /// the template.
+    paths: Vec<PathBuf>,
+    /// Values for templates, over the defaults of their values file: a file shaped like
+    /// `values.yaml`, or a mapping `Name: value`. May be given several times (later wins).
+    #[arg(long = "values", value_name = "FILE")]
+    values: Vec<PathBuf>,
+    /// A value for templates, over the defaults and `--values`: `--set Cores=8`. May be given
+    /// several times.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// For templates: also check each other choice of each value that has choices (an
+    /// `options_input` option, the other boolean), so that a branch no default reaches is
+    /// checked too; its findings say which choice reaches them.
+    #[arg(long)]
+    all_branches: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Exit with 1 when a diagnostic at or above this severity is found [default: error, or
+    /// `fail-on` of fuzzlint.toml].
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// Use this config file for every file, instead of the `fuzzlint.toml` found in each
+    /// file's directory or above it.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Cluster profile (TOML) for the cluster rules, overriding `cluster` of fuzzlint.toml.
+    #[arg(long, value_name = "PATH")]
+    cluster: Option<PathBuf>,
+    /// Only these rules (names, codes or code prefixes such as `FZ2`, comma-separated),
+    /// replacing the selection of fuzzlint.toml.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    select: Option<Vec<String>>,
+    /// Turn these rules off (names, codes or code prefixes, comma-separated), in addition to
+    /// fuzzlint.toml.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Print, for each file, the config file, cluster profile, rules and severities that apply,
+    /// and exit.
+    #[arg(long)]
+    show_settings: bool,
+    /// Apply fixes in place, keeping everything else byte for byte.
+    #[arg(long)]
+    fix: bool,
+    /// Colour in human output: auto (a terminal without NO_COLOR), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Show at most this many findings per file in human output (0: all); the other formats
+    /// list every finding.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    max_diagnostics: usize,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// One checked file.
+pub struct Checked {
+    /// The path the file was read from (and `--fix` writes to).
+    pub path: PathBuf,
+    /// The path as shown to the user.
+    pub display: String,
+    pub body: Body,
+    /// The settings it was checked with.
+    pub settings: std::sync::Arc<settings::FileSettings>,
+    /// Listed with the file it belongs to (a template's values file), not counted as a file
+    /// checked on its own.
+    pub companion: bool,
+}
+
+/// What was found in a file.
+pub enum Body {
+    Fuzzfile(Box<Analysis>),
+    /// An application template: findings at template positions.
+    Template(Box<TemplateAnalysis>),
+    /// A values file: named on the command line, or a template's, listed when it has
+    /// findings.
+    Values(FileFindings),
+}
+
+impl Checked {
+    pub fn text(&self) -> &str {
+        match &self.body {
+            Body::Fuzzfile(a) => &a.text,
+            Body::Template(t) => t.text(),
+            Body::Values(f) => &f.text,
+        }
+    }
+    pub fn line_index(&self) -> &LineIndex {
+        match &self.body {
+            Body::Fuzzfile(a) => &a.line_index,
+            Body::Template(t) => &t.line_index,
+            Body::Values(f) => &f.line_index,
+        }
+    }
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        self.line_index().line_col(self.text(), offset)
+    }
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match &self.body {
+            Body::Fuzzfile(a) => &a.diagnostics,
+            Body::Template(t) => &t.diagnostics,
+            Body::Values(f) => &f.diagnostics,
+        }
+    }
+    pub fn diagnostics_mut(&mut self) -> &mut Vec<Diagnostic> {
+        match &mut self.body {
+            Body::Fuzzfile(a) => &mut a.diagnostics,
+            Body::Template(t) => &mut t.diagnostics,
+            Body::Values(f) => &mut f.diagnostics,
+        }
+    }
+    /// Whether it counts as a file checked (a template's values file does through its
+    /// template).
+    pub fn counted(&self) -> bool {
+        !self.companion
+    }
+}
+
+/// `fuzzlint` with the process's arguments: the exit status.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check(args),
+        Command::Rule { name } => match Rule::lookup(&name) {
+            Some(fuzzfile_check::RuleName { rule, alias }) => {
+                let mut text = format!("# {} ({})\n\n", rule.name(), rule.code());
+                if let Some(old) = alias {
+                    text.push_str(&format!(
+                        "`{old}` is the former name of `{}`.\n\n",
+                        rule.name()
+                    ));
+                }
+                text.push_str(&format!(
+                    "Default severity: {}. {}\n\n",
+                    rule.default_severity(),
+                    rule.summary()
+                ));
+                text.push_str(&fuzzfile_check::rules::documentation(rule));
+                print_to_stdout(&text);
+                ExitCode::SUCCESS
+            }
+            None => {
+                let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+                let hint = fuzzfile_model_hint(&name, &names);
+                eprintln!("error: no rule is named `{name}`{hint}; `fuzzlint rules` lists them");
+                ExitCode::from(2)
+            }
+        },
+        Command::Server { .. } => {
+            ExitCode::from(u8::try_from(fuzzfile_server::run_stdio()).unwrap_or(1))
+        }
+        Command::Profile(ProfileCommand::Detect { root, tool_timeout }) => {
+            profile_detect(root, tool_timeout)
+        }
+        Command::Schema { name } => schema(name.as_deref()),
+        Command::Rules => {
+            let mut text = String::new();
+            for r in Rule::ALL {
+                text.push_str(&format!(
+                    "{}  {:<24} {:<8} {}\n",
+                    r.code(),
+                    r.name(),
+                    r.default_severity(),
+                    r.summary()
+                ));
+            }
+            print_to_stdout(&text);
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// `fuzzlint profile detect`: exit 0 with the profile, also a partial one; 2 when `--root`
+/// is not a directory.
+fn profile_detect(root: Option<PathBuf>, tool_timeout: u64) -> ExitCode {
+    let probe = match detect::Probe::new(root) {
+        Ok(p) => detect::Probe {
+            timeout: std::time::Duration::from_secs(tool_timeout),
+            ..p
+        },
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = detect::render(&detect::detect(&probe));
+    if let Err(e) = fuzzfile_check::profile::parse_profile(&text) {
+        eprintln!("error: the detected profile does not parse ({e}); please report it:\n{text}");
+        return ExitCode::from(2);
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the profile: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn fuzzfile_model_hint(name: &str, names: &[&str]) -> String {
+    names
+        .iter()
+        .min_by_key(|n| suggest::levenshtein(name, n))
+        .filter(|n| suggest::levenshtein(name, n) <= 3)
+        .map(|n| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default()
+}
+
+/// The settings of every file, in order: config files, cluster profiles and the flags.
+fn resolve_settings(
+    args: &CheckArgs,
+    files: &[PathBuf],
+) -> Result<Vec<std::sync::Arc<settings::FileSettings>>, String> {
+    let selectors = |flag: &str, list: &[String]| -> Result<Vec<Selector>, String> {
+        list.iter()
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+            .map(|s| Selector::parse(s).map_err(|e| format!("--{flag}: {e}")))
+            .collect()
+    };
+    let overrides = settings::Overrides {
+        config: args.config.clone(),
+        cluster: args.cluster.clone(),
+        select: match &args.select {
+            Some(list) => Some(selectors("select", list)?),
+            None => None,
+        },
+        ignore: selectors("ignore", &args.ignore)?,
+        fail_on: args.fail_on.map(|f| match f {
+            FailOn::Error => config::FailOn::Error,
+            FailOn::Warning => config::FailOn::Warning,
+            FailOn::Info => config::FailOn::Info,
+            FailOn::Never => config::FailOn::Never,
+        }),
+    };
+    let mut resolver = settings::Resolver::new(overrides)?;
+    files.iter().map(|f| resolver.for_file(f)).collect()
+}
+
+/// `fuzzlint check` (and `fuzz check`): discover, check, render; the exit status.
+pub fn check(args: CheckArgs) -> ExitCode {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let files = match discover::discover(&paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let file_settings = match resolve_settings(&args, &files) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Remarks about the config files (a rule named by its former name), once each, on
+    // standard error; `--show-settings` lists them with each file.
+    if !args.show_settings {
+        let mut said = std::collections::HashSet::new();
+        for note in file_settings.iter().flat_map(|s| s.notes.iter()) {
+            if said.insert(note) {
+                eprintln!("{note}");
+            }
+        }
+    }
+    if args.show_settings {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        for (i, (path, s)) in files.iter().zip(&file_settings).enumerate() {
+            if i > 0 {
+                let _ = writeln!(out);
+            }
+            let _ = settings::show(&mut out, &discover::display(path), s);
+        }
+        let _ = out.flush();
+        return ExitCode::SUCCESS;
+    }
+    // `--values` files are read once, for every template.
+    let mut override_files = Vec::new();
+    for p in &args.values {
+        match fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::FUZZFILE) {
+            Ok(text) => override_files.push(fuzzfile_check::template::Source {
+                display: discover::display(p),
+                text,
+            }),
+            Err(e) => {
+                eprintln!("error: --values: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let template_args = templates::Args {
+        override_files,
+        set: args.set.clone(),
+        all_branches: args.all_branches,
+    };
+    let results: Vec<Result<Vec<Checked>, String>> = files
+        .par_iter()
+        .zip(file_settings.par_iter())
+        .map(|(path, settings)| {
+            if templates::is_template(path) {
+                return templates::check(path, settings, &template_args);
+            }
+            if templates::is_values(path) {
+                return templates::check_values(path, settings);
+            }
+            let bytes =
+                fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
+            let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
+            Ok(vec![Checked {
+                path: path.clone(),
+                display: discover::display(path),
+                body: Body::Fuzzfile(Box::new(analysis)),
+                settings: std::sync::Arc::clone(settings),
+                companion: false,
+            }])
+        })
+        .collect();
+    let mut checked: Vec<Checked> = Vec::with_capacity(results.len());
+    let mut io_errors = false;
+    let mut listed_values = std::collections::HashSet::new();
+    for r in results {
+        match r {
+            // A values file shared by several templates (`--values`) is listed once.
+            Ok(list) => checked.extend(
+                list.into_iter()
+                    .filter(|c| !c.companion || listed_values.insert(c.display.clone())),
+            ),
+            Err(e) => {
+                eprintln!("error: {e}");
+                io_errors = true;
+            }
+        }
+    }
+
+    if args.fix {
+        let mut fixed_files = 0;
+        // `checked` lacks the files that could not be read: each entry carries its own path.
+        for c in checked.iter_mut() {
+            let path = &c.path;
+            if !c.diagnostics().iter().any(|d| d.fix.is_some()) {
+                continue;
+            }
+            if path.as_os_str() == "-" {
+                eprintln!("error: --fix cannot write back to standard input; name the file");
+                io_errors = true;
+                continue;
+            }
+            // Apply, re-analyse, repeat: a fix can reveal or enable another. Only fixes whose
+            // result parses and has no new error are applied.
+            let options = &c.settings.options;
+            let text = match &c.body {
+                Body::Fuzzfile(a) => fuzzfile_check::fix_until_stable(a),
+                Body::Template(t) => fuzzfile_check::template::fix_template(t),
+                Body::Values(_) => continue,
+            };
+            if text != c.text() {
+                if let Err(e) = std::fs::write(path, &text) {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    io_errors = true;
+                    continue;
+                }
+                fixed_files += 1;
+                c.body = match &c.body {
+                    Body::Template(t) => {
+                        let mut input = t.input.clone();
+                        input.template.text = text;
+                        Body::Template(Box::new(fuzzfile_check::template::check(input, options)))
+                    }
+                    _ => Body::Fuzzfile(Box::new(fuzzfile_check::analyze_with(&text, options))),
+                };
+            }
+        }
+        if fixed_files > 0 && args.format == Format::Human {
+            eprintln!(
+                "fixed {fixed_files} file{}",
+                if fixed_files == 1 { "" } else { "s" }
+            );
+        }
+    }
+
+    // GPU jobs checked without a cluster profile: one note for the run, not a finding per file.
+    let cluster_note = cluster_note::take(&mut checked);
+
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if let Some(note) = &cluster_note {
+        // Standard output of the machine formats is what their readers parse.
+        if args.format == Format::Human {
+            let _ = writeln!(out, "{note}\n");
+        } else {
+            eprintln!("{note}");
+        }
+    }
+    let written = match args.format {
+        Format::Human => output::human::write(
+            &mut out,
+            &checked,
+            color,
+            match args.max_diagnostics {
+                0 => usize::MAX,
+                n => n,
+            },
+        ),
+        Format::Json => output::json::write(&mut out, &checked),
+        Format::Sarif => output::sarif::write(&mut out, &checked),
+        Format::Github => output::github::write(&mut out, &checked),
+    };
+    let _ = out.flush();
+    if let Err(e) = written {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write output: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if io_errors {
+        return ExitCode::from(2);
+    }
+    // Each file fails by its own `fail-on`.
+    let failed = checked.iter().any(|c| {
+        c.settings
+            .fail_on
+            .threshold()
+            .is_some_and(|t| c.diagnostics().iter().any(|d| d.severity >= t))
+    });
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The launch plan's schema belongs to `fuzz plan`; it is generated and kept current by
+/// `fuzzfile_plan`'s own drift test, so the committed file is what is printed.
+const LAUNCH_PLAN_SCHEMA: &str = include_str!("../../../schemas/launch-plan.schema.json");
+
+/// Writes `text` to standard output. A reader that stopped reading (`fuzzlint rule X | head`)
+/// ends the output quietly, as it does for a C tool: `print!` would panic on the closed pipe.
+fn print_to_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// `fuzzlint schema [NAME]`: print one schema, or list the names.
+fn schema(name: Option<&str>) -> ExitCode {
+    use fuzzfile_check::json_schema;
+    let mut names: Vec<&str> = json_schema::all_names().iter().map(|(n, _)| *n).collect();
+    names.push("launch-plan");
+    let Some(name) = name else {
+        print_to_stdout(&names.iter().map(|n| format!("{n}\n")).collect::<String>());
+        return ExitCode::SUCCESS;
+    };
+    if name == "launch-plan" {
+        print_to_stdout(LAUNCH_PLAN_SCHEMA);
+        return ExitCode::SUCCESS;
+    }
+    match json_schema::by_name(name) {
+        Some(v) => {
+            print_to_stdout(&schema_text(&v));
+            ExitCode::SUCCESS
+        }
+        None => {
+            let hint = suggest::did_you_mean(name, names.iter().copied())
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            eprintln!(
+                "error: no schema named `{name}`{hint}\n  schemas: {}",
+                names.join(", ")
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A schema as committed in schemas/ (pretty JSON, final newline).
+fn schema_text(v: &serde_json::Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}
