@@ -6,6 +6,7 @@
 //! a BOM counts); lines and columns are computed only at the edges (CLI output, LSP); this crate
 //! depends on nothing but `serde`.
 
+pub mod docs;
 mod line_index;
 mod rules;
 pub mod suggest;

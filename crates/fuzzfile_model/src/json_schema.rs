@@ -21,8 +21,9 @@ use serde_json::{json, Map, Value};
 /// Draft-07, the draft every schema-aware YAML editor supports.
 pub const DRAFT: &str = "http://json-schema.org/draft-07/schema#";
 
-/// Where the committed schemas are published (their `$id`s).
-pub const BASE_URL: &str = "https://example.invalid/fuzzfile-toolchain/schemas/";
+/// Where the committed schemas are published (their `$id`s): the repository's schemas/
+/// (`fuzzfile_diagnostics::docs`, from Cargo.toml's `repository`).
+pub const BASE_URL: &str = fuzzfile_diagnostics::docs::SCHEMA_BASE_URL;
 
 /// A size: a decimal number, an optional single space and an optional unit, any case
 /// (`values::parse_size`).

@@ -9,14 +9,11 @@ use lsp_types::{
 };
 
 /// Where the rule documentation lives: `docs/rules/<name>.md` of the repository named in the
-/// workspace manifest, on its main branch. The documents are generated from the rules'
-/// source and checked for freshness by a test, so the link always matches the rule.
+/// workspace manifest, on its main branch, or where `FUZZLINT_DOCS_URL` puts it
+/// (`fuzzfile_diagnostics::docs`). The documents are generated from the rules' source and
+/// checked for freshness by a test, so the link always matches the rule.
 pub fn rule_doc_url(rule: Rule) -> String {
-    format!(
-        "{}/blob/main/docs/rules/{}.md",
-        env!("CARGO_PKG_REPOSITORY").trim_end_matches('/'),
-        rule.name()
-    )
+    fuzzfile_diagnostics::docs::rule_doc_url(rule)
 }
 
 pub const SOURCE: &str = "fuzzlint";
