@@ -8,6 +8,7 @@
 
 const vscode = require("vscode");
 const childProcess = require("node:child_process");
+const fs = require("node:fs");
 const path = require("node:path");
 const { LanguageClient, TransportKind } = require("vscode-languageclient/node");
 
@@ -67,22 +68,72 @@ function clientOptions(section) {
   };
 }
 
-/** Starts the language client with the current `fuzzlint.path`; reports a failure. */
+/** Where the platform-specific package (`vsce package --target linux-x64`) has its server. */
+const BUNDLED_SERVER = path.join("server", "fuzzlint");
+
+/** The extension's folder (set by activate): where a bundled server is looked for. */
+let extensionPath;
+
+/** The output channel shared by the extension and the language client. */
+let output;
+
+function outputChannel() {
+  if (!output && vscode.window.createOutputChannel) {
+    output = vscode.window.createOutputChannel("Fuzzfile");
+  }
+  return output;
+}
+
+/** Whether `file` is a regular file this process may execute. */
+function isExecutable(file) {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fuzzlint to run, in this order: the `fuzzlint.path` setting when it is set (not empty);
+ * else the server bundled in a platform-specific package (`server/fuzzlint` in the extension's
+ * folder) when it is there and executable; else `fuzzlint` on PATH. Returns the command and
+ * where it came from, in words (the output channel shows it).
+ */
+function findFuzzlint(section, extDir = extensionPath) {
+  const setting = section.get("path");
+  if (typeof setting === "string" && setting.trim() !== "") {
+    return { command: setting, source: "the fuzzlint.path setting" };
+  }
+  if (extDir) {
+    const bundled = path.join(extDir, BUNDLED_SERVER);
+    if (isExecutable(bundled)) return { command: bundled, source: "the server bundled with the extension" };
+  }
+  return { command: "fuzzlint", source: "PATH" };
+}
+
+/** Starts the language client with the fuzzlint that findFuzzlint finds; reports a failure. */
 async function startClient() {
   const section = vscode.workspace.getConfiguration("fuzzlint");
-  const command = section.get("path") || "fuzzlint";
+  const { command, source } = findFuzzlint(section);
+  const channel = outputChannel();
+  if (channel) channel.appendLine(`Starting \`${command} server\` (from ${source}).`);
   const serverOptions = {
     command,
     args: ["server"],
     transport: TransportKind.stdio,
   };
-  client = new LanguageClient("fuzzlint", "Fuzzfile (fuzzlint)", serverOptions, clientOptions(section));
+  const options = clientOptions(section);
+  if (channel) options.outputChannel = channel;
+  client = new LanguageClient("fuzzlint", "Fuzzfile (fuzzlint)", serverOptions, options);
   try {
     await client.start();
   } catch (err) {
     vscode.window.showErrorMessage(
-      `Fuzzfile: cannot start \`${command} server\` (${err && err.message ? err.message : err}). ` +
-        "Install fuzzlint (cargo install --path crates/fuzzlint) or set fuzzlint.path.",
+      `Fuzzfile: cannot start \`${command} server\` (from ${source}: ${err && err.message ? err.message : err}). ` +
+        "Install fuzzlint (cargo install --path crates/fuzzlint), set fuzzlint.path, or install the " +
+        "extension's package for your platform (it has the server inside).",
     );
   }
 }
@@ -166,7 +217,7 @@ function fuzzPath() {
 }
 
 function fuzzlintPath() {
-  return vscode.workspace.getConfiguration("fuzzlint").get("path") || "fuzzlint";
+  return findFuzzlint(vscode.workspace.getConfiguration("fuzzlint")).command;
 }
 
 /** `fuzzlint rules` output (`CODE  name  severity summary` lines) as quick pick items. */
@@ -253,6 +304,9 @@ function commandHandlers(execFile) {
 /** `deps.execFile` replaces child_process.execFile (the tests' stand-in); VS Code passes none. */
 async function activate(context, deps = {}) {
   const execFile = deps.execFile || childProcess.execFile;
+  extensionPath = context.extensionPath;
+  const channel = outputChannel();
+  if (channel) context.subscriptions.push(channel);
   for (const [name, handler] of Object.entries(commandHandlers(execFile))) {
     context.subscriptions.push(vscode.commands.registerCommand(name, handler));
   }
@@ -270,6 +324,17 @@ async function activate(context, deps = {}) {
 
 async function deactivate() {
   await stopClient();
+  // VS Code disposes the channel with the context's subscriptions.
+  output = undefined;
 }
 
-module.exports = { activate, deactivate, serverSettings, parseRules, SERVER_SETTINGS, TOOL_TIMEOUT_MS };
+module.exports = {
+  activate,
+  deactivate,
+  serverSettings,
+  parseRules,
+  findFuzzlint,
+  SERVER_SETTINGS,
+  TOOL_TIMEOUT_MS,
+  BUNDLED_SERVER,
+};

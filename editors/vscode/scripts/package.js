@@ -6,6 +6,12 @@
 // schemas/, the LICENSE, a generated icon, and a manifest generated from
 // package.json whose paths point inside the package (the in-repo package.json keeps pointing at
 // grammar/, which tests/grammar checks). Then `vsce package --no-dependencies` zips the stage.
+//
+// A platform-specific package carries the language server too:
+//   node scripts/package.js --target linux-x64 --server ../../target/dist/.../fuzzlint
+// puts the (static) fuzzlint at server/fuzzlint, executable, and runs
+// `vsce package --target linux-x64`: target/vsix/fuzzfile-linux-x64-<version>.vsix. The
+// extension runs that server when fuzzlint.path is not set (extension.js, findFuzzlint).
 "use strict";
 
 const fs = require("node:fs");
@@ -21,6 +27,38 @@ const GRAMMAR_DIR = "grammar";
 const SCHEMA_DIR = "schemas";
 const BUNDLE = "dist/extension.js";
 const ICON = "icon.png";
+/** Where a platform-specific package has the server (extension.js's BUNDLED_SERVER). */
+const SERVER = "server/fuzzlint";
+
+/** The platforms a package with a server is built for: VS Code's target name -> the ELF
+ * machine (e_machine) of the executable it takes. */
+const TARGETS = { "linux-x64": 62, "linux-arm64": 183 };
+
+/** Refuses a server that is not an executable ELF file for `target`'s machine. */
+function checkServer(file, target) {
+  if (!(target in TARGETS)) {
+    throw new Error(`--target ${target}: packages with a server are built for ${Object.keys(TARGETS).join(", ")}`);
+  }
+  let head;
+  try {
+    const fd = fs.openSync(file, "r");
+    try {
+      head = Buffer.alloc(20);
+      fs.readSync(fd, head, 0, 20, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    throw new Error(`--server ${file}: cannot read it (${err.message})`);
+  }
+  if (head.readUInt32BE(0) !== 0x7f454c46) {
+    throw new Error(`--server ${file}: not an ELF executable (build it with scripts/release)`);
+  }
+  const machine = head.readUInt16LE(18);
+  if (machine !== TARGETS[target]) {
+    throw new Error(`--server ${file}: built for ELF machine ${machine}, not ${target} (${TARGETS[target]})`);
+  }
+}
 
 /** The names a YAML Fuzzfile has when its name says so (VS Code's yamlValidation matches
  * names, not content: other YAML Fuzzfiles get the schema through a `# yaml-language-server:
@@ -106,8 +144,15 @@ function bin(name) {
   return file;
 }
 
-/** Builds the package; returns the .vsix's path. `outDir` defaults to target/vsix. */
-function build(outDir = path.join(ROOT, "target", "vsix")) {
+/**
+ * Builds the package; returns the .vsix's path. `outDir` defaults to target/vsix. With
+ * `target` and `server` (both or neither), a platform-specific package with the server inside.
+ */
+function build(outDir = path.join(ROOT, "target", "vsix"), { target, server } = {}) {
+  if (Boolean(target) !== Boolean(server)) {
+    throw new Error("--target and --server go together: a platform package is the one with the server");
+  }
+  if (target) checkServer(server, target);
   const major = Number(process.versions.node.split(".")[0]);
   // esbuild 0.28 needs Node.js 18 (Debian 12's nodejs is 18.19); @vscode/vsce 2.32 needs 16
   // (vsce 3 needs 20, which Debian 12 does not ship).
@@ -118,7 +163,7 @@ function build(outDir = path.join(ROOT, "target", "vsix")) {
     );
   }
   const pkg = JSON.parse(fs.readFileSync(path.join(EXT, "package.json"), "utf8"));
-  const stage = path.join(outDir, pkg.name);
+  const stage = path.join(outDir, target ? `${pkg.name}-${target}` : pkg.name);
   fs.rmSync(stage, { recursive: true, force: true });
   fs.mkdirSync(stage, { recursive: true });
 
@@ -156,20 +201,50 @@ function build(outDir = path.join(ROOT, "target", "vsix")) {
   fs.writeFileSync(path.join(stage, ICON), icon());
   fs.writeFileSync(path.join(stage, "package.json"), JSON.stringify(manifest(pkg, grammars), null, 2) + "\n");
 
-  const vsix = path.join(outDir, `${pkg.name}-${pkg.version}.vsix`);
+  if (server) {
+    // The server, executable by everyone (the zip keeps the mode, VS Code restores it).
+    copy(server, path.join(stage, SERVER));
+    fs.chmodSync(path.join(stage, SERVER), 0o755);
+  }
+
+  const vsix = path.join(outDir, target ? `${pkg.name}-${target}-${pkg.version}.vsix` : `${pkg.name}-${pkg.version}.vsix`);
   fs.rmSync(vsix, { force: true });
-  execFileSync(bin("vsce"), ["package", "--no-dependencies", "--out", vsix], {
+  const args = ["package", "--no-dependencies", "--out", vsix].concat(target ? ["--target", target] : []);
+  execFileSync(bin("vsce"), args, {
     cwd: stage,
     stdio: ["ignore", "inherit", "inherit"],
   });
   return vsix;
 }
 
-module.exports = { build, manifest, icon, YAML_FUZZFILE_NAMES };
+module.exports = { build, manifest, icon, YAML_FUZZFILE_NAMES, SERVER, TARGETS };
+
+/** `[OUT_DIR] [--target TARGET --server FUZZLINT]` */
+function parseArgs(argv) {
+  const opts = {};
+  let outDir;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const m = /^--(target|server)(?:=(.*))?$/.exec(a);
+    if (m) {
+      const value = m[2] !== undefined ? m[2] : argv[++i];
+      if (!value) throw new Error(`--${m[1]} needs a value`);
+      opts[m[1]] = m[1] === "server" ? path.resolve(value) : value;
+    } else if (a.startsWith("-")) {
+      throw new Error(`unknown option ${a}; usage: package.js [OUT_DIR] [--target linux-x64 --server PATH]`);
+    } else if (outDir === undefined) {
+      outDir = path.resolve(a);
+    } else {
+      throw new Error(`one output folder only, not also ${a}`);
+    }
+  }
+  return { outDir, opts };
+}
 
 if (require.main === module) {
   try {
-    console.log(path.relative(process.cwd(), build(process.argv[2] && path.resolve(process.argv[2]))));
+    const { outDir, opts } = parseArgs(process.argv.slice(2));
+    console.log(path.relative(process.cwd(), build(outDir, opts)));
   } catch (err) {
     console.error(`error: ${err.message}`);
     process.exit(1);

@@ -16,6 +16,7 @@ function load(config, fuzzfileConfig = {}) {
   const commands = new Map();
   const opened = [];
   const ui = { editor: undefined, pick: undefined, input: undefined, picks: [], inputs: 0 };
+  const channel = { name: undefined, lines: [], appendLine: (l) => channel.lines.push(l), dispose() {} };
   const vscode = {
     workspace: {
       getConfiguration: (name) => {
@@ -38,6 +39,11 @@ function load(config, fuzzfileConfig = {}) {
     },
     window: {
       showErrorMessage: (m) => errors.push(m),
+      createOutputChannel: (name) => {
+        assert.strictEqual(channel.name, undefined, "a second output channel");
+        channel.name = name;
+        return channel;
+      },
       get activeTextEditor() {
         return ui.editor;
       },
@@ -84,7 +90,7 @@ function load(config, fuzzfileConfig = {}) {
   const file = require.resolve("../extension.js");
   delete require.cache[file];
   try {
-    return { ext: require(file), started, watchers, handlers, errors, commands, opened, ui };
+    return { ext: require(file), started, watchers, handlers, errors, commands, opened, ui, channel };
   } finally {
     Module._load = original;
   }
@@ -136,8 +142,79 @@ test("a server that cannot start is reported with what to do", async () => {
   const { ext, errors } = load({ __fail: true });
   await ext.activate({ subscriptions: [] });
   assert.strictEqual(errors.length, 1);
-  assert.match(errors[0], /cannot start `fuzzlint server`/);
+  assert.match(errors[0], /cannot start `fuzzlint server` \(from PATH: spawn fuzzlint ENOENT\)/);
   assert.match(errors[0], /fuzzlint\.path/);
+});
+
+/** An extension folder whose server/fuzzlint is a file of `mode` (none when mode is null). */
+function extensionDir(mode) {
+  const dir = fs.mkdtempSync(path.join(require("node:os").tmpdir(), "fuzzfile-ext-"));
+  if (mode !== null) {
+    fs.mkdirSync(path.join(dir, "server"));
+    fs.writeFileSync(path.join(dir, "server", "fuzzlint"), "#!/bin/sh\n", { mode });
+    fs.chmodSync(path.join(dir, "server", "fuzzlint"), mode);
+  }
+  return dir;
+}
+
+test("the server is the fuzzlint.path setting if set, else the bundled server/fuzzlint, else fuzzlint on PATH; the output channel says which", async (t) => {
+  const bundled = extensionDir(0o755);
+  const plain = extensionDir(null);
+  t.after(() => {
+    for (const d of [bundled, plain]) fs.rmSync(d, { recursive: true, force: true });
+  });
+  const cases = [
+    // [setting, extension folder, command, where from]
+    ["/opt/bin/fuzzlint", bundled, "/opt/bin/fuzzlint", "the fuzzlint.path setting"],
+    ["fuzzlint", bundled, "fuzzlint", "the fuzzlint.path setting"],
+    ["", bundled, path.join(bundled, "server", "fuzzlint"), "the server bundled with the extension"],
+    [undefined, bundled, path.join(bundled, "server", "fuzzlint"), "the server bundled with the extension"],
+    ["  ", bundled, path.join(bundled, "server", "fuzzlint"), "the server bundled with the extension"],
+    ["", plain, "fuzzlint", "PATH"],
+    [undefined, undefined, "fuzzlint", "PATH"],
+  ];
+  for (const [setting, dir, command, source] of cases) {
+    const { ext, started, channel } = load({ path: setting });
+    await ext.activate({ subscriptions: [], extensionPath: dir });
+    const what = `setting ${JSON.stringify(setting)}, ${dir === bundled ? "bundled server" : "no bundled server"}`;
+    assert.strictEqual(started[0].serverOptions.command, command, what);
+    assert.strictEqual(channel.name, "Fuzzfile");
+    assert.deepStrictEqual(channel.lines, [`Starting \`${command} server\` (from ${source}).`], what);
+    // The language client writes to the same channel.
+    assert.strictEqual(started[0].clientOptions.outputChannel, channel);
+  }
+});
+
+test("fuzzlint.path is empty by default: the lookup goes on to the bundled server and PATH", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8"));
+  assert.strictEqual(pkg.contributes.configuration.properties["fuzzlint.path"].default, "");
+});
+
+test("a bundled server that is not an executable file is passed over for PATH", async (t) => {
+  const notExecutable = extensionDir(0o644);
+  const directory = extensionDir(null);
+  fs.mkdirSync(path.join(directory, "server", "fuzzlint"), { recursive: true });
+  t.after(() => {
+    for (const d of [notExecutable, directory]) fs.rmSync(d, { recursive: true, force: true });
+  });
+  for (const dir of [notExecutable, directory]) {
+    const { ext, started, channel } = load({ path: "" });
+    await ext.activate({ subscriptions: [], extensionPath: dir });
+    assert.strictEqual(started[0].serverOptions.command, "fuzzlint");
+    assert.match(channel.lines[0], /\(from PATH\)/);
+  }
+});
+
+test("Explain a Rule runs the same fuzzlint as the server (the bundled one)", async (t) => {
+  const dir = extensionDir(0o755);
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const { execFile, calls } = fakeExecFile(() => ({ stdout: "FZ010  unknown-key  error A key\n" }));
+  const { ext, commands, started, ui } = load({ path: "" });
+  await ext.activate({ subscriptions: [], extensionPath: dir }, { execFile });
+  ui.pick = () => undefined;
+  await commands.get("fuzzfile.explainRule")();
+  assert.strictEqual(calls[0].file, path.join(dir, "server", "fuzzlint"));
+  assert.strictEqual(calls[0].file, started[0].serverOptions.command);
 });
 
 test("package.json declares a setting for each server setting, and the extension's own", () => {

@@ -9,7 +9,7 @@ const Module = require("node:module");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const zlib = require("node:zlib");
+const { unzip } = require("./zip.js");
 
 const EXT = path.join(__dirname, "..");
 const installed = fs.existsSync(path.join(EXT, "node_modules", ".bin", "vsce"));
@@ -17,38 +17,6 @@ const skip =
   !installed && !process.env.FUZZ_REQUIRE_SYSTEM_TESTS
     ? "run `npm ci` in editors/vscode (esbuild and vsce) to package the extension"
     : false;
-
-/** The entries of a zip file (name -> contents), read from its central directory. */
-function unzip(buf) {
-  let eocd = -1;
-  for (let i = buf.length - 22; i >= 0; i--) {
-    if (buf.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  assert.ok(eocd >= 0, "no end of central directory: not a zip file");
-  const count = buf.readUInt16LE(eocd + 10);
-  let at = buf.readUInt32LE(eocd + 16);
-  const files = new Map();
-  for (let n = 0; n < count; n++) {
-    assert.strictEqual(buf.readUInt32LE(at), 0x02014b50, "bad central directory entry");
-    const method = buf.readUInt16LE(at + 10);
-    const size = buf.readUInt32LE(at + 20);
-    const nameLen = buf.readUInt16LE(at + 28);
-    const extraLen = buf.readUInt16LE(at + 30);
-    const commentLen = buf.readUInt16LE(at + 32);
-    const local = buf.readUInt32LE(at + 42);
-    const name = buf.toString("utf8", at + 46, at + 46 + nameLen);
-    assert.strictEqual(buf.readUInt32LE(local), 0x04034b50, `bad local header of ${name}`);
-    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
-    const raw = buf.subarray(start, start + size);
-    assert.ok(method === 0 || method === 8, `${name}: compression method ${method}`);
-    files.set(name, method === 8 ? zlib.inflateRawSync(raw) : Buffer.from(raw));
-    at += 46 + nameLen + extraLen + commentLen;
-  }
-  return files;
-}
 
 let cached;
 function packaged() {
@@ -73,6 +41,10 @@ test("the .vsix is named fuzzfile-<version> and has the VSIX layout", { skip }, 
   const vsixManifest = files.get("extension.vsixmanifest").toString("utf8");
   assert.match(vsixManifest, new RegExp(`<Identity [^>]*Id="fuzzfile"[^>]*Version="${pkg.version}"`));
   assert.match(vsixManifest, new RegExp(`Publisher="${pkg.publisher}"`));
+  // The plain package is for every platform: no TargetPlatform, no server inside (the
+  // platform packages have one, test/platform-package.test.js).
+  assert.doesNotMatch(vsixManifest, /TargetPlatform/);
+  assert.ok(![...files.keys()].some((n) => n.startsWith("extension/server/")), "a server in the plain package");
   for (const name of files.keys()) {
     if (name === "[Content_Types].xml" || name === "extension.vsixmanifest") continue;
     assert.ok(name.startsWith("extension/"), `${name} is outside extension/`);
