@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The VS Code extension in a real VS Code: code-server (tests/code-server/node_modules, from
+# `npm ci` here, as scripts/ci-code-server-setup.sh does) with the packaged .vsix installed,
+# driven by Debian's Chromium through playwright-core (test.mjs).
+#
+#   tests/code-server/run.sh FUZZLINT VSIX
+#
+# FUZZLINT: the fuzzlint binary the extension starts (`fuzzlint.path`); VSIX: the packaged
+# extension. Builds nothing. Starts code-server on a free localhost port (auth none, a fresh
+# user-data and extensions folder), installs the .vsix, runs the browser test on a copy of
+# workspace/, and stops everything it started on exit. Every step has a time limit.
+# On failure: the page's screenshot, the page's text and code-server's logs are in
+# $FUZZ_CODE_SERVER_ARTIFACTS (default target/code-server-test) and the log tail is printed.
+# FUZZ_CODE_SERVER_SCREENSHOT=PATH also saves the passing run's screenshot there (how
+# docs/img/vscode-code-server.png is made).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 FUZZLINT VSIX" >&2
+  exit 2
+fi
+fuzzlint=$(realpath "$1")
+vsix=$(realpath "$2")
+[ -x "$fuzzlint" ] || { echo "error: $1 is not an executable fuzzlint" >&2; exit 2; }
+[ -f "$vsix" ] || { echo "error: $2: no such .vsix" >&2; exit 2; }
+chromium=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$chromium" ] || { echo "error: $chromium not found (apt-get install chromium)" >&2; exit 2; }
+code_server="$here/node_modules/code-server/out/node/entry.js"
+[ -f "$code_server" ] || { echo "error: code-server is not installed: run scripts/ci-code-server-setup.sh" >&2; exit 2; }
+
+artifacts=${FUZZ_CODE_SERVER_ARTIFACTS:-$root/target/code-server-test}
+rm -rf "$artifacts"
+mkdir -p "$artifacts"
+tmp=$(mktemp -d)
+server_pid=
+
+cleanup() {
+  local rc=$?
+  if [ -n "$server_pid" ]; then
+    # code-server and its children (the extension host, fuzzlint server) share its group.
+    kill -TERM -- "-$server_pid" 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      kill -0 -- "-$server_pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -KILL -- "-$server_pid" 2>/dev/null || true
+  fi
+  if [ "$rc" != 0 ]; then
+    cp "$tmp/code-server.log" "$artifacts/" 2>/dev/null || true
+    # VS Code's own logs: the extension host's, the language client's output channel.
+    if [ -d "$tmp/data/logs" ]; then cp -r "$tmp/data/logs" "$artifacts/vscode-logs" || true; fi
+    echo "code-server test failed; artifacts in $artifacts" >&2
+    echo "--- code-server.log (tail)" >&2
+    tail -n 40 "$tmp/code-server.log" >&2 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+data="$tmp/data"
+exts="$tmp/extensions"
+ws="$tmp/ws"
+mkdir -p "$data/User" "$exts" "$ws"
+cp "$here"/workspace/* "$ws/"
+# The user settings: the server binary, and no welcome page, trust prompt or tips that
+# would cover the editor.
+node -e '
+  const fs = require("fs");
+  fs.writeFileSync(process.argv[1], JSON.stringify({
+    "fuzzlint.path": process.argv[2],
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.enableExperiments": false,
+    "security.workspace.trust.enabled": false,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoUpdate": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.ignoreRecommendations": true,
+    "editor.hover.delay": 200,
+    "editor.minimap.enabled": false,
+    "files.autoSave": "off",
+    "window.restoreWindows": "none"
+  }, null, 2));
+' "$data/User/settings.json" "$fuzzlint"
+
+cs=(node "$code_server" --config "$tmp/config.yaml" --user-data-dir "$data" --extensions-dir "$exts")
+timeout 120 "${cs[@]}" --install-extension "$vsix" >"$tmp/install.log" 2>&1 || {
+  cat "$tmp/install.log" >&2
+  echo "error: code-server --install-extension $vsix failed" >&2
+  exit 1
+}
+timeout 60 "${cs[@]}" --list-extensions --show-versions >"$tmp/extensions.txt" 2>&1
+grep -q '^fuzzfile-toolchain\.fuzzfile@' "$tmp/extensions.txt" || {
+  cat "$tmp/install.log" "$tmp/extensions.txt" >&2
+  echo "error: the .vsix is not among code-server's extensions" >&2
+  exit 1
+}
+echo "code-server $(node -p "require('$here/node_modules/code-server/package.json').version") with $(cat "$tmp/extensions.txt")"
+
+# Port 0: the kernel picks a free port; code-server logs the one it got.
+setsid "${cs[@]}" --bind-addr 127.0.0.1:0 --auth none --disable-telemetry \
+  --disable-update-check --disable-workspace-trust --disable-getting-started-override \
+  --disable-proxy "$ws" >"$tmp/code-server.log" 2>&1 &
+server_pid=$!
+url=
+for _ in $(seq 1 120); do
+  url=$(sed -n 's#.*HTTP server listening on \(http://127\.0\.0\.1:[0-9]*\)/\?.*#\1#p' "$tmp/code-server.log" | head -n 1)
+  [ -n "$url" ] && break
+  kill -0 "$server_pid" 2>/dev/null || { echo "error: code-server exited" >&2; exit 1; }
+  sleep 0.5
+done
+[ -n "$url" ] || { echo "error: code-server did not listen within 60 s" >&2; exit 1; }
+echo "code-server listening on $url"
+
+timeout 300 node "$here/test.mjs" \
+  --url "$url/?folder=$ws" \
+  --chromium "$chromium" \
+  --fuzzlint "$fuzzlint" \
+  --file "$ws/hello.fz" \
+  --artifacts "$artifacts" \
+  --screenshot "${FUZZ_CODE_SERVER_SCREENSHOT:-}"
