@@ -17,6 +17,10 @@ pub(crate) mod gv;
 mod sprig;
 pub(crate) mod unicode_tables;
 
+/// SHA-256 (FIPS 180-4) of bytes, as lower-case hex: sprig's `sha256sum`, also the stable
+/// fingerprint of `fuzzlint --output-format gitlab`.
+pub use sprig::sha256_hex;
+
 use gv::V;
 
 /// The deterministic random source of `randInt`: splitmix64 (Steele, Lea, Flood 2014) from

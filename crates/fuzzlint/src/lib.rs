@@ -91,9 +91,13 @@ pub struct CheckArgs {
     /// checked too; its findings say which choice reaches them.
     #[arg(long)]
     all_branches: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// Output format (`--format` is the same option).
+    #[arg(long = "output-format", visible_alias = "format", value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Write the report to this file instead of standard output: whole or not at all (a
+    /// temporary file beside it, renamed into place when complete).
+    #[arg(long, value_name = "PATH")]
+    output_file: Option<std::path::PathBuf>,
     /// Exit with 1 when a diagnostic at or above this severity is found [default: error, or
     /// `fail-on` of fuzzlint.toml].
     #[arg(long, value_enum)]
@@ -129,13 +133,7 @@ pub struct CheckArgs {
     max_diagnostics: usize,
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Format {
-    Human,
-    Json,
-    Sarif,
-    Github,
-}
+pub use output::Format;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FailOn {
@@ -499,40 +497,31 @@ pub fn check(args: CheckArgs) -> ExitCode {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            args.output_file.is_none()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::io::stdout().is_terminal()
         }
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if let Some(note) = &cluster_note {
-        // Standard output of the machine formats is what their readers parse.
-        if args.format == Format::Human {
-            let _ = writeln!(out, "{note}\n");
-        } else {
+    // Standard output of the machine formats is what their readers parse: the note goes to
+    // standard error for them.
+    if args.format != Format::Human {
+        if let Some(note) = &cluster_note {
             eprintln!("{note}");
         }
     }
-    let written = match args.format {
-        Format::Human => output::human::write(
-            &mut out,
-            &checked,
-            color,
-            match args.max_diagnostics {
-                0 => usize::MAX,
-                n => n,
-            },
-        ),
-        Format::Json => output::json::write(&mut out, &checked),
-        Format::Sarif => output::sarif::write(&mut out, &checked),
-        Format::Github => output::github::write(&mut out, &checked),
+    let max_per_file = match args.max_diagnostics {
+        0 => usize::MAX,
+        n => n,
     };
-    let _ = out.flush();
-    if let Err(e) = written {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("error: cannot write output: {e}");
-            return ExitCode::from(2);
+    let written = output::sink::deliver(args.output_file.as_deref(), |out| {
+        if let (Some(note), Format::Human) = (&cluster_note, args.format) {
+            writeln!(out, "{note}\n")?;
         }
+        output::write(args.format, out, &checked, color, max_per_file)
+    });
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
     }
     if io_errors {
         return ExitCode::from(2);

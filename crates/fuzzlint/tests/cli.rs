@@ -108,6 +108,8 @@ fn sarif_for_snapshot(stdout: &str) -> String {
     for rule in driver["rules"].as_array_mut().expect("rules") {
         let name = rule["name"].as_str().expect("name").to_owned();
         rule["fullDescription"]["markdown"] = format!("[documentation of {name}]").into();
+        rule["help"]["markdown"] = format!("[documentation of {name}]").into();
+        rule["help"]["text"] = format!("[documentation of {name}, as text]").into();
     }
     let mut s = serde_json::to_string_pretty(&doc).expect("serialise");
     s.push('\n');
@@ -531,8 +533,17 @@ fn github_lines_are_workflow_commands() {
             )
         );
         assert!(prop("title").starts_with("FZ"));
-        // A help text follows the message after an escaped newline.
-        let mut expected = d["message"].as_str().expect("message").to_owned();
+        // The message starts with the location and the rule (GitHub shows only the first
+        // annotations of a step; the log keeps every line); a help text follows after an
+        // escaped newline.
+        let mut expected = format!(
+            "bad.fz:{}:{}: {} {} {}",
+            s["line"],
+            s["column"],
+            d["code"].as_str().expect("code"),
+            d["rule"].as_str().expect("rule"),
+            d["message"].as_str().expect("message")
+        );
         if let Some(h) = d["help"].as_str() {
             expected.push_str("%0A");
             expected.push_str(h);

@@ -1557,7 +1557,7 @@ fn b64_decode(s: &str) -> Result<Vec<u8>, String> {
 }
 
 /// SHA-256 (FIPS 180-4), hex: crypto.go `sha256sum`.
-fn sha256_hex(data: &[u8]) -> String {
+pub fn sha256_hex(data: &[u8]) -> String {
     const K: [u32; 64] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
         0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,

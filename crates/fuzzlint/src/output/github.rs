@@ -1,4 +1,4 @@
-//! GitHub Actions workflow commands: `::error file=F,line=L,col=C,...::message`.
+//! GitHub Actions workflow commands: `::error file=F,line=L,col=C,...::F:L:C: CODE name message`.
 
 use crate::Checked;
 use fuzzfile_check::render::printable;
@@ -26,9 +26,11 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
             };
             let s = a.line_col(d.range.start);
             let e = a.line_col(d.range.end);
-            // Text from the file is escaped first (`printable`): only the line break this
-            // writer puts between message and help stays one.
-            let mut msg = printable(&d.message).into_owned();
+            // The message starts with the location (`path:line:col: CODE name message`, the
+            // concise line): GitHub shows only the first annotations of a step, the rest are
+            // read in the log. Text from the file is escaped first (`printable`): only the
+            // line break this writer puts between message and help stays one.
+            let mut msg = super::concise::line(c, d);
             if let Some(h) = &d.help {
                 msg.push('\n');
                 msg.push_str(&printable(h));

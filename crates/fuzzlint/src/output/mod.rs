@@ -1,12 +1,60 @@
 //! Output formats. Every format shows the same diagnostics; positions are 1-based lines and
 //! character columns (Unicode scalar values).
 
+pub mod concise;
 pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod json_lines;
+pub mod junit;
 pub mod sarif;
+pub mod sink;
 
+use crate::Checked;
 use std::io::{self, Write};
+
+/// `--output-format`.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// Code frames for people, with a summary.
+    Human,
+    /// `path:line:col: CODE name message`, one line each (grep, editors' quickfix lists,
+    /// problem matchers).
+    Concise,
+    /// One JSON document: `{"version": 1, "files": N, "diagnostics": [...]}`.
+    Json,
+    /// One JSON object per finding per line, as in the `json` format's `diagnostics`.
+    JsonLines,
+    /// SARIF 2.1.0 (GitHub code scanning and other dashboards).
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// GitLab Code Quality report (`artifacts: reports: codequality`).
+    Gitlab,
+    /// JUnit XML: a test suite per file, a failing test case per finding.
+    Junit,
+}
+
+/// Writes the report of `checked` in `format`. `color` and `max_per_file` are for `human`.
+pub fn write(
+    format: Format,
+    out: &mut dyn Write,
+    checked: &[Checked],
+    color: bool,
+    max_per_file: usize,
+) -> io::Result<()> {
+    match format {
+        Format::Human => human::write(out, checked, color, max_per_file),
+        Format::Concise => concise::write(out, checked),
+        Format::Json => json::write(out, checked),
+        Format::JsonLines => json_lines::write(out, checked),
+        Format::Sarif => sarif::write(out, checked),
+        Format::Github => github::write(out, checked),
+        Format::Gitlab => gitlab::write(out, checked),
+        Format::Junit => junit::write(out, checked),
+    }
+}
 
 /// `value` as `serde_json::to_writer_pretty` writes it, with every character of a string that a
 /// terminal or a CI log acts on and that JSON lets through raw (DEL, the C1 controls, the line
@@ -23,7 +71,17 @@ pub fn write_json_pretty<T: serde::Serialize + ?Sized>(
     value.serialize(&mut ser).map_err(io::Error::from)
 }
 
-struct PrintableFormatter<'a>(serde_json::ser::PrettyFormatter<'a>);
+/// `value` on one line (no whitespace), escaped as [`write_json_pretty`] escapes it.
+pub fn write_json_compact<T: serde::Serialize + ?Sized>(
+    out: &mut dyn Write,
+    value: &T,
+) -> io::Result<()> {
+    let mut ser =
+        serde_json::Serializer::with_formatter(out, PrintableFormatter(serde_json::ser::CompactFormatter));
+    value.serialize(&mut ser).map_err(io::Error::from)
+}
+
+struct PrintableFormatter<F>(F);
 
 /// What `render::is_unprintable` names that JSON lets through raw: serde_json escapes the C0
 /// controls itself.
@@ -31,7 +89,7 @@ fn escaped_in_json(c: char) -> bool {
     c >= '\u{7f}' && fuzzfile_check::render::is_unprintable(c)
 }
 
-impl serde_json::ser::Formatter for PrintableFormatter<'_> {
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for PrintableFormatter<F> {
     fn write_string_fragment<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,

@@ -59,6 +59,16 @@ fn result_json(c: &Checked, d: &fuzzfile_check::Diagnostic) -> Value {
     result
 }
 
+/// The rule's documentation as plain text, for viewers that do not render Markdown: the
+/// summary, then the page without Markdown's code fences.
+fn help_text(rule: Rule, docs: &str) -> String {
+    let body: Vec<&str> = docs
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("```"))
+        .collect();
+    format!("{}\n\n{}", rule.summary(), body.join("\n").trim())
+}
+
 /// Every result of every file, serialised lazily (one result in memory at a time).
 struct Results<'a>(&'a [Checked]);
 
@@ -73,14 +83,18 @@ impl serde::Serialize for Results<'_> {
 }
 
 pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
+    let docs_base = fuzzfile_diagnostics::docs::rule_docs_base();
     let rules: Vec<Value> = Rule::ALL
         .iter()
         .map(|r| {
+            let docs = fuzzfile_check::rules::documentation(*r);
             json!({
                 "id": r.code(),
                 "name": r.name(),
                 "shortDescription": { "text": r.summary() },
-                "fullDescription": { "markdown": fuzzfile_check::rules::documentation(*r), "text": r.summary() },
+                "fullDescription": { "markdown": &docs, "text": r.summary() },
+                "helpUri": fuzzfile_diagnostics::docs::rule_doc_url_in(&docs_base, r.name(), r.code()),
+                "help": { "text": help_text(*r, &docs), "markdown": docs },
                 "defaultConfiguration": { "level": level(r.default_severity()) },
                 "properties": { "category": r.category() },
             })
@@ -92,6 +106,7 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
         "runs": [{
             "tool": { "driver": {
                 "name": "fuzzlint",
+                "informationUri": fuzzfile_diagnostics::docs::REPOSITORY,
                 "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
