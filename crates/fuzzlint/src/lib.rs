@@ -91,7 +91,7 @@ pub struct CheckArgs {
     /// checked too; its findings say which choice reaches them.
     #[arg(long)]
     all_branches: bool,
-    /// Output format (`--format` is the same option).
+    /// Output format.
     #[arg(long = "output-format", visible_alias = "format", value_enum, default_value_t = Format::Human)]
     format: Format,
     /// Write the report to this file instead of standard output: whole or not at all (a
