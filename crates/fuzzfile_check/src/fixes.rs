@@ -12,12 +12,17 @@
 //!   [`MAX_VERIFICATIONS`] analyses; fixes it could not verify within the budget are left out.
 //! - [`verified`] checks one fix in isolation (a quick fix in the editor).
 //!
+//! Each fix is safe or unsafe ([`Applicability`]: its rule's `fix_safety`, or its own): the
+//! `_at` functions take the least safety to apply (`Safe`: `fuzzlint check --fix` and the
+//! editor's "fix all"; `Unsafe`: with `--unsafe-fixes`, every fix); the functions without
+//! `_at` apply safe fixes only.
+//!
 //! "No new error" compares counts of error-severity findings keyed by rule and message with
 //! the digits masked (so a finding that only moved, or names another line number, is the same
 //! finding), and the number of syntax errors, which every setting leaves alone.
 
 use crate::{analyze_with, Analysis};
-use fuzzfile_diagnostics::{Diagnostic, Edit, Fix, Rule, Severity};
+use fuzzfile_diagnostics::{Applicability, Diagnostic, Edit, Fix, Rule, Severity};
 use std::collections::HashMap;
 
 /// The most analyses one [`fix_all`] spends looking for the fixes that break a file, after the
@@ -95,10 +100,16 @@ fn apply(text: &str, fixes: &[&Fix]) -> String {
     fuzzfile_diagnostics::apply_edits(text, fixes.iter().flat_map(|f| f.edits.iter()))
 }
 
-/// The fixes of `diags` in order, each taken whole, leaving out a fix with an edit that
-/// overlaps an edit of a fix taken before it (an insertion strictly inside a replaced range
-/// overlaps it; insertions at the same point do not). `O(k log k)` in the number of edits.
+/// Every fix of `diags`, safe or not, in order ([`non_overlapping_at`]).
 pub fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Fix> {
+    non_overlapping_at(diags, Applicability::Unsafe)
+}
+
+/// The fixes of `diags` at least as safe as `required`, in order, each taken whole, leaving
+/// out a fix with an edit that overlaps an edit of a fix taken before it (an insertion
+/// strictly inside a replaced range overlaps it; insertions at the same point do not).
+/// `O(k log k)` in the number of edits.
+pub fn non_overlapping_at(diags: &[Diagnostic], required: Applicability) -> Vec<&Fix> {
     use std::collections::BTreeSet;
     // Taken edits as (start, end, serial): non-overlapping among themselves.
     let mut taken: BTreeSet<(u32, u32, usize)> = BTreeSet::new();
@@ -122,7 +133,7 @@ pub fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Fix> {
     };
     let mut out = Vec::new();
     let mut serial = 0;
-    for f in diags.iter().filter_map(|d| d.fix.as_ref()) {
+    for f in diags.iter().filter_map(|d| d.fix_at(required)) {
         if f.edits.is_empty() || f.edits.iter().any(|e| clashes(&taken, e)) {
             continue;
         }
@@ -135,10 +146,16 @@ pub fn non_overlapping(diags: &[Diagnostic]) -> Vec<&Fix> {
     out
 }
 
-/// The fixes of `a` that [`fix_all`] applies: every non-overlapping fix when they verify
-/// together, else the largest verified subset found within the budget.
+/// The safe fixes of `a` that [`fix_all`] applies ([`verified_fixes_at`]).
 pub fn verified_fixes(a: &Analysis) -> Vec<&Fix> {
-    let candidates = non_overlapping(&a.diagnostics);
+    verified_fixes_at(a, Applicability::Safe)
+}
+
+/// The fixes of `a` at least as safe as `required` that [`fix_all_at`] applies: every
+/// non-overlapping one when they verify together, else the largest verified subset found
+/// within the budget.
+pub fn verified_fixes_at(a: &Analysis, required: Applicability) -> Vec<&Fix> {
+    let candidates = non_overlapping_at(&a.diagnostics, required);
     if candidates.is_empty() {
         return candidates;
     }
@@ -183,10 +200,15 @@ pub fn verified_fixes(a: &Analysis) -> Vec<&Fix> {
         .collect()
 }
 
-/// `a`'s text with every verified fix applied (see [`verified_fixes`]); `a.text` itself when
-/// no fix could be applied.
+/// `a`'s text with every verified safe fix applied (see [`verified_fixes`]); `a.text` itself
+/// when no fix could be applied.
 pub fn fix_all(a: &Analysis) -> String {
-    apply(&a.text, &verified_fixes(a))
+    fix_all_at(a, Applicability::Safe)
+}
+
+/// `a`'s text with every verified fix at least as safe as `required` applied.
+pub fn fix_all_at(a: &Analysis, required: Applicability) -> String {
+    apply(&a.text, &verified_fixes_at(a, required))
 }
 
 /// The most rounds of [`fix_until_stable`].
@@ -196,12 +218,18 @@ pub const MAX_FIX_ROUNDS: usize = 4;
 /// changes (a fix can reveal or enable another), at most [`MAX_FIX_ROUNDS`] rounds. Each round
 /// is verified against the text before it, so the result has no error the input did not have.
 pub fn fix_until_stable(a: &Analysis) -> String {
-    let mut text = fix_all(a);
+    fix_until_stable_at(a, Applicability::Safe)
+}
+
+/// [`fix_until_stable`] with the fixes at least as safe as `required` (`Unsafe`:
+/// `fuzzlint check --fix --unsafe-fixes`).
+pub fn fix_until_stable_at(a: &Analysis, required: Applicability) -> String {
+    let mut text = fix_all_at(a, required);
     for _ in 1..MAX_FIX_ROUNDS {
         if text == a.text {
             break;
         }
-        let next = fix_all(&analyze_with(&text, &a.options));
+        let next = fix_all_at(&analyze_with(&text, &a.options), required);
         if next == text {
             break;
         }
@@ -258,6 +286,7 @@ mod tests {
                     replacement: "x".into(),
                 })
                 .collect(),
+            applicability: None,
         };
         let d = |f: Fix| Diagnostic::new(Rule::UnknownKey, Default::default(), "m").with_fix(f);
         let diags = vec![
@@ -289,6 +318,41 @@ mod tests {
                 vec![(6, 9)]
             ]
         );
+    }
+
+    #[test]
+    fn unsafe_fixes_wait_for_unsafe_and_safe_ones_do_not() {
+        // `Image` (a case fix of unknown-key: safe) and `policy.retry` (deleted by
+        // policy-retry-ignored: unsafe).
+        let text = "version: v4\njobs:\n  a:\n    Image: {uri: docker://x:1}\n    command: [a]\n    policy:\n      retry: {attempts: 2}\n      timeout: {execute: 1h}\n";
+        let a = analyze(text);
+        let safety: Vec<_> = a
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.fix_applicability().map(|s| (d.rule, s)))
+            .collect();
+        assert!(safety.contains(&(Rule::UnknownKey, Applicability::Safe)), "{safety:?}");
+        assert!(
+            safety.contains(&(Rule::PolicyRetryIgnored, Applicability::Unsafe)),
+            "{safety:?}"
+        );
+        let safe = fix_until_stable(&a);
+        assert!(safe.contains("    image:") && safe.contains("retry"), "{safe}");
+        let all = fix_until_stable_at(&a, Applicability::Unsafe);
+        assert!(all.contains("    image:") && !all.contains("retry"), "{all}");
+    }
+
+    #[test]
+    fn a_fix_of_its_own_safety_overrides_its_rules() {
+        let d = Diagnostic::new(Rule::PolicyRetryIgnored, Default::default(), "m");
+        let fix = Fix::replace("f", Default::default(), "x");
+        assert_eq!(
+            d.clone().with_fix(fix.clone()).fix_applicability(),
+            Some(Applicability::Unsafe)
+        );
+        let own = d.with_fix(fix.with_applicability(Applicability::Safe));
+        assert_eq!(own.fix_applicability(), Some(Applicability::Safe));
+        assert!(own.fix_at(Applicability::Safe).is_some());
     }
 
     #[test]

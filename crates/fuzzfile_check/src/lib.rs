@@ -27,7 +27,7 @@ pub mod suppress;
 pub mod template;
 
 pub use fuzzfile_diagnostics::{
-    Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, RuleCategory, RuleName, Severity, TextRange,
+    Applicability, Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, RuleCategory, RuleName, Severity, TextRange,
 };
 pub use fuzzfile_model::Fuzzfile;
 pub use fuzzfile_syntax::Tree;
@@ -204,4 +204,4 @@ pub fn apply_fixes(text: &str, diagnostics: &[Diagnostic]) -> String {
     fuzzfile_diagnostics::apply_edits(text, fixes.iter().flat_map(|f| f.edits.iter()))
 }
 
-pub use fixes::{fix_all, fix_until_stable};
+pub use fixes::{fix_all, fix_all_at, fix_until_stable, fix_until_stable_at};

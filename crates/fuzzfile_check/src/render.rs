@@ -71,7 +71,11 @@ pub fn plain_diagnostics(
             let _ = writeln!(out, "  help: {}", printable(h));
         }
         if let Some(f) = &d.fix {
-            let _ = writeln!(out, "  fix: {}", printable(&f.message));
+            let kind = match d.fix_applicability() {
+                Some(fuzzfile_diagnostics::Applicability::Unsafe) => "fix (unsafe)",
+                _ => "fix",
+            };
+            let _ = writeln!(out, "  {kind}: {}", printable(&f.message));
             for ed in &f.edits {
                 let p = a.line_col(ed.range.start);
                 let q = a.line_col(ed.range.end);

@@ -368,6 +368,7 @@ fn report(
             diag = diag.with_fix(Fix {
                 message: "Remove the unused suppression".into(),
                 edits: vec![edit],
+                applicability: None,
             });
         }
         out.push(diag);
@@ -411,6 +412,7 @@ fn report(
         diag = diag.with_fix(Fix {
             message: format!("Remove `{}` from the suppression", e.name),
             edits: vec![edit],
+            applicability: None,
         });
         out.push(diag);
     }

@@ -9,10 +9,15 @@
 //! the directory does not fire, and nothing at error level does. A `profile.toml` in a spec
 //! directory is the cluster profile every file of that directory is analysed (and fixed) with;
 //! a `<stem>.profile.toml` next to a file replaces it for that file.
+//!
+//! The snapshot shows the file after every fix (`--fix --unsafe-fixes`), labelled
+//! `after --fix` when every applied fix is safe, and the file after the safe fixes alone when
+//! it differs from both.
 
 use fuzzfile_check::profile::parse_profile;
 use fuzzfile_check::{
-    analyze_bytes_with, analyze_with, fix_all, fixes, render, Analysis, Options, Rule, Severity,
+    analyze_bytes_with, analyze_with, fix_all_at, fixes, render, Analysis, Applicability, Options,
+    Rule, Severity,
 };
 use std::path::{Path, PathBuf};
 
@@ -43,9 +48,13 @@ fn analyze(text: &str, options: &Options) -> Analysis {
 }
 
 fn fix_to_fixpoint(text: &str, options: &Options) -> String {
+    fix_to_fixpoint_at(text, options, Applicability::Unsafe)
+}
+
+fn fix_to_fixpoint_at(text: &str, options: &Options, required: Applicability) -> String {
     let mut text = text.to_owned();
     for _ in 0..4 {
-        let next = fix_all(&analyze(&text, options));
+        let next = fix_all_at(&analyze(&text, options), required);
         if next == text {
             break;
         }
@@ -142,7 +151,7 @@ fn specs() {
                     "{}: fixes are not idempotent",
                     file.display()
                 );
-                let applied = fixes::verified_fixes(&a);
+                let applied = fixes::verified_fixes_at(&a, Applicability::Unsafe);
                 let was_applied = |d: &fuzzfile_check::Diagnostic| {
                     d.fix
                         .as_ref()
@@ -174,7 +183,16 @@ fn specs() {
                         d.message
                     );
                 }
-                snap.push_str("\n--- after --fix ---\n");
+                let safe = fix_to_fixpoint_at(&a.text, &options, Applicability::Safe);
+                if safe == fixed {
+                    snap.push_str("\n--- after --fix ---\n");
+                } else {
+                    if safe != a.text {
+                        snap.push_str("\n--- after --fix ---\n");
+                        snap.push_str(&safe);
+                    }
+                    snap.push_str("\n--- after --fix --unsafe-fixes ---\n");
+                }
                 snap.push_str(&fixed);
                 snap.push_str("--- remaining ---\n");
                 snap.push_str(&render::plain(&after));

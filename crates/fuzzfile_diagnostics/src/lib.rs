@@ -118,12 +118,45 @@ pub struct Edit {
     pub replacement: String,
 }
 
+/// Whether a fix may be applied without a person looking at it (as ruff's `Applicability`).
+/// Ordered: `Unsafe < Safe`; a fix is applied when it is at least as safe as asked for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Changes what runs or what is requested (a resource request, a launcher's arguments, a
+    /// deleted key, a guessed name): applied only with `--unsafe-fixes`; in an editor, a
+    /// quick fix that is never the preferred one.
+    Unsafe,
+    /// Keeps the meaning the author evidently intended (a misspelt key renamed, quoting, a
+    /// case fix): applied by `--fix` and the editor's "fix all".
+    Safe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+impl fmt::Display for Applicability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A set of edits that together fix one diagnostic. Edits never overlap.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct Fix {
     /// What applying the fix does, in the imperative ("Rename to `depends-on`").
     pub message: String,
     pub edits: Vec<Edit>,
+    /// This fix's safety where it differs from its rule's (`fix_safety` of the rule's
+    /// `declare_rule!`, [`Rule::fix_safety`]); `None`: the rule's. Read it through
+    /// [`Diagnostic::fix_applicability`].
+    pub applicability: Option<Applicability>,
 }
 
 impl Fix {
@@ -138,7 +171,23 @@ impl Fix {
                 range,
                 replacement: replacement.into(),
             }],
+            applicability: None,
         }
+    }
+
+    /// A fix of several edits, of its rule's safety.
+    pub fn new(message: impl Into<String>, edits: Vec<Edit>) -> Fix {
+        Fix {
+            message: message.into(),
+            edits,
+            applicability: None,
+        }
+    }
+
+    /// This fix with its own safety instead of its rule's (a rule that offers both kinds).
+    pub fn with_applicability(mut self, applicability: Applicability) -> Fix {
+        self.applicability = Some(applicability);
+        self
     }
 
     /// Apply the edits to `source`. Overlapping or out-of-range edits are skipped.
@@ -222,6 +271,21 @@ impl Diagnostic {
     pub fn with_severity(mut self, severity: Severity) -> Self {
         self.severity = severity;
         self
+    }
+    /// The safety of the fix, if there is one: its own ([`Fix::applicability`]), else its
+    /// rule's ([`Rule::fix_safety`]); unsafe for a rule that declares none.
+    pub fn fix_applicability(&self) -> Option<Applicability> {
+        self.fix.as_ref().map(|f| {
+            f.applicability
+                .or(self.rule.fix_safety())
+                .unwrap_or(Applicability::Unsafe)
+        })
+    }
+    /// The fix, when it is at least as safe as `required`.
+    pub fn fix_at(&self, required: Applicability) -> Option<&Fix> {
+        self.fix
+            .as_ref()
+            .filter(|_| self.fix_applicability().is_some_and(|a| a >= required))
     }
 }
 

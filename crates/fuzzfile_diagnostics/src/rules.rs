@@ -26,7 +26,7 @@ pub enum RuleCategory {
 }
 
 macro_rules! rules {
-    ($( $variant:ident => ($code:literal, $name:literal, $sev:ident, $cat:ident, $summary:literal $(, aliases: [$($alias:literal),* $(,)?])? ), )*) => {
+    ($( $variant:ident => ($code:literal, $name:literal, $sev:ident, $cat:ident, $summary:literal $(, fix: $safety:ident)? $(, aliases: [$($alias:literal),* $(,)?])? ), )*) => {
         /// Every rule, in code order.
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
         pub enum Rule { $( $variant, )* }
@@ -47,6 +47,17 @@ macro_rules! rules {
             }
             pub const fn category(self) -> RuleCategory {
                 match self { $( Rule::$variant => RuleCategory::$cat, )* }
+            }
+            /// The safety of the rule's fixes (`fix_safety` of its `declare_rule!`), which a
+            /// fix can override ([`crate::Fix::applicability`]); `None` for a rule without
+            /// fixes.
+            pub const fn fix_safety(self) -> Option<crate::Applicability> {
+                match self { $( Rule::$variant => {
+                    #[allow(unused_variables)]
+                    let safety: Option<crate::Applicability> = None;
+                    $( let safety = Some(crate::Applicability::$safety); )?
+                    safety
+                } )* }
             }
             /// One line saying what the rule detects.
             pub const fn summary(self) -> &'static str {
@@ -176,8 +187,8 @@ mod tests {
     mod fixture {
         use super::super::{lookup_in, RuleCategory, RuleName, Severity};
         rules! {
-            Plain => ("FZ001", "plain-rule", Error, Syntax, "A rule never renamed"),
-            Renamed => ("FZ201", "launcher-nproc-mismatch", Error, Gpu, "A renamed rule", aliases: ["torchrun-nproc-mismatch", "nproc-mismatch"]),
+            Plain => ("FZ001", "plain-rule", Error, Syntax, "A rule never renamed", fix: Safe),
+            Renamed => ("FZ201", "launcher-nproc-mismatch", Error, Gpu, "A renamed rule", fix: Unsafe, aliases: ["torchrun-nproc-mismatch", "nproc-mismatch"]),
             Taker => ("FZ202", "taken-name", Warning, Gpu, "Owns a name another rule gave up", aliases: []),
             Giver => ("FZ203", "new-giver", Warning, Gpu, "Gave up its name", aliases: ["taken-name"]),
         }
@@ -191,6 +202,10 @@ mod tests {
             &["torchrun-nproc-mismatch", "nproc-mismatch"]
         );
         assert!(F::Plain.aliases().is_empty());
+        // A declared fix safety reaches the table; a rule without fixes has none.
+        assert_eq!(F::Plain.fix_safety(), Some(crate::Applicability::Safe));
+        assert_eq!(F::Renamed.fix_safety(), Some(crate::Applicability::Unsafe));
+        assert_eq!(F::Taker.fix_safety(), None);
         for old in ["torchrun-nproc-mismatch", "nproc-mismatch"] {
             let found = F::lookup(old).unwrap();
             assert_eq!(found.rule, F::Renamed);

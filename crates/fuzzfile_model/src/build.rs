@@ -6,7 +6,7 @@
 use crate::model::*;
 use crate::schema::{self, did_you_mean, kebab_case, Place, Status};
 use crate::values::{self, DurationError};
-use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity, TextRange};
+use fuzzfile_diagnostics::{Applicability, Diagnostic, Fix, Rule, Severity, TextRange};
 use fuzzfile_syntax::{CoreValue, NodeId, NodeKind, ScalarStyle, Tree};
 use std::collections::HashMap;
 
@@ -485,7 +485,11 @@ impl<'a> Builder<'a> {
         if let Some(m) = did_you_mean(&s.value, options.iter().copied()) {
             d = d
                 .with_help(format!("did you mean `{m}`?"))
-                .with_fix(Fix::replace(format!("Write `{m}`"), s.range, m));
+                .with_fix(
+                    // The closest allowed value is a guess.
+                    Fix::replace(format!("Write `{m}`"), s.range, m)
+                        .with_applicability(Applicability::Unsafe),
+                );
         }
         self.emit(d);
         None
@@ -598,10 +602,7 @@ impl<'a> Builder<'a> {
             let mut d = Diagnostic::new(Rule::MissingField, r, "the Fuzzfile has no `version`")
                 .with_help("start the file with `version: v4`");
             if let Some(edit) = self.version_insertion(rid) {
-                d = d.with_fix(Fix {
-                    message: "Add `version: v4`".into(),
-                    edits: vec![edit],
-                });
+                d = d.with_fix(Fix::new("Add `version: v4`", vec![edit]));
             }
             self.emit(d);
         }
@@ -998,11 +999,15 @@ impl<'a> Builder<'a> {
                 && s.style != ScalarStyle::Literal
                 && s.style != ScalarStyle::Folded
             {
-                d = d.with_fix(Fix::replace(
-                    "Run the string with `/bin/sh -c`",
-                    range,
-                    format!("[/bin/sh, -c, {}]", quote_flow(src, &v)),
-                ));
+                // A shell now reads the string: what runs changes.
+                d = d.with_fix(
+                    Fix::replace(
+                        "Run the string with `/bin/sh -c`",
+                        range,
+                        format!("[/bin/sh, -c, {}]", quote_flow(src, &v)),
+                    )
+                    .with_applicability(Applicability::Unsafe),
+                );
             }
             self.emit(d);
             return None;
@@ -1050,13 +1055,17 @@ impl<'a> Builder<'a> {
                 if sc.style == ScalarStyle::Literal && sc.map.is_exact() && !s.value.is_empty() {
                     let at = sc.map.to_source(0);
                     let indent = line_indent(self.text, at);
-                    d = d.with_fix(Fix {
-                        message: "Add `#!/bin/sh`".into(),
-                        edits: vec![fuzzfile_diagnostics::Edit {
-                            range: TextRange::empty(at),
-                            replacement: format!("#!/bin/sh\n{indent}"),
-                        }],
-                    });
+                    // It chooses the interpreter.
+                    d = d.with_fix(
+                        Fix::new(
+                            "Add `#!/bin/sh`",
+                            vec![fuzzfile_diagnostics::Edit {
+                                range: TextRange::empty(at),
+                                replacement: format!("#!/bin/sh\n{indent}"),
+                            }],
+                        )
+                        .with_applicability(Applicability::Unsafe),
+                    );
                 }
             }
             self.emit(d);
@@ -1447,7 +1456,7 @@ impl<'a> Builder<'a> {
                     if let Some(c) = &t.concurrency {
                         if c.value > 200 {
                             let r = c.range;
-                            self.emit(Diagnostic::new(Rule::InvalidValue, r, format!("`concurrency` is {}; Fuzzball runs at most 200 tasks of an array at once", c.value)).with_fix(Fix::replace("Set to 200", r, "200")));
+                            self.emit(Diagnostic::new(Rule::InvalidValue, r, format!("`concurrency` is {}; Fuzzball runs at most 200 tasks of an array at once", c.value)).with_fix(Fix::replace("Set to 200", r, "200").with_applicability(Applicability::Unsafe)));
                         }
                     }
                 }
@@ -1551,11 +1560,15 @@ impl<'a> Builder<'a> {
                         format!("a `depends-on` item is a mapping, not the string `{name}`"),
                     )
                     .with_help(format!("write `- {{name: {name}, status: FINISHED}}`"))
-                    .with_fix(Fix::replace(
-                        "Write as `{name, status}`",
-                        range,
-                        format!("{{name: {name}, status: FINISHED}}"),
-                    )),
+                    // It chooses the status (`FINISHED`).
+                    .with_fix(
+                        Fix::replace(
+                            "Write as `{name, status}`",
+                            range,
+                            format!("{{name: {name}, status: FINISHED}}"),
+                        )
+                        .with_applicability(Applicability::Unsafe),
+                    ),
                 );
                 continue;
             }
@@ -1584,11 +1597,10 @@ impl<'a> Builder<'a> {
                                     &s.value.to_ascii_uppercase(),
                                     schema::DEPENDENCY_STATUSES.iter().copied(),
                                 ) {
-                                    diag = diag.with_fix(Fix::replace(
-                                        format!("Write `{m}`"),
-                                        s.range,
-                                        m,
-                                    ));
+                                    diag = diag.with_fix(
+                                        Fix::replace(format!("Write `{m}`"), s.range, m)
+                                            .with_applicability(Applicability::Unsafe),
+                                    );
                                 }
                                 self.emit(diag);
                             }

@@ -93,12 +93,19 @@ pub fn code_actions(
             });
             if let Some(fix) = fix {
                 let edits: Vec<&Edit> = fix.edits.iter().collect();
+                // An unsafe fix (it changes what runs) is offered, never as the preferred one,
+                // and says so; "fix all" applies safe fixes only.
+                let safe = d.fix_applicability() == Some(fuzzfile_check::Applicability::Safe);
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
-                    title: fix.message.clone(),
+                    title: if safe {
+                        fix.message.clone()
+                    } else {
+                        format!("{} (unsafe)", fix.message)
+                    },
                     kind: Some(quickfix.clone()),
                     diagnostics: Some(vec![lsp.clone()]),
                     edit: Some(workspace_edit(v, &edits)),
-                    is_preferred: Some(true),
+                    is_preferred: Some(safe),
                     ..Default::default()
                 }));
             }

@@ -695,12 +695,18 @@ pub fn code_actions(
             if verifications > MAX_QUICK_FIXES || !fix_verifies(a, &edits, d.rule) {
                 continue;
             }
+            // An unsafe fix is offered, never as the preferred one (as for a Fuzzfile).
+            let safe = d.fix_applicability() == Some(fuzzfile_check::Applicability::Safe);
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
-                title: fix.message.clone(),
+                title: if safe {
+                    fix.message.clone()
+                } else {
+                    format!("{} (unsafe)", fix.message)
+                },
                 kind: Some(quickfix.clone()),
                 diagnostics: Some(vec![diagnostics::to_lsp(d, &ctx.lines, uri)]),
                 edit: Some(workspace_edit(ctx, uri, version, &edits)),
-                is_preferred: Some(true),
+                is_preferred: Some(safe),
                 ..Default::default()
             }));
         }

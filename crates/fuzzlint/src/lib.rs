@@ -6,6 +6,7 @@
 mod cluster_note;
 mod detect;
 mod discover;
+mod fix_apply;
 mod output;
 mod settings;
 mod templates;
@@ -121,9 +122,18 @@ pub struct CheckArgs {
     /// and exit.
     #[arg(long)]
     show_settings: bool,
-    /// Apply fixes in place, keeping everything else byte for byte.
+    /// Apply fixes in place, keeping everything else byte for byte: the safe ones (a
+    /// misspelt key, quoting); unsafe ones too with `--unsafe-fixes`.
     #[arg(long)]
     fix: bool,
+    /// Also apply (with `--fix`, `--diff`) or show as available the unsafe fixes: those that
+    /// change a resource request, a launcher's arguments, or delete a key.
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// Print a unified diff of what `--fix` would change, write nothing; exit 1 when there
+    /// would be a change.
+    #[arg(long)]
+    diff: bool,
     /// Colour in human output: auto (a terminal without NO_COLOR), always or never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -444,44 +454,19 @@ pub fn check(args: CheckArgs) -> ExitCode {
         }
     }
 
+    let fix_request = fix_apply::FixRequest {
+        unsafe_fixes: args.unsafe_fixes,
+    };
+    if args.diff {
+        // What `--fix` would change, as a diff (fix_apply); nothing else is printed or written.
+        return fix_apply::diff_and_exit(&checked, fix_request, io_errors);
+    }
     if args.fix {
-        let mut fixed_files = 0;
-        // `checked` lacks the files that could not be read: each entry carries its own path.
-        for c in checked.iter_mut() {
-            let path = &c.path;
-            if !c.diagnostics().iter().any(|d| d.fix.is_some()) {
-                continue;
-            }
-            if path.as_os_str() == "-" {
-                eprintln!("error: --fix cannot write back to standard input; name the file");
-                io_errors = true;
-                continue;
-            }
-            // Apply, re-analyse, repeat: a fix can reveal or enable another. Only fixes whose
-            // result parses and has no new error are applied.
-            let options = &c.settings.options;
-            let text = match &c.body {
-                Body::Fuzzfile(a) => fuzzfile_check::fix_until_stable(a),
-                Body::Template(t) => fuzzfile_check::template::fix_template(t),
-                Body::Values(_) => continue,
-            };
-            if text != c.text() {
-                if let Err(e) = std::fs::write(path, &text) {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    io_errors = true;
-                    continue;
-                }
-                fixed_files += 1;
-                c.body = match &c.body {
-                    Body::Template(t) => {
-                        let mut input = t.input.clone();
-                        input.template.text = text;
-                        Body::Template(Box::new(fuzzfile_check::template::check(input, options)))
-                    }
-                    _ => Body::Fuzzfile(Box::new(fuzzfile_check::analyze_with(&text, options))),
-                };
-            }
-        }
+        // Apply, re-analyse, repeat: a fix can reveal or enable another. Only fixes whose
+        // result parses and has no new error are applied.
+        let outcome = fix_apply::apply(&mut checked, fix_request);
+        io_errors |= outcome.io_errors;
+        let fixed_files = outcome.changed;
         if fixed_files > 0 && args.format == Format::Human {
             eprintln!(
                 "fixed {fixed_files} file{}",
@@ -517,7 +502,12 @@ pub fn check(args: CheckArgs) -> ExitCode {
         if let (Some(note), Format::Human) = (&cluster_note, args.format) {
             writeln!(out, "{note}\n")?;
         }
-        output::write(args.format, out, &checked, color, max_per_file)
+        output::write(args.format, out, &checked, color, max_per_file)?;
+        // "N fixable with --fix, M more with --unsafe-fixes" (fix_apply).
+        match fix_apply::summary(&checked, fix_request) {
+            Some(line) if args.format == Format::Human => writeln!(out, "{line}"),
+            _ => Ok(()),
+        }
     });
     if let Err(e) = written {
         eprintln!("error: {e}");

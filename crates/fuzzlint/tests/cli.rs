@@ -848,7 +848,7 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
 
     let fixed_run = run_in(
         dir.path(),
-        &["check", "--fix", "work.fz", "--color", "never"],
+        &["check", "--fix", "--unsafe-fixes", "work.fz", "--color", "never"],
     );
     assert_eq!(fixed_run.stderr, "fixed 1 file\n");
     assert_eq!(fixed_run.code, 1, "errors without a fix remain");
@@ -902,7 +902,7 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
     // A second run changes nothing and says nothing about fixing.
     let again = run_in(
         dir.path(),
-        &["check", "--fix", "work.fz", "--color", "never"],
+        &["check", "--fix", "--unsafe-fixes", "work.fz", "--color", "never"],
     );
     assert_eq!(again.stderr, "");
     assert_eq!(again.code, 1);
@@ -913,7 +913,7 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
     dir2.write_file("work.fz", &original);
     let r = run_in(
         dir2.path(),
-        &["check", "--fix", "work.fz", "--format", "json"],
+        &["check", "--fix", "--unsafe-fixes", "work.fz", "--format", "json"],
     );
     assert_eq!(r.stderr, "");
     assert_eq!(r.json()["diagnostics"], after["diagnostics"]);
@@ -1028,7 +1028,7 @@ fn fix_keeps_a_bom_and_crlf_line_ends() {
     let file = dir.write_file("crlf.fz", original);
     let r = run_in(
         dir.path(),
-        &["check", "--fix", "crlf.fz", "--format", "json"],
+        &["check", "--fix", "--unsafe-fixes", "crlf.fz", "--format", "json"],
     );
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(r.json()["diagnostics"], Value::Array(vec![]));
@@ -1093,6 +1093,7 @@ fn fix_never_breaks_a_file_or_changes_its_meaning() {
         &[
             "check",
             "--fix",
+            "--unsafe-fixes",
             "indented.fz",
             "probe.fz",
             "unknown.fz",

@@ -506,7 +506,7 @@ fn fix_uses_each_files_settings() {
     );
     t.write_file("keep/train.fz", RETRY);
     t.write_file("fix/train.fz", RETRY);
-    let r = t.run(&["check", "--fix", "keep", "fix"]);
+    let r = t.run(&["check", "--fix", "--unsafe-fixes", "keep", "fix"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(t.read_file("keep/train.fz"), RETRY);
     assert!(!t.read_file("fix/train.fz").contains("retry"));

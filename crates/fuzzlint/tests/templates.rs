@@ -455,7 +455,7 @@ fn suppressions_in_the_template_apply() {
 fn fix_edits_copied_text_only() {
     let dir = app("fix");
     // The retry lines are template text: removed. Nothing printed by an action changes.
-    let r = run_in(dir.path(), &["check", "--fix", "app"]);
+    let r = run_in(dir.path(), &["check", "--fix", "--unsafe-fixes", "app"]);
     let fixed = std::fs::read_to_string(dir.path().join("app/template.yaml")).expect("read");
     assert!(
         !fixed.contains("retry"),

@@ -11,6 +11,9 @@
 //! that report `NVIDIA-GB200`; `GB200` does not stand for `B200`). Values with `$` or `{{`
 //! are not judged.
 //!
+//! Fix safety: unsafe: the closest product is a guess, and it decides where the job is
+//! scheduled.
+//!
 //! ## Why is this bad?
 //! Fuzzball places a job only on nodes whose GPU product contains the annotation. When no
 //! product of the cluster does, no node qualifies: the job waits for a node that does not
@@ -56,6 +59,7 @@ declare_rule! {
         category: Gpu,
         summary: "A GPU product annotation that matches none of the cluster's GPU products, so the job is never scheduled",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 

@@ -31,6 +31,8 @@
 //!   (<https://github.com/microsoft/DeepSpeed/blob/v0.16.4/deepspeed/launcher/runner.py>): always
 //!   GPU work (it stops when the node shows no GPU).
 //!
+//! Fix safety: unsafe: it adds a resource request (GPUs).
+//!
 //! ## Why is this bad?
 //! Without a device request the scheduler gives the container no GPU: CUDA finds no device,
 //! NCCL cannot initialise, and torchrun's `--nproc-per-node gpu` fails with
@@ -73,6 +75,7 @@ declare_rule! {
         category: Gpu,
         summary: "A GPU launcher or NCCL settings in a job that requests no GPU",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -182,6 +185,7 @@ impl Check for GpuRequestMissing {
                     d = d.with_fix(Fix {
                         message: format!("Request {n} GPUs per node"),
                         edits: vec![e],
+                        applicability: None,
                     });
                 }
             }

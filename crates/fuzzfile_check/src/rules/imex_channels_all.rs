@@ -3,6 +3,8 @@
 //! the environment of a job (its own `env` or `defaults.job.env`). The fix writes `0`, the
 //! channel Fuzzball grants.
 //!
+//! Fix safety: unsafe: it changes the IMEX channels the job gets.
+//!
 //! ## Why is this bad?
 //! `all` does not mean the same thing on every node, and neither meaning is what a job wants:
 //! - The NVIDIA Container Toolkit, which reads the variable when the container is created,
@@ -54,6 +56,7 @@ declare_rule! {
         category: Gpu,
         summary: "`NVIDIA_IMEX_CHANNELS=all`: no channel under the NVIDIA Container Toolkit, or every channel of the NVLink domain where honoured",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 

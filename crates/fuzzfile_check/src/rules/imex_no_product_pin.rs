@@ -5,6 +5,8 @@
 //! `defaults.job`. When the cluster profile names the product (`gpu-product`), the fix adds
 //! `nvidia.com/gpu.product: <product>` to the job's `resource.annotations`.
 //!
+//! Fix safety: unsafe: it adds a scheduling constraint (the GPU product annotation).
+//!
 //! ## Why is this bad?
 //! With `NVIDIA_IMEX_CHANNELS` set, the container needs an IMEX channel device. On a node
 //! without IMEX (any node the scheduler may pick when nothing pins the product) the container
@@ -50,6 +52,7 @@ declare_rule! {
         category: Gpu,
         summary: "`NVIDIA_IMEX_CHANNELS` without a GPU product annotation keeping the job on IMEX nodes",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -88,6 +91,7 @@ impl Check for ImexNoProductPin {
             d = d.with_fix(Fix {
                 message: format!("Pin job `{}` to `{product}` nodes", task.name.value),
                 edits: vec![edit],
+                applicability: None,
             });
         }
         out.push(d);

@@ -20,6 +20,12 @@
 //!   list of arguments belongs, and a `depends-on` with `status: RUNNING` on a job (only
 //!   services are ever RUNNING).
 //!
+//! Fix safety: safe where the fix only re-spells the same value (quotes removed, a YAML 1.1
+//! boolean, letter case, days written as hours, `{uri: ...}`, `docker://` before a bare image
+//! name); unsafe where it picks a value or changes what runs (the closest allowed value,
+//! `/bin/sh -c` around a command string, a `#!/bin/sh` line, `concurrency` lowered to 200, a
+//! `depends-on` status), so only `--unsafe-fixes` applies those.
+//!
 //! ## Why is this bad?
 //! Fuzzball rejects the workflow, or accepts it and fails at run time (a relative `cwd`, a job
 //! waiting forever for a job to be RUNNING).
@@ -50,7 +56,7 @@
 //! check, which needs the whole job graph and lives here.
 
 use super::{Check, Context, TaskContext};
-use fuzzfile_diagnostics::{Diagnostic, Fix, Rule};
+use fuzzfile_diagnostics::{Applicability, Diagnostic, Fix, Rule};
 use fuzzfile_model::{DependencyStatus, TaskKind};
 
 declare_rule! {
@@ -61,6 +67,7 @@ declare_rule! {
         category: Schema,
         summary: "A value of the wrong type, or one that breaks its grammar (size, duration, URI, name, enum)",
         fix: Sometimes,
+        fix_safety: Safe,
     }
 }
 
@@ -87,11 +94,11 @@ impl Check for InvalidValue {
                         )
                         .with_label(target.name.range, "the job is defined here")
                         .with_help("wait for the job with `status: FINISHED`")
-                        .with_fix(Fix::replace(
-                            "Write `FINISHED`",
-                            status.range,
-                            "FINISHED",
-                        )),
+                        // It changes what the dependency waits for.
+                        .with_fix(
+                            Fix::replace("Write `FINISHED`", status.range, "FINISHED")
+                                .with_applicability(Applicability::Unsafe),
+                        ),
                     );
                 }
             }

@@ -60,6 +60,7 @@ pub fn with_flag_added(
         Some(e) => d.with_fix(Fix {
             message: format!("Add `{flag}`"),
             edits: vec![e],
+            applicability: None,
         }),
         None => d,
     }

@@ -17,6 +17,9 @@
 //! leaves a finding of `torchrun-standalone-multinode`, `launcher-missing-node-rank` or
 //! `launcher-missing-master-addr` behind.
 //!
+//! Fix safety: unsafe: it changes the multinode implementation and the launch lines, so what
+//! runs on each node changes.
+//!
 //! ## Why is this bad?
 //! The command runs as many times as the outer launcher starts it, and each copy starts its own
 //! inner launcher: `procs-per-node × nodes` torchruns (or mpiruns), oversubscribed GPUs and
@@ -57,6 +60,7 @@ declare_rule! {
         category: Gpu,
         summary: "A launcher inside a multinode implementation that already wraps the command",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -181,7 +185,7 @@ fn to_generic(ctx: &Context<'_>, t: &TaskContext<'_>, implementation: TextRange)
     {
         return None;
     }
-    Some(Fix { message, edits })
+    Some(Fix { message, edits, applicability: None })
 }
 
 /// The edits that make a torchrun launch right in a `generic` job of `nodes` nodes: `exec_all`

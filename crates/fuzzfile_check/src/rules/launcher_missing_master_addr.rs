@@ -34,6 +34,8 @@
 //!   ssh. Started once with a hostfile, deepspeed finds the address itself, and without a hostfile
 //!   it runs on one node: neither is checked here.
 //!
+//! Fix safety: unsafe: it changes a launcher's arguments (where the nodes meet).
+//!
 //! ## Why is this bad?
 //! Each node looks for the master on itself: workers wait until the rendezvous times out
 //! (`The client socket has timed out`, `RendezvousConnectionError`).
@@ -72,6 +74,7 @@ declare_rule! {
         category: Gpu,
         summary: "Multinode launch without a reachable master or rendezvous address",
         fix: Sometimes,
+        fix_safety: Unsafe,
         aliases: ["torchrun-missing-master-addr"],
     }
 }

@@ -34,6 +34,9 @@
 //!   `exec_all` it starts the whole job once per node (reported); without a hostfile it runs on one
 //!   node (`torchrun-standalone-multinode`).
 //!
+//! Fix safety: unsafe: it changes a launcher's arguments (each node's rank, also where it only
+//! quotes `$RANK` for `exec_all`).
+//!
 //! ## Why is this bad?
 //! Every node claims rank 0 (the default): the rendezvous fails with duplicate ranks, or hangs
 //! until its join timeout. A torchrun started on the head node alone waits for nodes that
@@ -74,6 +77,7 @@ declare_rule! {
         category: Gpu,
         summary: "Multinode launch without each node's rank (torchrun `--node-rank` and its kin) or a rendezvous that assigns ranks",
         fix: Sometimes,
+        fix_safety: Unsafe,
         aliases: ["torchrun-missing-node-rank"],
     }
 }

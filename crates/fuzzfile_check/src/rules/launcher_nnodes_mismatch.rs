@@ -26,6 +26,8 @@
 //!   `--num_nodes` keeps the first N hosts of the hostfile: fewer than the job's nodes is reported,
 //!   more changes nothing, none means every host.
 //!
+//! Fix safety: unsafe: it changes a launcher's arguments (the nodes it waits for).
+//!
 //! ## Why is this bad?
 //! The rendezvous waits for nodes that never come (up to its 600 s join timeout, then
 //! `RendezvousTimeoutError`), or each node trains alone.
@@ -64,6 +66,7 @@ declare_rule! {
         category: Gpu,
         summary: "A launcher's node count (torchrun `--nnodes`, accelerate, deepspeed, fabric) does not admit `multinode.nodes`",
         fix: Sometimes,
+        fix_safety: Unsafe,
         aliases: ["torchrun-nnodes-mismatch"],
     }
 }

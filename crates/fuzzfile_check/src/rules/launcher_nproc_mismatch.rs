@@ -44,6 +44,8 @@
 //!   GPU of the node. deepspeed ignores `CUDA_VISIBLE_DEVICES` when a flag selects GPUs and turns
 //!   it into its `--include` otherwise, so it does not narrow its count.
 //!
+//! Fix safety: unsafe: it changes a launcher's arguments (the processes started per node).
+//!
 //! ## Why is this bad?
 //! Each worker calls `torch.cuda.set_device(LOCAL_RANK)`: with more workers than GPUs the
 //! extra ones fail with `CUDA error: invalid device ordinal`; with fewer, GPUs you pay for sit
@@ -82,6 +84,7 @@ declare_rule! {
         category: Gpu,
         summary: "A launcher's processes per node (torchrun `--nproc-per-node`, accelerate, deepspeed, fabric) differ from the GPUs requested per node",
         fix: Sometimes,
+        fix_safety: Unsafe,
         aliases: ["torchrun-nproc-mismatch"],
     }
 }

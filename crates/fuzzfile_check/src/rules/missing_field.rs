@@ -6,6 +6,9 @@
 //! a transfer's `source`/`destination` and their `uri`, a port's `name` and `port`, an
 //! endpoint's `name` and `port-name`, and a readiness probe's action.
 //!
+//! Fix safety: unsafe: adding `version: v4` decides which Fuzzfile syntax the whole file is
+//! read with.
+//!
 //! ## Why is this bad?
 //! Fuzzball rejects the workflow, or (for an empty egress destination) fails when the jobs
 //! are done and the results are to be saved.
@@ -41,6 +44,7 @@ declare_rule! {
         category: Schema,
         summary: "A required key is absent",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 

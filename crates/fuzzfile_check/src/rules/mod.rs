@@ -51,7 +51,7 @@
 //! Other blocks (```` ```text ````, ```` ```sh ````: a command line, an output) are shown,
 //! not run; the test takes the first `yaml` block of the section.
 
-use fuzzfile_diagnostics::{Diagnostic, Rule, RuleCategory, Severity, TextRange};
+use fuzzfile_diagnostics::{Applicability, Diagnostic, Rule, RuleCategory, Severity, TextRange};
 use fuzzfile_model::Fuzzfile;
 use fuzzfile_syntax::Tree;
 
@@ -91,6 +91,12 @@ pub struct RuleMeta {
     /// One line saying what the rule detects.
     pub summary: &'static str,
     pub fix: FixAvailability,
+    /// Whether its fixes are safe (`fuzzlint check --fix`) or unsafe (only with
+    /// `--unsafe-fixes`): `fix_safety` of `declare_rule!`, required of a rule with fixes and
+    /// absent otherwise. A fix of the other kind says so itself
+    /// ([`fuzzfile_diagnostics::Fix::with_applicability`]); the rule's documentation says why
+    /// in its "Fix safety" paragraph.
+    pub fix_safety: Option<Applicability>,
     /// The rule's former names, oldest first (`aliases: ["torchrun-nproc-mismatch"]` in
     /// `declare_rule!`, after a rename). Each stays valid wherever a rule name is accepted
     /// (`fuzzlint.toml`, suppressions, `fuzzlint rule`, editor settings) and designates this
@@ -110,6 +116,7 @@ macro_rules! declare_rule {
             category: $cat:ident,
             summary: $summary:literal,
             fix: $fix:ident
+            $(, fix_safety: $safety:ident)?
             $(, aliases: [$($alias:literal),* $(,)?])? $(,)?
         }
     ) => {
@@ -125,6 +132,12 @@ macro_rules! declare_rule {
                 category: fuzzfile_diagnostics::RuleCategory::$cat,
                 summary: $summary,
                 fix: $crate::rules::FixAvailability::$fix,
+                fix_safety: {
+                    #[allow(unused_variables)]
+                    let safety: Option<fuzzfile_diagnostics::Applicability> = None;
+                    $( let safety = Some(fuzzfile_diagnostics::Applicability::$safety); )?
+                    safety
+                },
                 aliases: &[ $($($alias,)*)? ],
             };
         }
@@ -320,11 +333,25 @@ pub fn documentation(rule: Rule) -> String {
 
 const GENERATED: &str = "<!-- Generated from crates/fuzzfile_check/src/rules/; do not edit. Regenerate: UPDATE_DOCS=1 cargo test -p fuzzfile_check --test docs -->";
 
-fn fix_sentence(fix: FixAvailability) -> &'static str {
-    match fix {
-        FixAvailability::None => "Fix: none.",
-        FixAvailability::Sometimes => "Fix: some findings (`fuzzlint check --fix`).",
-        FixAvailability::Always => "Fix: every finding (`fuzzlint check --fix`).",
+fn fix_sentence(m: &RuleMeta) -> String {
+    let findings = match m.fix {
+        FixAvailability::None => return "Fix: none.".to_owned(),
+        FixAvailability::Sometimes => "some findings",
+        FixAvailability::Always => "every finding",
+    };
+    match m.fix_safety {
+        Some(Applicability::Safe) => {
+            format!("Fix: safe, {findings} (`fuzzlint check --fix`).")
+        }
+        _ => format!("Fix: unsafe, {findings} (`fuzzlint check --fix --unsafe-fixes`)."),
+    }
+}
+
+/// The index's fix column: `none`, or the availability and the rule's safety.
+fn fix_column(m: &RuleMeta) -> String {
+    match (m.fix, m.fix_safety) {
+        (FixAvailability::None, _) | (_, None) => m.fix.as_str().to_owned(),
+        (f, Some(s)) => format!("{} ({s})", f.as_str()),
     }
 }
 
@@ -354,7 +381,7 @@ pub fn markdown_page(rule: Rule) -> String {
         m.code,
         m.severity,
         m.summary,
-        fix_sentence(m.fix),
+        fix_sentence(m),
         documentation(rule)
     )
 }
@@ -378,7 +405,7 @@ pub fn markdown_index() -> String {
             m.name,
             m.name,
             m.severity,
-            m.fix.as_str(),
+            fix_column(m),
             m.summary
         ));
     }
@@ -411,8 +438,15 @@ fn generated_row(m: &RuleMeta) -> String {
         let list: Vec<String> = m.aliases.iter().map(|a| format!("{a:?}")).collect();
         format!(", aliases: [{}]", list.join(", "))
     };
+    let fix = m
+        .fix_safety
+        .map(|s| match s {
+            Applicability::Safe => ", fix: Safe",
+            Applicability::Unsafe => ", fix: Unsafe",
+        })
+        .unwrap_or_default();
     format!(
-        "    {} => ({:?}, {:?}, {:?}, {:?}, {:?}{aliases}),\n",
+        "    {} => ({:?}, {:?}, {:?}, {:?}, {:?}{fix}{aliases}),\n",
         m.variant, m.code, m.name, m.severity, m.category, m.summary
     )
 }
@@ -429,7 +463,8 @@ mod tests {
             severity: Error,
             category: Gpu,
             summary: "A fixture",
-            fix: None,
+            fix: Sometimes,
+            fix_safety: Unsafe,
             aliases: ["torchrun-fixture-mismatch", "fixture-mismatch"],
         }
     }
@@ -443,6 +478,7 @@ mod tests {
             category: Gpu,
             summary: "Another fixture",
             fix: Sometimes,
+            fix_safety: Safe,
         }
     }
 
@@ -458,11 +494,19 @@ mod tests {
         // holds a row of this form).
         assert_eq!(
             generated_row(&m),
-            "    FixtureRenamed => (\"FZ299\", \"launcher-fixture-mismatch\", Error, Gpu, \"A fixture\", aliases: [\"torchrun-fixture-mismatch\", \"fixture-mismatch\"]),\n"
+            "    FixtureRenamed => (\"FZ299\", \"launcher-fixture-mismatch\", Error, Gpu, \"A fixture\", fix: Unsafe, aliases: [\"torchrun-fixture-mismatch\", \"fixture-mismatch\"]),\n"
         );
         assert_eq!(
             generated_row(&FixturePlain::META),
-            "    FixturePlain => (\"FZ298\", \"fixture-plain\", Warning, Gpu, \"Another fixture\"),\n"
+            "    FixturePlain => (\"FZ298\", \"fixture-plain\", Warning, Gpu, \"Another fixture\", fix: Safe),\n"
+        );
+        assert_eq!(
+            fix_sentence(&FixturePlain::META),
+            "Fix: safe, some findings (`fuzzlint check --fix`)."
+        );
+        assert_eq!(
+            fix_sentence(&FixtureRenamed::META),
+            "Fix: unsafe, some findings (`fuzzlint check --fix --unsafe-fixes`)."
         );
         let sentence = former_names_sentence(&m).unwrap_or_default();
         assert!(
@@ -475,6 +519,25 @@ mod tests {
             "{sentence}"
         );
         assert_eq!(former_names_sentence(&FixturePlain::META), None);
+    }
+
+    /// A rule with fixes declares their safety and says why in its documentation; a rule
+    /// without fixes declares none.
+    #[test]
+    fn every_rule_with_fixes_declares_and_explains_their_safety() {
+        for m in REGISTRY {
+            let doc = documentation(Rule::from_name(m.name).unwrap_or(Rule::YamlSyntax));
+            if m.fix == FixAvailability::None {
+                assert_eq!(m.fix_safety, None, "{} has no fix but a fix_safety", m.name);
+                continue;
+            }
+            assert!(m.fix_safety.is_some(), "{} offers fixes but declares no fix_safety", m.name);
+            assert!(
+                doc.contains("Fix safety:"),
+                "{} lacks its one-line `Fix safety:` reason",
+                m.name
+            );
+        }
     }
 
     #[test]

@@ -29,6 +29,9 @@
 //! horovodrun's argparse (horovod/runner/launch.py `parse_args`), srun's options (srun(1),
 //! Slurm src/common/slurm_opt.c).
 //!
+//! Fix safety: unsafe: it changes a resource request (`procs-per-node`, the MPI ranks per
+//! node).
+//!
 //! ## Why is this bad?
 //! A job with 16 cores and 4 GPUs per node starts 16 ranks per node on 4 GPUs: NCCL programs
 //! such as nccl-tests (`-g 1`, one GPU per rank) oversubscribe the GPUs or fail; with fewer
@@ -70,6 +73,7 @@ declare_rule! {
         category: Gpu,
         summary: "MPI ranks per node (the slots: CPU cores by default) times the GPUs each drives differ from the GPUs per node",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -140,6 +144,7 @@ fn procs_per_node_fix(ctx: &Context<'_>, t: &TaskContext<'_>, value: u64) -> Opt
     Some(Fix {
         message: format!("Set `procs-per-node: {value}`"),
         edits: vec![edit],
+        applicability: None,
     })
 }
 

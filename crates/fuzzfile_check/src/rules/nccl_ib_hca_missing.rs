@@ -7,6 +7,8 @@
 //! reported. The fix adds `NCCL_IB_HCA` to the job's `env`: the profile's `ib-hcas` joined with
 //! `,`, or the prefix `mlx5`.
 //!
+//! Fix safety: unsafe: it adds `NCCL_IB_HCA`, which chooses the adapters NCCL uses.
+//!
 //! ## Why is this bad?
 //! Without a device list NCCL picks HCAs itself; in a container that sees no usable RDMA
 //! device, or picks the wrong ports, it falls back to TCP sockets (`NET/IB : No device found`
@@ -53,6 +55,7 @@ declare_rule! {
         category: Gpu,
         summary: "Multinode NCCL job on an InfiniBand/RoCE cluster without `NCCL_IB_HCA`",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -113,6 +116,7 @@ impl Check for NcclIbHcaMissing {
             d = d.with_fix(Fix {
                 message: format!("Add `NCCL_IB_HCA={value}` to `env`"),
                 edits: vec![edit],
+                applicability: None,
             });
         }
         out.push(d);

@@ -24,6 +24,10 @@
 //! Values with `$` (expanded at run time), `secret://` values and empty values are not
 //! checked.
 //!
+//! Fix safety: unsafe where NCCL reads the fixed value but ignored the written one (a debug or
+//! path level, `^=`, `1`/`0` for a boolean word), which changes how it runs; the rename of a
+//! deprecated PyTorch name is safe (PyTorch reads both names alike).
+//!
 //! ## Why is this bad?
 //! NCCL does not stop on most of these: it ignores an unknown debug level, subsystem or P2P
 //! level name, reads a non-integer switch such as `NCCL_IB_DISABLE=true` as `0` (so the switch
@@ -56,7 +60,7 @@
 
 use super::{Check, Context, TaskContext};
 use crate::gpu::{env_get, is_literal, multinode, value_sub_range};
-use fuzzfile_diagnostics::{Diagnostic, Fix, Rule, Severity, TextRange};
+use fuzzfile_diagnostics::{Applicability, Diagnostic, Fix, Rule, Severity, TextRange};
 use fuzzfile_model::schema::did_you_mean;
 use fuzzfile_model::{EnvVar, TaskKind};
 
@@ -68,6 +72,7 @@ declare_rule! {
         category: Gpu,
         summary: "An NCCL or PyTorch NCCL environment variable with an invalid or deprecated value or name",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -387,11 +392,11 @@ fn check_name(text: &str, e: &EnvVar, siblings: &[EnvVar], out: &mut Vec<Diagnos
                 e.name
             ));
             if e.name_range.slice(text) == e.name {
-                d = d.with_fix(Fix::replace(
-                    format!("Rename to `{new}`"),
-                    e.name_range,
-                    *new,
-                ));
+                // PyTorch reads both names alike: a pure rename.
+                d = d.with_fix(
+                    Fix::replace(format!("Rename to `{new}`"), e.name_range, *new)
+                        .with_applicability(Applicability::Safe),
+                );
             }
         }
         out.push(d);

@@ -25,6 +25,9 @@
 //!   confirmed for PyTorch) put the tag's NCCL below 2.27.3, the help says that the job
 //!   probably falls back instead; the finding stays an error, since that is not confirmed.
 //!
+//! Fix safety: unsafe: it changes the job's environment (an IMEX channel and product pin, or
+//! Multi-Node NVLink turned off), so NCCL runs differently.
+//!
 //! ## Why is this bad?
 //! NCCL detects MNNVL when more than one node takes part (`NCCL_MNNVL_ENABLE` defaults to 2,
 //! auto). Since NCCL 2.27.3 it stops with `MNNVL (cliqueSize N) is available but not working
@@ -78,6 +81,7 @@ declare_rule! {
         category: Gpu,
         summary: "Multinode GPU job on a Multi-Node NVLink cluster with no IMEX channel and MNNVL not disabled",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -244,6 +248,7 @@ impl Check for NcclMnnvlNoImex {
                     return Some(Fix {
                         message: format!("Add `{entry}` to `env`"),
                         edits: vec![edit],
+                        applicability: None,
                     });
                 }
                 let (product, pin) = super::imex_no_product_pin::pin_edit(ctx, task)?;
@@ -257,6 +262,7 @@ impl Check for NcclMnnvlNoImex {
                         task.name.value
                     ),
                     edits,
+                    applicability: None,
                 })
             }),
         };

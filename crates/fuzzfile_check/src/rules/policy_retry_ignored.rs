@@ -1,6 +1,8 @@
 //! ## What it does
 //! Reports `policy.retry` on jobs, `defaults.job` and volume transfers. The fix removes it.
 //!
+//! Fix safety: unsafe: it deletes a key (Fuzzball ignores it, but its author expected retries).
+//!
 //! ## Why is this bad?
 //! Fuzzball accepts `retry` and ignores it (API 3.3: "not implemented"). A job that is
 //! expected to retry a flaky download fails on the first error.
@@ -42,6 +44,7 @@ declare_rule! {
         category: Schema,
         summary: "`policy.retry` is accepted by Fuzzball and ignored",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -80,6 +83,7 @@ fn report(ctx: &Context<'_>, p: &Policy, out: &mut Vec<Diagnostic>) {
         d = d.with_fix(Fix {
             message: "Remove `retry`".into(),
             edits: vec![edit],
+            applicability: None,
         });
     }
     out.push(d);

@@ -5,6 +5,8 @@
 //! torchrun does not accept; without `--use-env` there is no fix, because the script then
 //! expects a `--local-rank` argument that torchrun does not pass.
 //!
+//! Fix safety: unsafe: it changes the launcher module and its arguments.
+//!
 //! ## Why is this bad?
 //! `torch.distributed.launch` is deprecated (`FutureWarning: The module
 //! torch.distributed.launch is deprecated and will be removed in future. Use torchrun.`).
@@ -40,6 +42,7 @@ declare_rule! {
         category: Gpu,
         summary: "`python -m torch.distributed.launch` is deprecated in favour of torchrun",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 
@@ -123,6 +126,7 @@ impl Check for TorchDistributedLaunchDeprecated {
                 d = d.with_fix(Fix {
                     message: "Use `torch.distributed.run` and drop `--use-env`".into(),
                     edits,
+                    applicability: None,
                 });
             }
             out.push(d);

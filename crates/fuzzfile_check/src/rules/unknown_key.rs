@@ -10,6 +10,9 @@
 //! already have; like every fix, it is applied only when the renamed file parses and has no
 //! new error (renaming `dependson: [a]` in job `a` would make `a` depend on itself).
 //!
+//! Fix safety: safe: it renames a misspelt key (wrong case, camelCase or snake_case of the
+//! valid key) to the key the author meant, and changes nothing else.
+//!
 //! ## Why is this bad?
 //! Fuzzball 3.3 and later reject a workflow with an unknown key; older servers silently
 //! dropped it, so a misspelt `depends_on` meant a job started before its input was ready.
@@ -38,6 +41,7 @@ declare_rule! {
         category: Schema,
         summary: "A key that Fuzzball does not accept at this place and version",
         fix: Sometimes,
+        fix_safety: Safe,
     }
 }
 

@@ -8,6 +8,9 @@
 //!
 //! Each message suggests the closest defined name.
 //!
+//! Fix safety: unsafe: the closest defined name is a guess, and the job, service or volume it
+//! picks changes what runs.
+//!
 //! ## Why is this bad?
 //! Fuzzball refuses to start the workflow, or (for a dependency) the job never starts.
 //!
@@ -45,6 +48,7 @@ declare_rule! {
         category: Semantic,
         summary: "A reference to a job, service, volume or file that the Fuzzfile does not define",
         fix: Sometimes,
+        fix_safety: Unsafe,
     }
 }
 

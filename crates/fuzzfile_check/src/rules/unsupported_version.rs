@@ -2,6 +2,8 @@
 //! Checks that `version` is one of the Fuzzfile versions: `v4` (current) or `v1` (legacy).
 //! There is no `v2` or `v3`. A numeric `4` or `1` gets a fix to the right spelling.
 //!
+//! Fix safety: safe: `4` becomes `v4` (and `1` `v1`), the version the number names.
+//!
 //! ## Why is this bad?
 //! Fuzzball rejects a workflow with any other version, and every other check depends on the
 //! version (v1 and v4 key mounts in opposite directions).
@@ -27,6 +29,7 @@ declare_rule! {
         category: Schema,
         summary: "`version` is missing or is not one of the Fuzzfile versions `v1` and `v4`",
         fix: Sometimes,
+        fix_safety: Safe,
     }
 }
 

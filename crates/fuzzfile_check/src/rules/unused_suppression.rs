@@ -20,6 +20,8 @@
 //! The text after `]` is the reason, for the people who read the file. It is optional and its
 //! absence is not reported.
 //!
+//! Fix safety: safe: it deletes only a comment; what runs does not change.
+//!
 //! ## Why is this bad?
 //! A suppression outlives the problem it was written for: after the file changes, it hides
 //! nothing today and may hide a new, real problem tomorrow. A misspelt rule name suppresses
@@ -70,6 +72,7 @@ declare_rule! {
         category: Meta,
         summary: "A `# fuzzlint: ignore[...]` comment that suppresses nothing",
         fix: Sometimes,
+        fix_safety: Safe,
     }
 }
 

@@ -708,6 +708,7 @@ fn map_fix(f: &Fix, mapper: &map::Mapper<'_>) -> Option<Fix> {
     Some(Fix {
         message: f.message.clone(),
         edits,
+        applicability: f.applicability,
     })
 }
 
@@ -857,12 +858,18 @@ fn error_counts(diags: &[Diagnostic]) -> BTreeMap<(Rule, String), usize> {
 /// and kept only when it renders and has no error the template did not have. The template's
 /// own text when nothing applies.
 pub fn fix_template(t: &TemplateAnalysis) -> String {
+    fix_template_at(t, fuzzfile_diagnostics::Applicability::Safe)
+}
+
+/// [`fix_template`] with the fixes at least as safe as `required` (`Unsafe`: with
+/// `--unsafe-fixes`).
+pub fn fix_template_at(t: &TemplateAnalysis, required: fuzzfile_diagnostics::Applicability) -> String {
     let text = t.text();
     let Some(r) = &t.rendered else {
         return text.to_owned();
     };
     let mapper = map::Mapper::new(&r.rendered.map, &r.rendered.text);
-    let mapped: Vec<Fix> = fixes::verified_fixes(&r.analysis)
+    let mapped: Vec<Fix> = fixes::verified_fixes_at(&r.analysis, required)
         .into_iter()
         .filter_map(|f| map_fix(f, &mapper))
         .collect();

@@ -226,12 +226,17 @@ fn the_mnnvl_quick_fix_pins_the_product_as_the_cli_does() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|a| a["diagnostics"][0]["code"] == "FZ302" && a["isPreferred"] == true)
+            .find(|a| {
+                a["diagnostics"][0]["code"] == "FZ302"
+                    && !a["title"].as_str().unwrap_or("").starts_with("Suppress")
+            })
             .unwrap_or_else(|| panic!("no quick fix for FZ302: {actions}"))
             .clone();
+        // It changes the job's environment and where it runs: unsafe, not preferred.
+        assert_eq!(fix["isPreferred"], false);
         assert_eq!(
             fix["title"],
-            "Add `NVIDIA_IMEX_CHANNELS=0` to `env` and pin job `train` to `GB200` nodes"
+            "Add `NVIDIA_IMEX_CHANNELS=0` to `env` and pin job `train` to `GB200` nodes (unsafe)"
         );
         let (edits, _) = document_edits(&fix["edit"]);
         let fixed = apply_edits(text, &edits, c.encoding);
@@ -245,10 +250,38 @@ fn the_mnnvl_quick_fix_pins_the_product_as_the_cli_does() {
             "{after:?}\n{fixed}"
         );
         // What `fuzzlint check --fix` writes.
-        let cli =
-            fuzzfile_check::fixes::fix_until_stable(&fuzzfile_check::analyze_with(text, &options));
+        let cli = fuzzfile_check::fixes::fix_until_stable_at(
+            &fuzzfile_check::analyze_with(text, &options),
+            fuzzfile_check::Applicability::Unsafe,
+        );
         assert_eq!(fixed, cli);
         c.shutdown();
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An unsafe fix (a launcher's arguments) is a quick fix that is never preferred and says
+/// it is unsafe; a safe one (a misspelt key) is preferred; "fix all" applies safe fixes only.
+#[test]
+fn unsafe_quick_fixes_are_offered_but_not_preferred() {
+    let mut c = Client::start(caps_utf8(), None);
+    c.open(URI, "fuzzfile", 1, TRAIN);
+    let _ = c.diagnostics(URI, Some(1));
+    let fix_of = |actions: &[serde_json::Value]| {
+        actions
+            .iter()
+            .find(|a| !a["title"].as_str().unwrap_or("").starts_with("Suppress"))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let nproc = fix_of(&actions_at(&mut c, TRAIN, "nproc-per-node=8", Some(&["quickfix"])));
+    assert_eq!(nproc["isPreferred"], false, "{nproc}");
+    assert!(nproc["title"].as_str().unwrap_or("").ends_with("(unsafe)"), "{nproc}");
+    let key = fix_of(&actions_at(&mut c, TRAIN, "polcy", Some(&["quickfix"])));
+    assert_eq!(key["isPreferred"], true, "{key}");
+    let all = actions_at(&mut c, TRAIN, "version", Some(&["source.fixAll"]));
+    let fixed = apply(&c, TRAIN, &all[0]);
+    // The misspelt key is fixed, the launcher's arguments are not.
+    assert!(!fixed.contains("polcy"), "{fixed}");
+    assert!(fixed.contains("nproc-per-node=8"), "{fixed}");
 }

@@ -132,10 +132,7 @@ fn ariadne_frame(
         report = report.with_help(printable(h));
     }
     if let Some(f) = &d.fix {
-        report = report.with_note(format!(
-            "fix available: {} (`fuzzlint check --fix`)",
-            printable(&f.message)
-        ));
+        report = report.with_note(crate::fix_apply::note(d, &printable(&f.message)));
     }
     let mut buf = Vec::new();
     report.finish().write((file, source), &mut buf)?;
@@ -197,8 +194,8 @@ fn compact_frame(out: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result
         writeln!(out, "{pad}│ ")?;
         writeln!(
             out,
-            "{pad}│ Note: fix available: {} (`fuzzlint check --fix`)",
-            printable(&f.message)
+            "{pad}│ Note: {}",
+            crate::fix_apply::note(d, &printable(&f.message))
         )?;
     }
     writeln!(out, "{}╯", "─".repeat(gutter + 2))

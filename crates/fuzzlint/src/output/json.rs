@@ -15,6 +15,7 @@ pub fn diagnostic_json(file: &str, a: &Checked, d: &Diagnostic) -> Value {
     let fix = d.fix.as_ref().map(|f| {
         json!({
             "message": f.message,
+            "applicability": d.fix_applicability().map(|s| s.as_str()),
             "edits": f.edits.iter().map(|e| json!({
                 "range": range_json(a, e.range),
                 "offsets": { "start": e.range.start, "end": e.range.end },
