@@ -4,9 +4,13 @@
 # driven by Debian's Chromium through playwright-core (test.mjs).
 #
 #   tests/code-server/run.sh FUZZLINT VSIX
+#   tests/code-server/run.sh --bundled VSIX
 #
 # FUZZLINT: the fuzzlint binary the extension starts (`fuzzlint.path`); VSIX: the packaged
-# extension. Builds nothing. Starts code-server on a free localhost port (auth none, a fresh
+# extension. --bundled: VSIX is a platform package with its own server (server/fuzzlint), and
+# the extension must find it by itself: `fuzzlint.path` is not set and no fuzzlint is on the
+# PATH code-server gets. Either way the extension's output channel must name the server it
+# started, from the expected place. Builds nothing. Starts code-server on a free localhost port (auth none, a fresh
 # user-data and extensions folder), installs the .vsix, runs the browser test on a copy of
 # workspace/, and stops everything it started on exit. Every step has a time limit.
 # On failure: the page's screenshot, the page's text and code-server's logs are in
@@ -17,14 +21,24 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 FUZZLINT VSIX" >&2
+usage() {
+  echo "usage: $0 FUZZLINT VSIX | $0 --bundled VSIX" >&2
   exit 2
+}
+bundled=
+fuzzlint=
+if [ "${1:-}" = --bundled ]; then
+  [ $# -eq 2 ] || usage
+  bundled=1
+  vsix=$2
+else
+  [ $# -eq 2 ] || usage
+  [ -x "$1" ] || { echo "error: $1 is not an executable fuzzlint" >&2; exit 2; }
+  fuzzlint=$(realpath "$1")
+  vsix=$2
 fi
-fuzzlint=$(realpath "$1")
-vsix=$(realpath "$2")
-[ -x "$fuzzlint" ] || { echo "error: $1 is not an executable fuzzlint" >&2; exit 2; }
-[ -f "$vsix" ] || { echo "error: $2: no such .vsix" >&2; exit 2; }
+[ -f "$vsix" ] || { echo "error: $vsix: no such .vsix" >&2; exit 2; }
+vsix=$(realpath "$vsix")
 chromium=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$chromium" ] || { echo "error: $chromium not found (apt-get install chromium)" >&2; exit 2; }
 code_server="$here/node_modules/code-server/out/node/entry.js"
@@ -54,6 +68,11 @@ cleanup() {
     echo "code-server test failed; artifacts in $artifacts" >&2
     echo "--- code-server.log (tail)" >&2
     tail -n 40 "$tmp/code-server.log" >&2 2>/dev/null || true
+    # The extension's output channel: which server it started and what the client saw.
+    find "$tmp/data/logs" -name '*-Fuzzfile.log' -type f 2>/dev/null | while read -r f; do
+      echo "--- $(basename "$f") (Output: Fuzzfile, tail)" >&2
+      tail -n 40 "$f" >&2
+    done
   fi
   rm -rf "$tmp"
   exit "$rc"
@@ -71,7 +90,7 @@ cp "$here"/workspace/* "$ws/"
 node -e '
   const fs = require("fs");
   fs.writeFileSync(process.argv[1], JSON.stringify({
-    "fuzzlint.path": process.argv[2],
+    ...(process.argv[2] ? { "fuzzlint.path": process.argv[2] } : {}),
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": false,
     "workbench.enableExperiments": false,
@@ -100,10 +119,28 @@ grep -q '^fuzzfile-toolchain\.fuzzfile@' "$tmp/extensions.txt" || {
   echo "error: the .vsix is not among code-server's extensions" >&2
   exit 1
 }
+# The server the extension must start: the setting's, or the one inside the package (which
+# also gives the test its expectations), with no other fuzzlint on code-server's PATH.
+server_path=$PATH
+if [ -n "$bundled" ]; then
+  fuzzlint=$(find "$exts" -path '*/server/fuzzlint' -type f | head -n 1)
+  [ -n "$fuzzlint" ] && [ -x "$fuzzlint" ] || {
+    echo "error: $vsix has no executable server/fuzzlint (a platform package is needed)" >&2
+    exit 1
+  }
+  server_path=
+  IFS=: read -r -a dirs <<<"$PATH"
+  for d in "${dirs[@]}"; do
+    [ -n "$d" ] && [ ! -e "$d/fuzzlint" ] && server_path=${server_path:+$server_path:}$d
+  done
+  expected_start="Starting \`$fuzzlint server\` (from the server bundled with the extension)."
+else
+  expected_start="Starting \`$fuzzlint server\` (from the fuzzlint.path setting)."
+fi
 echo "code-server $(node -p "require('$here/node_modules/code-server/package.json').version") with $(cat "$tmp/extensions.txt")"
 
 # Port 0: the kernel picks a free port; code-server logs the one it got.
-setsid "${cs[@]}" --bind-addr 127.0.0.1:0 --auth none --disable-telemetry \
+PATH=$server_path setsid "${cs[@]}" --bind-addr 127.0.0.1:0 --auth none --disable-telemetry \
   --disable-update-check --disable-workspace-trust --disable-getting-started-override \
   --disable-proxy "$ws" >"$tmp/code-server.log" 2>&1 &
 server_pid=$!
@@ -124,3 +161,13 @@ timeout 300 node "$here/test.mjs" \
   --file "$ws/hello.fz" \
   --artifacts "$artifacts" \
   --screenshot "${FUZZ_CODE_SERVER_SCREENSHOT:-}"
+
+# The extension's output channel (written by VS Code under the user-data folder) names the
+# server it started and where it found it.
+channel=$(find "$data/logs" -name '*-Fuzzfile.log' -type f | head -n 1)
+if [ -z "$channel" ] || ! grep -qxF "$expected_start" "$channel"; then
+  echo "error: the Fuzzfile output channel does not say: $expected_start" >&2
+  [ -n "$channel" ] && cat "$channel" >&2
+  exit 1
+fi
+echo "output channel: $expected_start"
