@@ -80,6 +80,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Everything code-server, VS Code and Chromium write outside the user-data folder (the
+# heartbeat and coder-logs, IPC sockets, the browser's profile) goes under $tmp too.
+export HOME="$tmp/home" TMPDIR="$tmp"
+unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_CACHE_HOME XDG_STATE_HOME XDG_RUNTIME_DIR
+mkdir -p "$HOME"
 data="$tmp/data"
 exts="$tmp/extensions"
 ws="$tmp/ws"
@@ -103,6 +108,7 @@ node -e '
     "editor.hover.delay": 200,
     "editor.minimap.enabled": false,
     "files.autoSave": "off",
+    "git.enabled": false,
     "window.restoreWindows": "none"
   }, null, 2));
 ' "$data/User/settings.json" "$fuzzlint"
