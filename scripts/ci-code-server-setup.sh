@@ -31,6 +31,16 @@ if [ ! -x /usr/bin/rg ]; then
   exit 1
 fi
 
+# Already installed from this lock file with this Node.js: nothing to do (npm ci would wipe
+# and rebuild everything, about a minute and a half).
+stamp=tests/code-server/node_modules/.fuzzfile-installed
+want="$(sha256sum tests/code-server/package-lock.json | cut -d' ' -f1) node $(node --version)"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
+  [ -x tests/code-server/node_modules/code-server/lib/vscode/node_modules/@vscode/ripgrep/bin/rg ]; then
+  echo "tests/code-server: up to date ($stamp)"
+  exit 0
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The names @vscode/ripgrep 1.15.11 (pinned by code-server 4.100.3) looks for.
@@ -52,4 +62,5 @@ if ! "$rg_bin" --version >/dev/null; then
   echo "error: code-server's ripgrep ($rg_bin) does not run" >&2
   exit 1
 fi
+echo "$want" >"$stamp"
 echo "tests/code-server: npm ci took $(($(date +%s) - start)) s"
