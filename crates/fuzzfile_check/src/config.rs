@@ -6,6 +6,7 @@
 //! ignore = ["legacy-version"]        # removed from the selection
 //! fail-on = "warning"                # error | warning | info | never
 //! cluster = "clusters/gb200.toml"    # relative to this file; or an inline [cluster] table
+//! skip-non-fuzzfiles = false         # check named YAML files that are not Fuzzfiles too
 //!
 //! [severity]                         # rule name or code → error | warning | info | off
 //! policy-retry-ignored = "error"
@@ -273,6 +274,9 @@ pub struct Config {
     pub severity: BTreeMap<Rule, Level>,
     pub fail_on: Option<FailOn>,
     pub cluster: Option<ClusterSource>,
+    /// `skip-non-fuzzfiles`: whether a YAML file named on the command line that does not look
+    /// like a Fuzzfile (`crate::recognise`) is skipped (default) or checked.
+    pub skip_non_fuzzfiles: Option<bool>,
     /// Things accepted but worth saying: a rule named by its former name.
     pub notes: Vec<ConfigNote>,
 }
@@ -352,6 +356,7 @@ struct RawConfig {
     severity: BTreeMap<Spanned<String>, Level>,
     fail_on: Option<FailOn>,
     cluster: Option<Spanned<RawCluster>>,
+    skip_non_fuzzfiles: Option<bool>,
 }
 
 enum RawCluster {
@@ -497,6 +502,7 @@ pub(crate) fn parse_config_with(text: &str, lookup: Lookup) -> Result<Config, Co
         severity,
         fail_on: raw.fail_on,
         cluster,
+        skip_non_fuzzfiles: raw.skip_non_fuzzfiles,
         notes,
     })
 }

@@ -92,6 +92,7 @@ pub fn fuzzlint_config_schema() -> Value {
                 "additionalProperties": {"enum": ["error", "warning", "info", "off"]},
                 "description": "Rule name or code → `error`, `warning`, `info` or `off`."
             },
+            "skip-non-fuzzfiles": {"type": "boolean", "description": "Skip a YAML file named on the command line (as pre-commit names every YAML file) that does not look like a Fuzzfile: a top-level `version:` written as a Fuzzfile's (`v1`, `v4`) and `jobs:` or `services:`. Default true; `false` checks it as a Fuzzfile (as `fuzzlint check --no-skip`). `*.fz` files are always checked."},
             "cluster": {
                 "description": "The cluster profile: a path relative to this file, or an inline table.",
                 "anyOf": [

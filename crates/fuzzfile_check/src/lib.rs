@@ -19,6 +19,7 @@ pub mod invariants;
 pub mod json_schema;
 pub mod launch;
 pub mod profile;
+pub mod recognise;
 pub mod render;
 pub mod rules;
 pub mod semantics;
@@ -176,23 +177,11 @@ fn next_line_start(index: &LineIndex, offset: u32) -> u32 {
     index.line_start(index.line_of(offset) + 1)
 }
 
-/// Whether YAML text looks like a Fuzzfile: a top-level `version:` and `jobs:` or `services:`.
-/// Directory discovery and the language server use this for `*.yaml`/`*.yml` files.
+/// Whether YAML text looks like a Fuzzfile: a top-level `version:` written as a Fuzzfile's
+/// and `jobs:` or `services:` ([`recognise::recognise`] says why not). Directory discovery,
+/// the files named on the command line and the language server use it for `*.yaml`/`*.yml`.
 pub fn looks_like_fuzzfile(text: &str) -> bool {
-    let mut version = false;
-    let mut tasks = false;
-    for line in fuzzfile_diagnostics::lines(text) {
-        let line = line.trim_start_matches('\u{feff}');
-        if line.starts_with("version:") {
-            version = true;
-        } else if line.starts_with("jobs:") || line.starts_with("services:") {
-            tasks = true;
-        }
-        if version && tasks {
-            return true;
-        }
-    }
-    false
+    recognise::recognise(text).is_ok()
 }
 
 /// Apply every fix of `diagnostics` (each whole: all its edits or none) that does not overlap

@@ -51,6 +51,9 @@ pub struct FileSettings {
     pub cluster: ClusterOrigin,
     pub options: Options,
     pub fail_on: FailOn,
+    /// Whether a YAML file named on the command line that does not look like a Fuzzfile is
+    /// skipped (`skip-non-fuzzfiles`, default true; `fuzzlint check --no-skip` overrides it).
+    pub skip_non_fuzzfiles: bool,
     /// Remarks about the config file, each `path:line:column: note: ...` (a rule named by
     /// its former name).
     pub notes: Vec<String>,
@@ -229,6 +232,7 @@ impl Resolver {
                 .fail_on
                 .or(config.fail_on)
                 .unwrap_or_default(),
+            skip_non_fuzzfiles: config.skip_non_fuzzfiles.unwrap_or(true),
         })
     }
 }

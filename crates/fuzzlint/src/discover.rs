@@ -1,11 +1,11 @@
-//! Finding Fuzzfiles: explicit files are taken as they are; directories are walked honouring
-//! .gitignore, keeping `*.fz` files and `*.yaml`/`*.yml` files that look like Fuzzfiles
-//! (application templates, `template.yaml` and `*.template.yaml`, among them: a template
-//! too has its top-level `version:` and `jobs:` or `services:`; values files never).
+//! Finding Fuzzfiles: explicit files are taken as they are (`fuzzfile_kind::split_named` then
+//! skips the named YAML files that are not Fuzzfiles); directories are walked honouring
+//! .gitignore, keeping what `fuzzfile_kind::classify` takes for a Fuzzfile: `*.fz` files and
+//! `*.yaml`/`*.yml` files that look like Fuzzfiles (application templates, `template.yaml` and
+//! `*.template.yaml`, among them: a template too has its top-level `version:` and `jobs:` or
+//! `services:`; values files never: they are read with their template).
 
 use std::path::{Path, PathBuf};
-
-pub use fuzzfile_check::looks_like_fuzzfile;
 
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
@@ -44,16 +44,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 continue;
             }
             let path = entry.path();
-            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            let keep = match ext {
-                // A template's values file is read with its template, never as a Fuzzfile.
-                _ if fuzzfile_check::template::is_values_name(name) => false,
-                "fz" => true,
-                "yaml" | "yml" => fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
-                    .is_ok_and(|t| looks_like_fuzzfile(&t)),
-                _ => false,
-            };
+            // The same predicate as for named files; a values file is read with its template.
+            let keep =
+                crate::fuzzfile_kind::classify(path, false) == crate::fuzzfile_kind::Kind::Fuzzfile;
             if keep {
                 out.push(path.to_path_buf());
             }
@@ -112,7 +105,7 @@ pub use fuzzfile_check::settings::display;
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use fuzzfile_check::looks_like_fuzzfile;
 
     #[test]
     fn recognises_fuzzfiles() {

@@ -7,6 +7,7 @@ mod cluster_note;
 mod detect;
 mod discover;
 mod fix_apply;
+mod fuzzfile_kind;
 mod output;
 mod settings;
 mod templates;
@@ -141,6 +142,11 @@ pub struct CheckArgs {
     /// list every finding.
     #[arg(long, value_name = "N", default_value_t = 100)]
     max_diagnostics: usize,
+    /// Check a YAML file named on the command line even when it does not look like a Fuzzfile
+    /// (a top-level `version: v1|v4` and `jobs:` or `services:`); by default it is skipped, so
+    /// that a hook may pass every YAML file. Overrides `skip-non-fuzzfiles` of fuzzlint.toml.
+    #[arg(long)]
+    no_skip: bool,
 }
 
 pub use output::Format;
@@ -374,6 +380,12 @@ pub fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Named YAML files that are not Fuzzfiles are skipped (fuzzfile_kind), said after the output.
+    let (files, file_settings, skipped) =
+        fuzzfile_kind::skip_named(files, file_settings, &paths, |s| {
+            !args.no_skip && s.skip_non_fuzzfiles
+        });
+    let skipped_lines = fuzzfile_kind::report(&skipped, false);
     // Remarks about the config files (a rule named by its former name), once each, on
     // standard error; `--show-settings` lists them with each file.
     if !args.show_settings {
@@ -509,6 +521,9 @@ pub fn check(args: CheckArgs) -> ExitCode {
             _ => Ok(()),
         }
     });
+    for line in &skipped_lines {
+        eprintln!("{line}");
+    }
     if let Err(e) = written {
         eprintln!("error: {e}");
         return ExitCode::from(2);

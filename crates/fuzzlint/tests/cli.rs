@@ -768,10 +768,24 @@ fn discovery_honours_gitignore_and_fuzzfile_detection() {
         .iter()
         .all(|d| d["file"] == format!("{name}/b.yaml")));
 
-    // An explicit file is checked even where a walk would skip it.
+    // An explicit file is checked even where a walk would skip it (.gitignore); a named YAML
+    // file that is not a Fuzzfile (the workflow) is skipped, unless `--no-skip`.
     let doc = run_in(
         dir.path(),
         &["check", "c.yml", "ignored/d.fz", "--format", "json"],
+    )
+    .json();
+    assert_eq!(doc["files"], 1);
+    let doc = run_in(
+        dir.path(),
+        &[
+            "check",
+            "c.yml",
+            "ignored/d.fz",
+            "--format",
+            "json",
+            "--no-skip",
+        ],
     )
     .json();
     assert_eq!(doc["files"], 2);

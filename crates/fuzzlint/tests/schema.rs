@@ -167,6 +167,8 @@ fn configs_validate_as_the_parser_reads_them() {
             false,
         ),
         (base.replace("policy-retry-ignored", "no-such-rule"), false),
+        (format!("skip-non-fuzzfiles = false\n{base}"), true),
+        (format!("skip-non-fuzzfiles = \"no\"\n{base}"), false),
     ] {
         assert_eq!(parse_config(&text).is_ok(), ok, "parser on {text}");
         assert_eq!(v.is_valid(&toml_json(&text)), ok, "schema on {text}");
