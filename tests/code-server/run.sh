@@ -13,8 +13,9 @@
 # started, from the expected place. Builds nothing. Starts code-server on a free localhost port (auth none, a fresh
 # user-data and extensions folder), installs the .vsix, runs the browser test on a copy of
 # workspace/, and stops everything it started on exit. Every step has a time limit.
-# On failure: the page's screenshot, the page's text and code-server's logs are in
-# $FUZZ_CODE_SERVER_ARTIFACTS (default target/code-server-test) and the log tail is printed.
+# The screenshots and code-server's and VS Code's logs are kept in $FUZZ_CODE_SERVER_ARTIFACTS
+# (default target/code-server-test); on failure also the page's text and the browser console,
+# and the logs' tails are printed.
 # FUZZ_CODE_SERVER_SCREENSHOT=PATH also saves the passing run's screenshot there (how
 # docs/img/vscode-code-server.png is made).
 set -euo pipefail
@@ -61,10 +62,10 @@ cleanup() {
     done
     kill -KILL -- "-$server_pid" 2>/dev/null || true
   fi
+  cp "$tmp/code-server.log" "$artifacts/" 2>/dev/null || true
+  # VS Code's own logs: the extension host's, the language client's output channel.
+  if [ -d "$tmp/data/logs" ]; then cp -r "$tmp/data/logs" "$artifacts/vscode-logs" || true; fi
   if [ "$rc" != 0 ]; then
-    cp "$tmp/code-server.log" "$artifacts/" 2>/dev/null || true
-    # VS Code's own logs: the extension host's, the language client's output channel.
-    if [ -d "$tmp/data/logs" ]; then cp -r "$tmp/data/logs" "$artifacts/vscode-logs" || true; fi
     echo "code-server test failed; artifacts in $artifacts" >&2
     echo "--- code-server.log (tail)" >&2
     tail -n 40 "$tmp/code-server.log" >&2 2>/dev/null || true
@@ -143,6 +144,7 @@ if [ -n "$bundled" ]; then
 else
   expected_start="Starting \`$fuzzlint server\` (from the fuzzlint.path setting)."
 fi
+echo "browser: $("$chromium" --version 2>/dev/null || true)"
 echo "code-server $(node -p "require('$here/node_modules/code-server/package.json').version") with $(cat "$tmp/extensions.txt")"
 
 # Port 0: the kernel picks a free port; code-server logs the one it got.

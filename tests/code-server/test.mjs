@@ -322,8 +322,8 @@ try {
   await page.screenshot({ path: path.join(opt.artifacts, "failure.png") }).catch(() => {});
   const text = await page.evaluate(() => document.body.innerText).catch(() => "");
   fs.writeFileSync(path.join(opt.artifacts, "page.txt"), text);
-  fs.writeFileSync(path.join(opt.artifacts, "console.txt"), consoleLines.join("\n"));
 } finally {
+  fs.writeFileSync(path.join(opt.artifacts, "console.txt"), consoleLines.join("\n"));
   await context.close().catch(() => {});
   fs.rmSync(profile, { recursive: true, force: true });
 }
