@@ -63,18 +63,15 @@ pub fn apply(checked: &mut [Checked], request: FixRequest) -> Outcome {
         if !has_fix(c, required) {
             continue;
         }
-        if c.path.as_os_str() == "-" {
-            eprintln!("error: --fix cannot write back to standard input; name the file");
-            outcome.io_errors = true;
-            continue;
-        }
         let Some(text) = fixed_text(c, required) else {
             continue;
         };
         if text == c.text() {
             continue;
         }
-        if let Err(e) = std::fs::write(&c.path, &text) {
+        if c.path.as_os_str() == "-" {
+            // Standard input is written nowhere: its fixed text is printed (stdin.rs).
+        } else if let Err(e) = std::fs::write(&c.path, &text) {
             eprintln!("error: cannot write {}: {e}", c.path.display());
             outcome.io_errors = true;
             continue;

@@ -10,6 +10,7 @@ mod fix_apply;
 mod fuzzfile_kind;
 mod output;
 mod settings;
+mod stdin;
 mod templates;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -100,6 +101,11 @@ pub struct CheckArgs {
     /// temporary file beside it, renamed into place when complete).
     #[arg(long, value_name = "PATH")]
     output_file: Option<std::path::PathBuf>,
+    /// The name of what `-` reads from standard input: the fuzzlint.toml found from it
+    /// applies, it says whether the text is a template, and messages show it [default: `-`].
+    /// Nothing is written to it: `--fix` prints the fixed text on standard output.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<std::path::PathBuf>,
     /// Exit with 1 when a diagnostic at or above this severity is found [default: error, or
     /// `fail-on` of fuzzlint.toml].
     #[arg(long, value_enum)]
@@ -356,7 +362,11 @@ fn resolve_settings(
         }),
     };
     let mut resolver = settings::Resolver::new(overrides)?;
-    files.iter().map(|f| resolver.for_file(f)).collect()
+    let stdin_name = args.stdin_filename.as_deref();
+    files
+        .iter()
+        .map(|f| resolver.for_file(stdin::name_of(f, stdin_name)))
+        .collect()
 }
 
 /// `fuzzlint check` (and `fuzz check`): discover, check, render; the exit status.
@@ -403,7 +413,8 @@ pub fn check(args: CheckArgs) -> ExitCode {
             if i > 0 {
                 let _ = writeln!(out);
             }
-            let _ = settings::show(&mut out, &discover::display(path), s);
+            let name = stdin::name_of(path, args.stdin_filename.as_deref());
+            let _ = settings::show(&mut out, &discover::display(name), s);
         }
         let _ = out.flush();
         return ExitCode::SUCCESS;
@@ -431,18 +442,20 @@ pub fn check(args: CheckArgs) -> ExitCode {
         .par_iter()
         .zip(file_settings.par_iter())
         .map(|(path, settings)| {
-            if templates::is_template(path) {
-                return templates::check(path, settings, &template_args);
+            // What it is read from (`-`: standard input) and the name it is known by.
+            let name = stdin::name_of(path, args.stdin_filename.as_deref());
+            if templates::is_template(name) {
+                return templates::check(path, name, settings, &template_args);
             }
-            if templates::is_values(path) {
-                return templates::check_values(path, settings);
+            if templates::is_values(name) {
+                return templates::check_values(path, name, settings);
             }
             let bytes =
                 fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
             let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
             Ok(vec![Checked {
                 path: path.clone(),
-                display: discover::display(path),
+                display: discover::display(name),
                 body: Body::Fuzzfile(Box::new(analysis)),
                 settings: std::sync::Arc::clone(settings),
                 companion: false,
@@ -486,6 +499,27 @@ pub fn check(args: CheckArgs) -> ExitCode {
             );
         }
     }
+    // `--fix` of standard input prints its (fixed) text on standard output; the report goes
+    // to standard error then, or to `--output-file` (stdin.rs).
+    let stdin_fixed = if args.fix {
+        stdin::fixed_output(&checked)
+    } else {
+        None
+    };
+    if let Some(text) = stdin_fixed {
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("error: cannot write the fixed text of standard input: {e}");
+                io_errors = true;
+            }
+        }
+    }
+    let destination = match (&args.output_file, stdin_fixed) {
+        (Some(path), _) => output::sink::Destination::File(path),
+        (None, Some(_)) => output::sink::Destination::Stderr,
+        (None, None) => output::sink::Destination::Stdout,
+    };
 
     // GPU jobs checked without a cluster profile: one note for the run, not a finding per file.
     let cluster_note = cluster_note::take(&mut checked);
@@ -494,9 +528,12 @@ pub fn check(args: CheckArgs) -> ExitCode {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            args.output_file.is_none()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && match destination {
+                    output::sink::Destination::Stdout => std::io::stdout().is_terminal(),
+                    output::sink::Destination::Stderr => std::io::stderr().is_terminal(),
+                    output::sink::Destination::File(_) => false,
+                }
         }
     };
     // Standard output of the machine formats is what their readers parse: the note goes to
@@ -510,7 +547,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
         0 => usize::MAX,
         n => n,
     };
-    let written = output::sink::deliver(args.output_file.as_deref(), |out| {
+    let written = output::sink::deliver(destination, |out| {
         if let (Some(note), Format::Human) = (&cluster_note, args.format) {
             writeln!(out, "{note}\n")?;
         }

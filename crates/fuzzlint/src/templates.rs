@@ -32,11 +32,16 @@ pub fn is_values(path: &Path) -> bool {
         .is_some_and(template::is_values_name)
 }
 
-/// A values file named on the command line: its own findings (`values-file-error`).
-pub fn check_values(path: &Path, settings: &Arc<FileSettings>) -> Result<Vec<Checked>, String> {
+/// A values file named on the command line: its own findings (`values-file-error`). It is
+/// read from `path` (`-`: standard input) and known as `name` (crate::stdin).
+pub fn check_values(
+    path: &Path,
+    name: &Path,
+    settings: &Arc<FileSettings>,
+) -> Result<Vec<Checked>, String> {
     let text = fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
         .map_err(|e| e.to_string())?;
-    let display = discover::display(path);
+    let display = discover::display(name);
     let f = template::check_values_file(
         Source {
             display: display.clone(),
@@ -54,15 +59,18 @@ pub fn check_values(path: &Path, settings: &Arc<FileSettings>) -> Result<Vec<Che
 }
 
 /// Read the template and its values file; check it. The template's entry, then its values
-/// file's and the `--values` files' when they have findings.
+/// file's and the `--values` files' when they have findings. The template is read from
+/// `path` (`-`: standard input) and known as `name`: its values file is looked for beside
+/// `name` (crate::stdin).
 pub fn check(
     path: &Path,
+    name: &Path,
     settings: &Arc<FileSettings>,
     args: &Args,
 ) -> Result<Vec<Checked>, String> {
     let text = fuzzfile_io::read_to_string(path, fuzzfile_io::Kind::FUZZFILE)
         .map_err(|e| e.to_string())?;
-    let candidates = template::values_file_paths(path);
+    let candidates = template::values_file_paths(name);
     let mut values = None;
     let mut values_path = None;
     for p in &candidates {
@@ -79,7 +87,7 @@ pub fn check(
     }
     let input = TemplateInput {
         template: Source {
-            display: discover::display(path),
+            display: discover::display(name),
             text,
         },
         values,
@@ -96,7 +104,7 @@ pub fn check(
     let findings = std::mem::take(&mut t.values_findings);
     out.push(Checked {
         path: path.to_path_buf(),
-        display: discover::display(path),
+        display: discover::display(name),
         body: Body::Template(Box::new(t)),
         settings: Arc::clone(settings),
         companion: false,

@@ -6,28 +6,45 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Why the report file could not be written; the message names the path.
+/// Why the report could not be written; for a file, the message names the path.
 #[derive(Debug, thiserror::Error)]
 pub enum SinkError {
     #[error("--output-file {}: {reason}", path.display())]
     File { path: PathBuf, reason: String },
     #[error("cannot write the report: {0}")]
-    Stdout(io::Error),
+    Stream(io::Error),
 }
 
-/// Writes the report with `write` to `path`, or to standard output when `path` is `None`.
-/// A reader of standard output that stopped reading (`| head`) ends the output quietly.
+/// Where the report goes.
+#[derive(Clone, Copy, Debug)]
+pub enum Destination<'a> {
+    Stdout,
+    /// Standard error: `--fix` of standard input prints the fixed text on standard output.
+    Stderr,
+    /// `--output-file PATH`.
+    File(&'a Path),
+}
+
+/// Writes the report with `write` to `to`. A reader of standard output or error that stopped
+/// reading (`| head`) ends the output quietly.
 pub fn deliver(
-    path: Option<&Path>,
+    to: Destination<'_>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), SinkError> {
-    let Some(path) = path else {
-        let stdout = io::stdout();
-        let mut out = stdout.lock();
-        return match write(&mut out).and_then(|()| out.flush()) {
-            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(SinkError::Stdout(e)),
-            _ => Ok(()),
-        };
+    let stream = |written: io::Result<()>| match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(SinkError::Stream(e)),
+        _ => Ok(()),
+    };
+    let path = match to {
+        Destination::Stdout => {
+            let mut out = io::stdout().lock();
+            return stream(write(&mut out).and_then(|()| out.flush()));
+        }
+        Destination::Stderr => {
+            let mut out = io::stderr().lock();
+            return stream(write(&mut out).and_then(|()| out.flush()));
+        }
+        Destination::File(path) => path,
     };
     let fail = |reason: String| SinkError::File {
         path: path.to_path_buf(),
