@@ -18,6 +18,14 @@ mod template;
 /// The most findings shown for one file (`fuzzlint check --format json` lists them all).
 const MAX_SHOWN: usize = 100;
 
+/// `fuzz`'s command line: `fuzz check` is `fuzzlint check` with the preflight report as its
+/// default output format.
+fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command().mut_subcommand("check", |c| {
+        c.mut_arg("format", |a| a.default_value("preflight"))
+    })
+}
+
 #[derive(Parser)]
 #[command(name = "fuzz", version, about = "Run Fuzzfiles on nodes")]
 struct Cli {
@@ -27,14 +35,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Preflight: analyse Fuzzfiles as the runner does before executing them; exit 1 on errors.
-    /// Application templates (`template.yaml`, `*.template.yaml`) are rendered first, as
-    /// `fuzz run` renders them.
-    Check {
-        files: Vec<PathBuf>,
-        #[command(flatten)]
-        template: template::TemplateArgs,
-    },
+    /// Preflight: `fuzzlint check` itself (the same files, fuzzlint.toml, `--cluster`, output
+    /// formats and exit status), reporting each file as `ready` or `not runnable` by default
+    /// (`--output-format preflight`). Application templates (`template.yaml`,
+    /// `*.template.yaml`) are rendered first, as `fuzz run` renders them.
+    Check(fuzzlint::CheckArgs),
     /// Lower a Fuzzfile to its launch plan (deterministic JSON), or draw its job graph.
     /// Refused (exit 1) when the Fuzzfile has errors.
     Plan {
@@ -217,7 +222,10 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let cli = match Cli::try_parse() {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+    {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -250,74 +258,7 @@ fn main() -> ExitCode {
         },
         Command::Run(args) => run(*args),
         Command::Report { events, output } => report(&events, output.as_deref()),
-        Command::Check { files, template } => {
-            if files.is_empty() {
-                eprintln!("error: name at least one Fuzzfile");
-                return ExitCode::from(2);
-            }
-            if let Some(e) = files
-                .iter()
-                .find_map(|f| template::misplaced_args(f, &template))
-            {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-            let mut failed = false;
-            for f in &files {
-                let bytes = match fuzzfile_io::read(f, fuzzfile_io::Kind::FUZZFILE) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return ExitCode::from(2);
-                    }
-                };
-                if template::is_template(f) {
-                    // As `fuzz run` renders it; its findings at template positions.
-                    match template::render(f, bytes, &template, &Default::default()) {
-                        Err(template::Refused(message)) => {
-                            failed = true;
-                            println!("{}: not runnable", f.display());
-                            print!("{message}");
-                        }
-                        Ok(t) if t.errors() == 0 => println!("{}: ready", f.display()),
-                        Ok(t) => {
-                            failed = true;
-                            let n = t.errors();
-                            println!(
-                                "{}: {n} error{} in the rendered Fuzzfile — not runnable",
-                                f.display(),
-                                if n == 1 { "" } else { "s" }
-                            );
-                            print!("{}", t.describe(MAX_SHOWN));
-                        }
-                    }
-                    continue;
-                }
-                let a = fuzzfile_check::analyze_bytes(&bytes);
-                let errors: Vec<_> = a
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.severity == Severity::Error)
-                    .collect();
-                if errors.is_empty() {
-                    println!("{}: ready", f.display());
-                } else {
-                    failed = true;
-                    println!(
-                        "{}: {} error{} — not runnable",
-                        f.display(),
-                        errors.len(),
-                        if errors.len() == 1 { "" } else { "s" }
-                    );
-                    print!("{}", render::plain_capped(&a, MAX_SHOWN));
-                }
-            }
-            if failed {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
+        Command::Check(args) => fuzzlint::check(args),
     }
 }
 

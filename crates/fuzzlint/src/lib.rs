@@ -419,6 +419,16 @@ pub fn check(args: CheckArgs) -> ExitCode {
         let _ = out.flush();
         return ExitCode::SUCCESS;
     }
+    // `--values` and `--set` without a template to apply them to are a mistake (exit 2), as for
+    // `fuzz plan` and `fuzz run`.
+    if (!args.values.is_empty() || !args.set.is_empty())
+        && !files
+            .iter()
+            .any(|f| templates::is_template(stdin::name_of(f, args.stdin_filename.as_deref())))
+    {
+        eprintln!("error: --values and --set are for application templates (`template.yaml`, `NAME.template.yaml`); none of the files checked is named as one");
+        return ExitCode::from(2);
+    }
     // `--values` files are read once, for every template.
     let mut override_files = Vec::new();
     for p in &args.values {

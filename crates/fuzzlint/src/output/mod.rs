@@ -8,6 +8,7 @@ pub mod human;
 pub mod json;
 pub mod json_lines;
 pub mod junit;
+pub mod preflight;
 pub mod sarif;
 pub mod sink;
 
@@ -34,9 +35,13 @@ pub enum Format {
     Gitlab,
     /// JUnit XML: a test suite per file, a failing test case per finding.
     Junit,
+    /// `PATH: ready` or `PATH: not runnable` and its findings, per file (the default of
+    /// `fuzz check`, the node's preflight).
+    Preflight,
 }
 
-/// Writes the report of `checked` in `format`. `color` and `max_per_file` are for `human`.
+/// Writes the report of `checked` in `format`. `color` is for `human`, `max_per_file` for
+/// `human` and `preflight`.
 pub fn write(
     format: Format,
     out: &mut dyn Write,
@@ -53,6 +58,7 @@ pub fn write(
         Format::Github => github::write(out, checked),
         Format::Gitlab => gitlab::write(out, checked),
         Format::Junit => junit::write(out, checked),
+        Format::Preflight => preflight::write(out, checked, max_per_file),
     }
 }
 
