@@ -27,7 +27,12 @@ def fuzzlint_binary() -> Path:
 
 
 def git_env(home: Path) -> dict[str, str]:
+    """The environment of the tests' git and tools: git without the user's configuration (a
+    HOME of the test's own); rustup and cargo keep the user's toolchains and registry."""
     env = dict(os.environ)
+    real_home = Path.home()
+    env.setdefault("RUSTUP_HOME", str(real_home / ".rustup"))
+    env.setdefault("CARGO_HOME", str(real_home / ".cargo"))
     env.update(
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_CONFIG_NOSYSTEM="1",

@@ -6,7 +6,7 @@ manifest, docker-compose, a Helm chart's values.yaml, an AWS SAM template.yaml).
 The hook repository is a fresh git repository holding this working tree's
 .pre-commit-hooks.yaml, so the test neither needs nor touches this repository's git state.
 `fuzzlint-system` runs the fuzzlint under test (put first on PATH). The `fuzzlint` hook builds
-the whole toolchain with `cargo install` (minutes): it runs only with FUZZ_TEST_RUST_HOOK=1,
+the whole toolchain with `cargo install` (minutes): it runs only with FUZZ_TEST_CARGO_INSTALL=1,
 on a clone of this repository's HEAD (docs/ci.md gives the time it takes).
 """
 
@@ -101,8 +101,8 @@ def test_fz_files_are_passed_to_the_hook(hook_repo, sample, hook_env):
 
 
 @pytest.mark.skipif(
-    not os.environ.get("FUZZ_TEST_RUST_HOOK"),
-    reason="the rust hook builds the toolchain with cargo install (minutes); FUZZ_TEST_RUST_HOOK=1 runs it",
+    not os.environ.get("FUZZ_TEST_CARGO_INSTALL"),
+    reason="the rust hook builds fuzzlint with cargo install (minutes); FUZZ_TEST_CARGO_INSTALL=1 runs it",
 )
 def test_the_rust_hook_builds_and_runs(tmp_path, sample, hook_env):
     clone = tmp_path / "toolchain"
