@@ -39,7 +39,7 @@ enum Command {
     /// formats and exit status), reporting each file as `ready` or `not runnable` by default
     /// (`--output-format preflight`). Application templates (`template.yaml`,
     /// `*.template.yaml`) are rendered first, as `fuzz run` renders them.
-    Check(fuzzlint::CheckArgs),
+    Check(Box<fuzzlint::CheckArgs>),
     /// Lower a Fuzzfile to its launch plan (deterministic JSON), or draw its job graph.
     /// Refused (exit 1) when the Fuzzfile has errors.
     Plan {
@@ -258,7 +258,7 @@ fn main() -> ExitCode {
         },
         Command::Run(args) => run(*args),
         Command::Report { events, output } => report(&events, output.as_deref()),
-        Command::Check(args) => fuzzlint::check(args),
+        Command::Check(args) => fuzzlint::check(*args),
     }
 }
 

@@ -156,16 +156,34 @@ fn the_defaults_differ_only_in_the_output_format() {
     let dir = ScratchDirectory::create("fuzz-check-shared", "defaults");
     dir.write_file("broken.fz", BROKEN);
     dir.write_file("clean.fz", CLEAN);
-    let fuzz = run(fuzz_binary!().path(), dir.path(), &["check", "broken.fz", "clean.fz"]);
+    let fuzz = run(
+        fuzz_binary!().path(),
+        dir.path(),
+        &["check", "broken.fz", "clean.fz"],
+    );
     let preflight = run(
         &fuzzlint_binary(),
         dir.path(),
-        &["check", "broken.fz", "clean.fz", "--output-format", "preflight"],
+        &[
+            "check",
+            "broken.fz",
+            "clean.fz",
+            "--output-format",
+            "preflight",
+        ],
     );
     assert_eq!(fuzz.stdout, preflight.stdout);
     assert_eq!(fuzz.code, Some(1));
-    assert!(fuzz.stdout.starts_with("broken.fz: not runnable\n"), "{}", fuzz.stdout);
-    assert!(fuzz.stdout.ends_with("clean.fz: ready\n"), "{}", fuzz.stdout);
+    assert!(
+        fuzz.stdout.starts_with("broken.fz: not runnable\n"),
+        "{}",
+        fuzz.stdout
+    );
+    assert!(
+        fuzz.stdout.ends_with("clean.fz: ready\n"),
+        "{}",
+        fuzz.stdout
+    );
     assert!(
         fuzz.stdout
             .contains("broken.fz:6:5: error[FZ010 unknown-key]: unknown key `cwdd` in a job\n  help: did you mean `cwd`?\n"),

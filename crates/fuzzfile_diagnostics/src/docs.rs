@@ -60,7 +60,11 @@ mod tests {
             "https://d.example/rules/unknown-key.md"
         );
         assert_eq!(
-            rule_doc_url_in("https://d.example/{code}/{name}.html", "unknown-key", "FZ001"),
+            rule_doc_url_in(
+                "https://d.example/{code}/{name}.html",
+                "unknown-key",
+                "FZ001"
+            ),
             "https://d.example/FZ001/unknown-key.html"
         );
     }

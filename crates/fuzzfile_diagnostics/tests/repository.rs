@@ -23,7 +23,10 @@ fn the_extension_manifest_names_cargo_s_repository() {
 fn docs_and_schemas_use_the_repository_s_address() {
     // Spelled in two pieces so that this file does not match itself.
     let placeholder = format!("example.{}", "invalid");
-    let mut files = vec![root().join("README.md"), root().join("editors/vscode/package.json")];
+    let mut files = vec![
+        root().join("README.md"),
+        root().join("editors/vscode/package.json"),
+    ];
     for dir in ["docs", "schemas"] {
         for entry in std::fs::read_dir(root().join(dir)).expect(dir) {
             let path = entry.expect("entry").path();
@@ -43,7 +46,9 @@ fn docs_and_schemas_use_the_repository_s_address() {
     let schema = std::fs::read_to_string(root().join("schemas/fuzzfile.schema.json"))
         .expect("schemas/fuzzfile.schema.json");
     assert!(
-        schema.contains(&format!("\"$id\": \"{SCHEMA_BASE_URL}fuzzfile.schema.json\"")),
+        schema.contains(&format!(
+            "\"$id\": \"{SCHEMA_BASE_URL}fuzzfile.schema.json\""
+        )),
         "schemas/fuzzfile.schema.json: its $id is not under {SCHEMA_BASE_URL}"
     );
 }

@@ -37,7 +37,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check Fuzzfiles and directories of Fuzzfiles.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Print the documentation of one rule (by name or code).
     Rule { name: String },
     /// List every rule with its code, default severity and summary.
@@ -246,7 +246,7 @@ pub fn run() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check(args) => check(args),
+        Command::Check(args) => check(*args),
         Command::Rule { name } => match Rule::lookup(&name) {
             Some(fuzzfile_check::RuleName { rule, alias }) => {
                 let mut text = format!("# {} ({})\n\n", rule.name(), rule.code());

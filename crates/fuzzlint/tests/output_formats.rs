@@ -1,4 +1,4 @@
-//! Every `--output-format` on one input set (tests/fixtures/formats: a file with an error, a
+//! Every `--output-format` on one input set (tests/format_inputs: a file with an error, a
 //! warning, an info and fixes; a file whose findings quote Unicode, control characters, a
 //! bidirectional override and XML's special characters; a file without findings), as
 //! snapshots, plus what each format promises: the concise and JSON Lines formats say what the
@@ -24,7 +24,7 @@ const FORMATS: [&str; 8] = [
 ];
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/format_inputs")
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> BinaryRun {
@@ -148,7 +148,10 @@ fn concise_is_one_line_per_json_diagnostic() {
         assert_eq!(*line, concise_of(d));
     }
     // A clean run prints nothing.
-    let clean = run_in(&fixtures(), &["check", "clean.fz", "--output-format", "concise"]);
+    let clean = run_in(
+        &fixtures(),
+        &["check", "clean.fz", "--output-format", "concise"],
+    );
     assert_eq!((clean.code, clean.stdout.as_str()), (0, ""));
 }
 
@@ -271,8 +274,7 @@ fn gitlab_report_is_valid_for_gitlab() {
         assert_eq!(issue["check_name"], d["code"]);
         assert_eq!(issue["location"]["path"], d["file"]);
         assert_eq!(
-            issue["location"]["positions"]["begin"],
-            d["range"]["start"],
+            issue["location"]["positions"]["begin"], d["range"]["start"],
             "{issue}"
         );
         assert!(issue["location"]["positions"]["begin"]["line"].as_u64() >= Some(1));
@@ -281,14 +283,20 @@ fn gitlab_report_is_valid_for_gitlab() {
             fp.len() == 32 && fp.chars().all(|c| c.is_ascii_hexdigit()),
             "{fp}"
         );
-        assert!(fingerprints.insert(fp.to_owned()), "fingerprint twice: {fp}");
+        assert!(
+            fingerprints.insert(fp.to_owned()),
+            "fingerprint twice: {fp}"
+        );
         assert!(issue["description"]
             .as_str()
             .expect("description")
             .contains(d["message"].as_str().expect("message")));
     }
     // No findings: an empty report, which GitLab reads as "no degradations".
-    let clean = run_in(&fixtures(), &["check", "clean.fz", "--output-format", "gitlab"]);
+    let clean = run_in(
+        &fixtures(),
+        &["check", "clean.fz", "--output-format", "gitlab"],
+    );
     assert_eq!(clean.json(), serde_json::json!([]));
 }
 
@@ -316,14 +324,18 @@ fn gitlab_fingerprints_follow_the_finding_not_its_line() {
     assert!(before.len() >= 3);
 
     // Lines added above every finding: the same fingerprints.
-    dir.write_file("w.fz", &format!("# a comment\n# another\n{text}"));
+    dir.write_file("w.fz", format!("# a comment\n# another\n{text}"));
     assert_eq!(gitlab_fingerprints(dir.path(), "w.fz"), before);
 
     // One finding changed (`cwdd` → `cwdx`): only its fingerprint changes.
-    dir.write_file("w.fz", &text.replace("cwdd:", "cwdx:"));
+    dir.write_file("w.fz", text.replace("cwdd:", "cwdx:"));
     let changed = gitlab_fingerprints(dir.path(), "w.fz");
     assert_eq!(changed.len(), before.len());
-    let differ: Vec<_> = before.iter().zip(&changed).filter(|(a, b)| a != b).collect();
+    let differ: Vec<_> = before
+        .iter()
+        .zip(&changed)
+        .filter(|(a, b)| a != b)
+        .collect();
     assert_eq!(differ.len(), 1, "{differ:?}");
     assert_eq!(differ[0].0 .0, "FZ010");
 
@@ -354,7 +366,10 @@ fn junit_is_xml_that_reads_back_to_the_findings() {
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
     let diags = json_diagnostics();
-    assert_eq!(root.attribute("failures"), Some(diags.len().to_string().as_str()));
+    assert_eq!(
+        root.attribute("failures"),
+        Some(diags.len().to_string().as_str())
+    );
 
     let suites: Vec<_> = root.children().filter(|n| n.is_element()).collect();
     // A suite per file, in the order files are checked (sorted by path).
@@ -458,13 +473,24 @@ fn output_file_errors_name_the_path_and_leave_no_partial_report() {
     std::fs::create_dir(dir.join("taken")).expect("mkdir");
     let r = run_in(dir.path(), &["check", "clean.fz", "--output-file", "taken"]);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("--output-file taken: is a directory"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--output-file taken: is a directory"),
+        "{}",
+        r.stderr
+    );
 
     // A run that fails before its report leaves the earlier report as it was.
     std::fs::write(dir.join("report.json"), "earlier").expect("write");
     let r = run_in(
         dir.path(),
-        &["check", "nowhere.fz", "--output-format", "json", "--output-file", "report.json"],
+        &[
+            "check",
+            "nowhere.fz",
+            "--output-format",
+            "json",
+            "--output-file",
+            "report.json",
+        ],
     );
     assert_eq!(r.code, 2);
     assert_eq!(

@@ -116,7 +116,11 @@ fn stdin_filename_picks_the_config_of_its_directory() {
         &["check", "-", "--output-format", "concise"],
         BROKEN,
     );
-    assert!(plain.stdout.contains("FZ010 unknown-key"), "{}", plain.stdout);
+    assert!(
+        plain.stdout.contains("FZ010 unknown-key"),
+        "{}",
+        plain.stdout
+    );
     let strict = run_with_stdin(
         dir.path(),
         &[
@@ -131,7 +135,9 @@ fn stdin_filename_picks_the_config_of_its_directory() {
     );
     assert!(!strict.stdout.contains("unknown-key"), "{}", strict.stdout);
     assert!(
-        strict.stdout.contains("strict/w.fz:9:18: FZ011 invalid-value"),
+        strict
+            .stdout
+            .contains("strict/w.fz:9:18: FZ011 invalid-value"),
         "{}",
         strict.stdout
     );
@@ -141,10 +147,20 @@ fn stdin_filename_picks_the_config_of_its_directory() {
     // --show-settings names it and shows that config.
     let settings = run_with_stdin(
         dir.path(),
-        &["check", "-", "--stdin-filename", "strict/w.fz", "--show-settings"],
+        &[
+            "check",
+            "-",
+            "--stdin-filename",
+            "strict/w.fz",
+            "--show-settings",
+        ],
         "",
     );
-    assert!(settings.stdout.starts_with("strict/w.fz\n"), "{}", settings.stdout);
+    assert!(
+        settings.stdout.starts_with("strict/w.fz\n"),
+        "{}",
+        settings.stdout
+    );
     assert!(
         settings.stdout.contains("strict/fuzzlint.toml"),
         "{}",
@@ -235,7 +251,9 @@ fn fix_of_standard_input_prints_the_fixed_text_and_reports_on_standard_error() {
     // The safe fixes applied: `cwdd` renamed, `2d` written in hours.
     assert_eq!(
         r.stdout,
-        BROKEN.replace("cwdd:", "cwd:").replace("execute: 2d", "execute: 48h"),
+        BROKEN
+            .replace("cwdd:", "cwd:")
+            .replace("execute: 2d", "execute: 48h"),
         "{}",
         r.stderr
     );

@@ -72,7 +72,10 @@ pub fn issues(checked: &[Checked]) -> Vec<Value> {
         for d in c.diagnostics() {
             let flagged = flagged(c, d);
             let rank = seen
-                .entry((format!("{path}\0{}\0{}", d.rule.code(), d.message), flagged.clone()))
+                .entry((
+                    format!("{path}\0{}\0{}", d.rule.code(), d.message),
+                    flagged.clone(),
+                ))
                 .or_insert(0);
             let fp = fingerprint(path, d, &flagged, *rank);
             *rank += 1;

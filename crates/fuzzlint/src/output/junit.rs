@@ -40,10 +40,7 @@ fn severity(s: Severity) -> &'static str {
 pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
     let mut w = io::BufWriter::new(out);
     let findings: usize = checked.iter().map(|c| c.diagnostics().len()).sum();
-    let cases: usize = checked
-        .iter()
-        .map(|c| c.diagnostics().len().max(1))
-        .sum();
+    let cases: usize = checked.iter().map(|c| c.diagnostics().len().max(1)).sum();
     writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         w,
@@ -59,7 +56,10 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
             diagnostics.len()
         )?;
         if diagnostics.is_empty() {
-            writeln!(w, r#"    <testcase name="no problems found" classname="{file}" file="{file}"/>"#)?;
+            writeln!(
+                w,
+                r#"    <testcase name="no problems found" classname="{file}" file="{file}"/>"#
+            )?;
         }
         for d in diagnostics {
             let s = c.line_col(d.range.start);

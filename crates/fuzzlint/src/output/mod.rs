@@ -82,8 +82,10 @@ pub fn write_json_compact<T: serde::Serialize + ?Sized>(
     out: &mut dyn Write,
     value: &T,
 ) -> io::Result<()> {
-    let mut ser =
-        serde_json::Serializer::with_formatter(out, PrintableFormatter(serde_json::ser::CompactFormatter));
+    let mut ser = serde_json::Serializer::with_formatter(
+        out,
+        PrintableFormatter(serde_json::ser::CompactFormatter),
+    );
     value.serialize(&mut ser).map_err(io::Error::from)
 }
 

@@ -14,10 +14,7 @@ pub fn write(out: &mut dyn Write, checked: &[Checked], max_per_file: usize) -> i
     let mut i = 0;
     while i < checked.len() {
         // A file and the values files listed with it (companions follow their template).
-        let end = i + 1 + checked[i + 1..]
-            .iter()
-            .take_while(|c| c.companion)
-            .count();
+        let end = i + 1 + checked[i + 1..].iter().take_while(|c| c.companion).count();
         let group = &checked[i..end];
         i = end;
         let runnable = !group
