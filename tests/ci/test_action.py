@@ -124,7 +124,8 @@ class Runner:
 
 
 def release_tarball(fuzzlint: Path, dest: Path, version: str) -> Path:
-    """A release laid out as scripts/release lays it out, holding the fuzzlint under test."""
+    """A release laid out as scripts/release lays it out, holding the fuzzlint under test (a
+    debug build: fast compression)."""
     name = f"fuzzfile-toolchain-{version}-{TARGET}-static"
     stage = dest / "stage" / name
     stage.mkdir(parents=True)
@@ -133,16 +134,34 @@ def release_tarball(fuzzlint: Path, dest: Path, version: str) -> Path:
     tag_dir = dest / "releases" / f"v{version}"
     tag_dir.mkdir(parents=True)
     tarball = tag_dir / f"{name}.tar.gz"
-    with tarfile.open(tarball, "w:gz") as t:
+    with tarfile.open(tarball, "w:gz", compresslevel=1) as t:
         t.add(stage, arcname=name)
     digest = hashlib.sha256(tarball.read_bytes()).hexdigest()
     (tag_dir / f"{name}.tar.gz.sha256").write_text(f"{digest}  {name}.tar.gz\n")
     return dest / "releases"
 
 
+@pytest.fixture(scope="session")
+def built_release(tmp_path_factory) -> Path:
+    from conftest import fuzzlint_binary
+
+    return release_tarball(fuzzlint_binary(), tmp_path_factory.mktemp("release"), "0.0.0-test")
+
+
 @pytest.fixture
-def release(tmp_path: Path, fuzzlint: Path) -> str:
-    return (release_tarball(fuzzlint, tmp_path / "dl", "0.0.0-test")).as_uri()
+def release(tmp_path: Path, fuzzlint: Path, built_release: Path) -> str:
+    """The release of this session, in a directory of the test's own (tarball linked, checksum
+    copied, so a test may spoil it)."""
+    dest = tmp_path / "dl" / "releases"
+    for f in built_release.rglob("*"):
+        if f.is_file():
+            to = dest / f.relative_to(built_release)
+            to.parent.mkdir(parents=True, exist_ok=True)
+            if f.suffix == ".gz":
+                os.link(f, to)
+            else:
+                shutil.copy(f, to)
+    return dest.as_uri()
 
 
 def test_release_download_annotations_and_sarif(tmp_path, sample, env, release):
