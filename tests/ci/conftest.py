@@ -78,3 +78,15 @@ def sample(tmp_path: Path, env: dict[str, str]) -> Path:
     dest = tmp_path / "project"
     shutil.copytree(SAMPLE, dest)
     return git_repository(dest, env)
+
+
+def pytest_runtest_logreport(report):
+    """A skipped test leaves a line in $FUZZ_SKIPPED_TESTS_FILE (scripts/test lists them)."""
+    record = os.environ.get("FUZZ_SKIPPED_TESTS_FILE")
+    if not record or not report.skipped:
+        return
+    longrepr = report.longrepr
+    why = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    why = why.removeprefix("Skipped: ").replace("\n", " ").replace("\t", " ")
+    with open(record, "a", encoding="utf-8") as f:
+        f.write(f"tests/ci {report.nodeid}\t{why}\n")

@@ -14,7 +14,7 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("SKIPPED: no template corpus at {}", dir.display());
+        fuzz_test_support::system::skip(&format!("no template corpus at {}", dir.display()));
         None
     }
 }

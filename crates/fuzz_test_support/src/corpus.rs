@@ -39,10 +39,10 @@ pub fn template_corpus() -> Result<PathBuf, String> {
     }
 }
 
-/// [`template_corpus`], with a `SKIPPED` line on stderr where there is none.
+/// [`template_corpus`], the test skipped ([`crate::system::skip`]) where there is none.
 pub fn template_corpus_dir() -> Option<PathBuf> {
     template_corpus()
-        .map_err(|why| eprintln!("SKIPPED: {why}"))
+        .map_err(|why| crate::system::skip(&why))
         .ok()
 }
 

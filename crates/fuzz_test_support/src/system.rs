@@ -5,6 +5,51 @@ use std::path::Path;
 /// The environment variable that turns a skipped system test into a failed one (CI sets it).
 pub const REQUIRE_SYSTEM_TESTS: &str = "FUZZ_REQUIRE_SYSTEM_TESTS";
 
+/// The environment variable naming a file to which each skipped test appends a line
+/// `TEST<tab>WHY` (scripts/test sets it and prints the list at the end).
+pub const SKIPPED_TESTS_FILE: &str = "FUZZ_SKIPPED_TESTS_FILE";
+
+/// A test that does not run on this machine (or does less than it could): says `skipped: why`
+/// on standard error and leaves a line in [`SKIPPED_TESTS_FILE`] when that is set. The test
+/// then returns. For something CI must have, use [`require`], which fails under
+/// [`REQUIRE_SYSTEM_TESTS`] instead.
+pub fn skip(why: &str) {
+    eprintln!("skipped: {why}");
+    let Some(file) = std::env::var_os(SKIPPED_TESTS_FILE) else {
+        return;
+    };
+    let line = format!("{}\t{}\n", test_name(), why.replace(['\n', '\t'], " "));
+    // One short write in append mode: lines of tests running at once do not mix.
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "warning: cannot record the skip in {}: {e}",
+            Path::new(&file).display()
+        );
+    }
+}
+
+/// `package test-binary::test`: the package from cargo's environment, the test binary without
+/// its hash, the test from the name libtest gives the thread that runs it.
+fn test_name() -> String {
+    let package = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .map(|s| match s.rsplit_once('-') {
+            Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_owned(),
+            _ => s,
+        })
+        .unwrap_or_default();
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("?");
+    format!("{package} {binary}::{test}")
+}
+
 /// Whether a test may run: `true` for `Ok`; for `Err(why)`, prints `skipped: why` and returns
 /// `false` (the test returns and passes), unless [`REQUIRE_SYSTEM_TESTS`] is set in the
 /// environment, where it fails the test with the reason.
@@ -19,7 +64,7 @@ pub fn require(check: Result<(), String>) -> bool {
             if std::env::var_os(REQUIRE_SYSTEM_TESTS).is_some() {
                 panic!("{REQUIRE_SYSTEM_TESTS} is set but this test cannot run: {why}");
             }
-            eprintln!("skipped: {why}");
+            skip(&why);
             false
         }
     }

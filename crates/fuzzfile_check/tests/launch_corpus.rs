@@ -1117,7 +1117,7 @@ fn expected_findings_follow_from_what_bash_hands_the_launchers() {
         .status()
         .is_err()
     {
-        eprintln!("no bash: skipping");
+        fuzz_test_support::system::skip("no bash");
         return;
     }
     let tmp = std::env::temp_dir().join(format!("fz-launch-corpus-{}", std::process::id()));

@@ -621,7 +621,9 @@ fn mpirun_ranks_per_node_match_open_mpi_map() {
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("Open MPI"))
     }) else {
-        eprintln!("no Open MPI mpirun (scripts/ci-packages.txt installs openmpi-bin): skipping");
+        fuzz_test_support::system::skip(
+            "no Open MPI mpirun (scripts/ci-packages.txt installs openmpi-bin)",
+        );
         return;
     };
     let cases: &[(u64, &[&str])] = &[
@@ -716,7 +718,9 @@ fn mpiexec_hydra_ranks_per_node_match_hydra() {
         .output()
         .is_err()
     {
-        eprintln!("no mpiexec.hydra (scripts/ci-packages.txt installs mpich): skipping");
+        fuzz_test_support::system::skip(
+            "no mpiexec.hydra (scripts/ci-packages.txt installs mpich)",
+        );
         return;
     }
     for (slots, n) in [(2u64, 4u64), (2, 8), (4, 6), (16, 8), (3, 7)] {

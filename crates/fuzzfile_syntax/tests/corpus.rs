@@ -162,7 +162,7 @@ fn corpus_spot_checks() {
     let path =
         root.join("plain/ctrliq-fuzzball-workflow-examples__openfoam-openfoam-motorbike-mpi.fz");
     let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("SKIPPED: {} not found", path.display());
+        fuzz_test_support::system::skip(&format!("{} not found", path.display()));
         return;
     };
     let tree = parse(&text);

@@ -186,7 +186,7 @@ fn check_jsonschema_agrees() {
             std::env::var_os("FUZZ_REQUIRE_SYSTEM_TESTS").is_none(),
             "check-jsonschema is not installed (scripts/ci-lsp-setup.sh installs it)"
         );
-        eprintln!("skipped: check-jsonschema is not installed");
+        fuzz_test_support::system::skip("check-jsonschema is not installed");
         return;
     }
     let schema = repo().join("schemas/fuzzfile.schema.json");

@@ -22,7 +22,7 @@ pub fn require<T>(check: &Result<T, String>) -> bool {
             if std::env::var_os("FUZZ_REQUIRE_SYSTEM_TESTS").is_some() {
                 panic!("FUZZ_REQUIRE_SYSTEM_TESTS is set but this test cannot run: {why}");
             }
-            eprintln!("skipped: {why}");
+            fuzz_test_support::system::skip(why);
             false
         }
     }
