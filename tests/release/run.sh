@@ -32,9 +32,20 @@ if [ -z "$tarball" ]; then
 fi
 [ -f "$tarball" ] || fail "no tarball $tarball"
 name=$(basename "$tarball" .tar.gz)
+# The machine the binaries are for: `file`'s name of it, the VS Code platform, and how they
+# run here (an aarch64 tarball runs under qemu-aarch64-static, itself a static program, put
+# into the root beside them).
+emulator=
 case "$name" in
-  fuzzfile-toolchain-*-x86_64-unknown-linux-gnu-static) ;;
-  *) fail "$name: not a tarball of fuzzfile-toolchain-<version>-x86_64-unknown-linux-gnu-static" ;;
+  fuzzfile-toolchain-*-x86_64-unknown-linux-gnu-static) machine=x86-64 vscode=linux-x64 ;;
+  fuzzfile-toolchain-*-aarch64-unknown-linux-gnu-static)
+    machine="ARM aarch64" vscode=linux-arm64
+    if [ "$(uname -m)" != aarch64 ]; then
+      emulator=$(command -v qemu-aarch64-static) ||
+        fail "an aarch64 tarball runs here under qemu-aarch64-static (Debian: qemu-user-static)"
+    fi
+    ;;
+  *) fail "$name: not a tarball of fuzzfile-toolchain-<version>-<x86_64|aarch64>-unknown-linux-gnu-static" ;;
 esac
 
 # The checksum file is sha256sum's format, for the tarball's own name.
@@ -51,19 +62,20 @@ trap 'rm -rf "$work"' EXIT
 tar -xzf "$tarball" -C "$work"
 dir="$work/$name"
 grep -q "Apache License" "$dir/LICENSE" || fail "LICENSE is not the Apache License"
-# The README's Installing section, naming this very tarball (a new version updates it).
-grep -qF "sha256sum --check $name.tar.gz.sha256" "$dir/README.md" ||
-  fail "the tarball's README.md (README.md's Installing section) does not name $name.tar.gz.sha256"
-
 version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+# The README's Installing section, naming this version's x86-64 tarball (a new version
+# updates it).
+x86=fuzzfile-toolchain-$version-x86_64-unknown-linux-gnu-static
+grep -qF "sha256sum --check $x86.tar.gz.sha256" "$dir/README.md" ||
+  fail "the tarball's README.md (README.md's Installing section) does not name $x86.tar.gz.sha256"
 for b in fuzzlint fuzz; do
   f="$dir/$b"
   [ -x "$f" ] || fail "$b is not executable"
   out=$(file -b "$f")
   echo "file $b: $out"
   case "$out" in
-    *"ELF 64-bit LSB"*x86-64*"static-pie linked"* | *"ELF 64-bit LSB"*x86-64*"statically linked"*) ;;
-    *) fail "file says $b is not a static x86-64 executable: $out" ;;
+    *"ELF 64-bit LSB"*"$machine"*"static-pie linked"* | *"ELF 64-bit LSB"*"$machine"*"statically linked"*) ;;
+    *) fail "file says $b is not a static $machine executable: $out" ;;
   esac
   case "$out" in *interpreter* | *"dynamically linked"*) fail "$b has a dynamic loader: $out" ;; esac
   case "$out" in *", stripped"*) ;; *) fail "$b is not stripped: $out" ;; esac
@@ -85,25 +97,34 @@ mkdir -p "$root/work"
 cp "$dir/fuzzlint" "$dir/fuzz" "$root/"
 cp examples/hello-world.fz "$root/work/"
 printf 'version: v4\njobs:\n  train:\n    image:\n      uri: docker://alpine:3.20\n    imagee: x\n    command: [echo, hi]\n' >"$root/work/bad.fz"
+run=
+if [ -n "$emulator" ]; then
+  cp "$emulator" "$root/emulator"
+  case "$(file -b "$root/emulator")" in
+    *"static-pie linked"* | *"statically linked"*) ;;
+    *) fail "$emulator is not a static program: it cannot run in a root without libc" ;;
+  esac
+  run=/emulator
+fi
 contents=$(cd "$root" && find . | sort | tr '\n' ' ')
-[ "$contents" = ". ./fuzz ./fuzzlint ./work ./work/bad.fz ./work/hello-world.fz " ] ||
+[ "$contents" = ". ${run:+./emulator }./fuzz ./fuzzlint ./work ./work/bad.fz ./work/hello-world.fz " ] ||
   fail "the root holds more than the binaries and the Fuzzfiles: $contents"
 
 # chroot as root; else a user namespace (unshare -r) where the kernel allows it.
 # `env -i`: an empty environment (no PATH, HOME, LANG) inside.
 if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null 2>&1; then
   chroot=$(command -v chroot)
-  inroot() { env -i "$chroot" "$root" "$@"; }
+  inroot() { env -i "$chroot" "$root" $run "$@"; }
   how=chroot
-elif unshare -r --root="$root" /fuzzlint --version >/dev/null 2>&1; then
+elif unshare -r --root="$root" $run /fuzzlint --version >/dev/null 2>&1; then
   unshare=$(command -v unshare)
-  inroot() { env -i "$unshare" -r --root="$root" "$@"; }
+  inroot() { env -i "$unshare" -r --root="$root" $run "$@"; }
   how="unshare -r --root"
 else
   require_or_skip "needs root (chroot) or user namespaces (unshare -r --root)"
 fi
 if [ -n "${how:-}" ]; then
-  echo "running in a root without libc ($how): $contents"
+  echo "running in a root without libc ($how${run:+, under $emulator}): $contents"
   out=$(inroot /fuzzlint --version) || fail "fuzzlint --version failed without libc"
   [ "$out" = "fuzzlint $version" ] || fail "fuzzlint --version printed [$out], expected [fuzzlint $version]"
   out=$(inroot /fuzz --version) || fail "fuzz --version failed without libc"
@@ -127,9 +148,13 @@ assert plan["jobs"], "no jobs"
   echo "fuzz plan /work/hello-world.fz: a launch plan of $(printf '%s' "$out" | wc -c) bytes"
 fi
 
-# The platform-specific VS Code package, with this fuzzlint at server/fuzzlint.
-if command -v node >/dev/null 2>&1 && [ -d editors/vscode/node_modules/@vscode/vsce ]; then
-  vsix=$(cd editors/vscode && node scripts/package.js --target linux-x64 --server "$dir/fuzzlint" | tail -n 1)
+# The platform-specific VS Code package, with this fuzzlint at server/fuzzlint (its test runs
+# the server, so only for this machine's platform).
+if [ -n "$emulator" ]; then
+  vsix=$(cd editors/vscode && node scripts/package.js --target "$vscode" --server "$dir/fuzzlint" | tail -n 1)
+  echo "built $vsix (not tested here: its server is for another machine)"
+elif command -v node >/dev/null 2>&1 && [ -d editors/vscode/node_modules/@vscode/vsce ]; then
+  vsix=$(cd editors/vscode && node scripts/package.js --target "$vscode" --server "$dir/fuzzlint" | tail -n 1)
   vsix=$(cd editors/vscode && realpath "$vsix")
   (cd editors/vscode && FUZZFILE_SERVER="$dir/fuzzlint" FUZZFILE_PLATFORM_VSIX="$vsix" \
     node --test test/platform-package.test.js)
