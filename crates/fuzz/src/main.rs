@@ -40,6 +40,12 @@ enum Command {
     /// (`--output-format preflight`). Application templates (`template.yaml`,
     /// `*.template.yaml`) are rendered first, as `fuzz run` renders them.
     Check(Box<fuzzlint::CheckArgs>),
+    /// Print the shell completion script: `source <(fuzz completions bash)`, or save it where
+    /// the shell loads completions from (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: fuzzlint::cli_docs::Shell,
+    },
     /// Lower a Fuzzfile to its launch plan (deterministic JSON), or draw its job graph.
     /// Refused (exit 1) when the Fuzzfile has errors.
     Plan {
@@ -216,6 +222,20 @@ fn main() -> ExitCode {
             let code = fuzz_runner::bridge::bridge_main(&args[2..]);
             return ExitCode::from(code.clamp(0, 255) as u8);
         }
+        // The man pages (docs/man/), generated from this command line for the drift test.
+        Some("__man-pages") => {
+            let dir = args.get(2).map_or_else(|| PathBuf::from("."), PathBuf::from);
+            return match fuzzlint::cli_docs::write_man_pages(
+                <Cli as clap::CommandFactory>::command(),
+                &dir,
+            ) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: cannot write the man pages to {}: {e}", dir.display());
+                    ExitCode::from(2)
+                }
+            };
+        }
         Some("__multinode-ssh") => {
             let code = fuzz_runner::multinode::wrapper_main(&args[2..]);
             return ExitCode::from(code.clamp(0, 255) as u8);
@@ -234,6 +254,9 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Completions { shell } => {
+            fuzzlint::cli_docs::print_completions(<Cli as clap::CommandFactory>::command(), shell)
+        }
         Command::Plan {
             file,
             cluster,

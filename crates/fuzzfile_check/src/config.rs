@@ -7,6 +7,13 @@
 //! fail-on = "warning"                # error | warning | info | never
 //! cluster = "clusters/gb200.toml"    # relative to this file; or an inline [cluster] table
 //! skip-non-fuzzfiles = false         # check named YAML files that are not Fuzzfiles too
+//! extend = "../fuzzlint.toml"        # inherit from this config (relative to this file)
+//! extend-select = ["FZ3"]            # added to the (inherited) selection
+//! exclude = ["vendor/"]              # gitignore-style globs replacing the default excludes
+//! extend-exclude = ["generated/"]    # added to the (inherited or default) excludes
+//!
+//! [per-file-ignores]                 # glob (relative to this file) → rules off for those files
+//! "legacy/**" = ["legacy-version", "FZ2"]
 //!
 //! [severity]                         # rule name or code → error | warning | info | off
 //! policy-retry-ignored = "error"
@@ -19,6 +26,15 @@
 //! `select` starts over with exactly the rules it names; its `ignore` (and, in the file,
 //! `[severity]` entries set to `off`) removes rules from what the layers before it selected.
 //! The result is a [`RuleSettings`], which [`crate::Options`] carries into the analysis.
+//!
+//! A config with `extend` inherits from the config it names, as ruff's does
+//! ([`crate::settings`] reads the chain, root first): each config of the chain is one layer of
+//! rule selection (so a child's `select` starts over, its `extend-select` adds and its `ignore`
+//! removes); `[severity]` entries merge rule by rule, the child's winning; `fail-on`, `cluster`,
+//! `skip-non-fuzzfiles` and `exclude` are the child's when it sets them, else inherited;
+//! `extend-exclude` lists append; `per-file-ignores` merge glob by glob (the child's list for
+//! a glob replaces its parent's). Globs are relative to the directory of the config that
+//! writes them. A cycle of `extend`s is an error naming the chain.
 
 use crate::profile::ClusterProfile;
 use fuzzfile_diagnostics::{Diagnostic, Rule, RuleName, Severity};
@@ -130,6 +146,8 @@ pub fn parse_selector_list(s: &str) -> Result<Vec<Selector>, String> {
 pub struct RuleSelection {
     /// When set, exactly these rules, replacing what earlier layers selected.
     pub select: Option<Vec<Selector>>,
+    /// Rules added to the selection (`extend-select`), after `select`.
+    pub extend_select: Vec<Selector>,
     /// Rules removed from the selection.
     pub ignore: Vec<Selector>,
 }
@@ -156,6 +174,12 @@ impl RuleSettings {
                     .filter(|r| select.iter().any(|s| s.matches(*r)))
                     .collect();
             }
+            enabled.extend(
+                Rule::ALL
+                    .iter()
+                    .copied()
+                    .filter(|r| layer.extend_select.iter().any(|s| s.matches(*r))),
+            );
             enabled.retain(|r| !layer.ignore.iter().any(|s| s.matches(*r)));
         }
         RuleSettings {
@@ -277,8 +301,55 @@ pub struct Config {
     /// `skip-non-fuzzfiles`: whether a YAML file named on the command line that does not look
     /// like a Fuzzfile (`crate::recognise`) is skipped (default) or checked.
     pub skip_non_fuzzfiles: Option<bool>,
+    /// `extend`: the config this one inherits from, relative to this file.
+    pub extend: Option<ExtendSource>,
+    /// `extend-select`: rules added to the inherited selection.
+    pub extend_select: Vec<Selector>,
+    /// `exclude`: gitignore-style globs (relative to this file's directory) that replace the
+    /// default excludes ([`DEFAULT_EXCLUDE`]) of directory walks.
+    pub exclude: Option<Vec<String>>,
+    /// `extend-exclude`: globs added to the excludes.
+    pub extend_exclude: Vec<String>,
+    /// `per-file-ignores`: glob (relative to this file's directory) → rules turned off for
+    /// the files it matches, in the order written.
+    pub per_file_ignores: Vec<(String, Vec<Selector>)>,
     /// Things accepted but worth saying: a rule named by its former name.
     pub notes: Vec<ConfigNote>,
+}
+
+/// The directories a directory walk skips unless `exclude` says otherwise (hidden directories
+/// and what `.gitignore` names are skipped too, whatever `exclude` says).
+pub const DEFAULT_EXCLUDE: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "node_modules",
+    "__pycache__",
+];
+
+/// Every key of `fuzzlint.toml`, for "did you mean".
+pub const CONFIG_KEYS: &[&str] = &[
+    "select",
+    "extend-select",
+    "ignore",
+    "severity",
+    "fail-on",
+    "cluster",
+    "skip-non-fuzzfiles",
+    "extend",
+    "exclude",
+    "extend-exclude",
+    "per-file-ignores",
+];
+
+/// `extend = "path"` and where it is written (for errors about the file it names).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtendSource {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
 }
 
 /// A remark about an accepted config (1-based line and column of what it is about).
@@ -317,6 +388,7 @@ impl Config {
         );
         RuleSelection {
             select: self.select.clone(),
+            extend_select: self.extend_select.clone(),
             ignore,
         }
     }
@@ -357,6 +429,14 @@ struct RawConfig {
     fail_on: Option<FailOn>,
     cluster: Option<Spanned<RawCluster>>,
     skip_non_fuzzfiles: Option<bool>,
+    extend: Option<Spanned<String>>,
+    #[serde(default)]
+    extend_select: Vec<Spanned<String>>,
+    exclude: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    extend_exclude: Vec<Spanned<String>>,
+    #[serde(default)]
+    per_file_ignores: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
 }
 
 enum RawCluster {
@@ -394,8 +474,9 @@ pub(crate) fn parse_config_with(text: &str, lookup: Lookup) -> Result<Config, Co
     let raw: RawConfig = toml::from_str(text).map_err(|e| {
         let span = e.span();
         let (line, column) = span.as_ref().map_or((1, 1), |s| line_col(text, s.start));
-        // toml names the expected keys and values itself (`expected one of ...`).
-        let message = e.message().trim().to_owned();
+        // toml names the expected keys and values itself (`expected one of ...`); an unknown
+        // key gets the closest one too.
+        let message = with_key_suggestion(e.message().trim());
         ConfigError {
             message,
             line,
@@ -437,6 +518,41 @@ pub(crate) fn parse_config_with(text: &str, lookup: Lookup) -> Result<Config, Co
         None => None,
     };
     let ignore = selectors("ignore", &raw.ignore)?;
+    let extend_select = selectors("extend-select", &raw.extend_select)?;
+    let mut per_file_ignores = Vec::new();
+    let mut pfi: Vec<_> = raw.per_file_ignores.iter().collect();
+    pfi.sort_by_key(|(k, _)| k.span().start);
+    for (glob, rules) in pfi {
+        check_glob(glob).map_err(|m| at(glob.span(), format!("`per-file-ignores`: {m}")))?;
+        per_file_ignores.push((glob.get_ref().clone(), selectors("per-file-ignores", rules)?));
+    }
+    let globs = |key: &str, list: &[Spanned<String>]| -> Result<Vec<String>, ConfigError> {
+        list.iter()
+            .map(|g| {
+                check_glob(g).map_err(|m| at(g.span(), format!("`{key}`: {m}")))?;
+                Ok(g.get_ref().clone())
+            })
+            .collect()
+    };
+    let exclude = match &raw.exclude {
+        Some(list) => Some(globs("exclude", list)?),
+        None => None,
+    };
+    let extend_exclude = globs("extend-exclude", &raw.extend_exclude)?;
+    let extend = match &raw.extend {
+        None => None,
+        Some(p) if p.get_ref().trim().is_empty() => {
+            return Err(at(p.span(), "`extend` is an empty path".into()))
+        }
+        Some(p) => {
+            let (line, column) = line_col(text, p.span().start);
+            Some(ExtendSource {
+                path: p.get_ref().clone(),
+                line,
+                column,
+            })
+        }
+    };
     let mut severity = BTreeMap::new();
     let mut entries: Vec<_> = raw.severity.iter().collect();
     entries.sort_by_key(|(k, _)| k.span().start);
@@ -503,8 +619,38 @@ pub(crate) fn parse_config_with(text: &str, lookup: Lookup) -> Result<Config, Co
         fail_on: raw.fail_on,
         cluster,
         skip_non_fuzzfiles: raw.skip_non_fuzzfiles,
+        extend,
+        extend_select,
+        exclude,
+        extend_exclude,
+        per_file_ignores,
         notes,
     })
+}
+
+/// A glob of `exclude`, `extend-exclude` or `per-file-ignores`: gitignore syntax, not empty.
+fn check_glob(g: &Spanned<String>) -> Result<(), String> {
+    let glob = g.get_ref();
+    if glob.trim().is_empty() {
+        return Err("an empty glob".into());
+    }
+    let mut b = ignore::gitignore::GitignoreBuilder::new("/");
+    b.add_line(None, glob)
+        .map(|_| ())
+        .map_err(|e| format!("`{glob}` is not a glob: {e}"))
+}
+
+/// toml's message, with " (did you mean `key`?)" after an unknown key close to a known one.
+fn with_key_suggestion(message: &str) -> String {
+    let unknown = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split('`').next());
+    match unknown.and_then(|k| {
+        fuzzfile_diagnostics::suggest::did_you_mean(k, CONFIG_KEYS.iter().copied())
+    }) {
+        Some(key) => format!("{message} (did you mean `{key}`?)"),
+        None => message.to_owned(),
+    }
 }
 
 fn line_col(text: &str, offset: usize) -> (u32, u32) {

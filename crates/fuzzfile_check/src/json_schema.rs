@@ -85,6 +85,15 @@ pub fn fuzzlint_config_schema() -> Value {
         "properties": {
             "select": {"type": "array", "items": selector(), "description": "The rules to run: names, codes (`FZ201`) or code prefixes (`FZ2`); starts over with exactly these."},
             "ignore": {"type": "array", "items": selector(), "description": "Rules removed from the selection."},
+            "extend-select": {"type": "array", "items": selector(), "description": "Rules added to the selection (the inherited one, with `extend`)."},
+            "extend": {"type": "string", "description": "A config this one inherits from, relative to this file (`../fuzzlint.toml`): its settings apply unless this file sets them; rule selections layer (parent first), `[severity]` and `per-file-ignores` merge, `extend-exclude` lists append. A cycle is an error."},
+            "exclude": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Gitignore-style globs, relative to this file's directory, that directory walks skip; replaces the default excludes (.git, .hg, .svn, .venv, venv, node_modules, __pycache__). A file named on the command line is still checked unless `--force-exclude`."},
+            "extend-exclude": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Globs added to the excludes (the defaults, or `exclude`), relative to this file's directory."},
+            "per-file-ignores": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": selector()},
+                "description": "Gitignore-style glob (relative to this file's directory) → rules (names, codes, code prefixes) turned off for the files it matches."
+            },
             "fail-on": {"enum": ["error", "warning", "info", "never"], "description": "A run fails (exit status 1) on a finding at or above this severity, or never."},
             "severity": {
                 "type": "object",

@@ -11,6 +11,7 @@
 //! never re-parse text; pure functions, no I/O.
 
 pub mod config;
+pub mod config_chain;
 pub mod devices;
 pub mod edits;
 pub mod fixes;

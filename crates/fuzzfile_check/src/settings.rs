@@ -7,9 +7,8 @@
 //! it: the front ends (`fuzzlint`, the language server) resolve a file's [`Options`] here and
 //! pass them to [`crate::analyze_with`].
 
-use crate::config::{
-    parse_config, ClusterSource, Config, FailOn, RuleSelection, RuleSettings, Selector,
-};
+use crate::config::{ClusterSource, FailOn, RuleSelection, RuleSettings, Selector};
+use crate::config_chain::{Excludes, PerFileIgnores};
 use crate::profile::{parse_profile, ClusterProfile};
 use crate::Options;
 use std::collections::HashMap;
@@ -57,6 +56,14 @@ pub struct FileSettings {
     /// Remarks about the config file, each `path:line:column: note: ...` (a rule named by
     /// its former name).
     pub notes: Vec<String>,
+    /// The configs the config extends, root first, as shown (`extend`).
+    pub extends: Vec<String>,
+    /// What directory walks skip below this config (`exclude`, `extend-exclude`).
+    pub excludes: Arc<Excludes>,
+    /// `per-file-ignores` of the config.
+    pub per_file_ignores: Arc<PerFileIgnores>,
+    /// The `per-file-ignores` globs (as shown) that matched this file.
+    pub ignored_here: Vec<String>,
 }
 
 /// Finds, reads and caches config files and profiles.
@@ -69,6 +76,9 @@ pub struct Resolver {
     found: HashMap<PathBuf, Option<PathBuf>>,
     /// Config file (or none) → its settings.
     loaded: HashMap<Option<PathBuf>, Arc<FileSettings>>,
+    /// A config's settings for the files some of its `per-file-ignores` match, by config and
+    /// the indices of the matching entries.
+    per_file: HashMap<(Option<PathBuf>, Vec<usize>), Arc<FileSettings>>,
 }
 
 impl Resolver {
@@ -88,6 +98,7 @@ impl Resolver {
             cli_profile: None,
             found: HashMap::new(),
             loaded: HashMap::new(),
+            per_file: HashMap::new(),
         };
         if let Some(path) = r.overrides.cluster.clone() {
             let shown = display(&path);
@@ -114,12 +125,57 @@ impl Resolver {
             Some(c) => Some(c.clone()),
             None => self.find_config(path),
         };
-        if let Some(s) = self.loaded.get(&config) {
+        let settings = match self.loaded.get(&config) {
+            Some(s) => Arc::clone(s),
+            None => {
+                let s = Arc::new(self.load(config.as_deref())?);
+                self.loaded.insert(config.clone(), Arc::clone(&s));
+                s
+            }
+        };
+        // `per-file-ignores`: the rules of every matching glob are off for this file, after
+        // every selection (as ruff's).
+        let matching = settings.per_file_ignores.matching(path);
+        if matching.is_empty() {
+            return Ok(settings);
+        }
+        let key = (config, matching.iter().map(|(i, _, _)| *i).collect::<Vec<_>>());
+        if let Some(s) = self.per_file.get(&key) {
             return Ok(Arc::clone(s));
         }
-        let settings = Arc::new(self.load(config.as_deref())?);
-        self.loaded.insert(config, Arc::clone(&settings));
-        Ok(settings)
+        let mut options = settings.options.clone();
+        for rule in fuzzfile_diagnostics::Rule::ALL {
+            if matching
+                .iter()
+                .any(|(_, _, sels)| sels.iter().any(|s| s.matches(*rule)))
+            {
+                options.rules.disabled.insert(*rule);
+            }
+        }
+        let specific = Arc::new(FileSettings {
+            config: settings.config.clone(),
+            cluster: settings.cluster.clone(),
+            options,
+            fail_on: settings.fail_on,
+            skip_non_fuzzfiles: settings.skip_non_fuzzfiles,
+            notes: settings.notes.clone(),
+            extends: settings.extends.clone(),
+            excludes: Arc::clone(&settings.excludes),
+            per_file_ignores: Arc::clone(&settings.per_file_ignores),
+            ignored_here: matching.iter().map(|(_, g, _)| (*g).to_owned()).collect(),
+        });
+        self.per_file.insert(key, Arc::clone(&specific));
+        Ok(specific)
+    }
+
+    /// Whether a directory walk skips `path` (a file or, `is_dir`, a directory): the
+    /// excludes of the config that applies to it. A config that cannot be read excludes
+    /// nothing here (the files below it report the error).
+    pub fn excluded(&mut self, path: &Path, is_dir: bool) -> bool {
+        match self.for_file(path) {
+            Ok(s) => s.excludes.excludes(path, is_dir),
+            Err(_) => false,
+        }
     }
 
     /// The first `fuzzlint.toml` in the file's directory or above it.
@@ -160,17 +216,17 @@ impl Resolver {
     }
 
     fn load(&self, config_path: Option<&Path>) -> Result<FileSettings, String> {
-        let (config, shown) = match config_path {
-            None => (Config::default(), None),
-            Some(p) => {
-                let shown = self.shown(&normalize(p));
-                let text = fuzzfile_io::read_to_string(p, fuzzfile_io::Kind::CONFIG)
-                    .map_err(|e| format!("{shown}: cannot read: {}", e.reason()))?;
-                let config = parse_config(&text).map_err(|e| format!("{shown}:{e}"))?;
-                (config, Some(shown))
-            }
+        // The config and those it extends, root first (config_chain).
+        let links = match config_path {
+            None => Vec::new(),
+            Some(p) => crate::config_chain::load(p, &|q: &Path| self.shown(&normalize(q)))?,
         };
-        let (profile, cluster) = match (&self.cli_profile, &config.cluster) {
+        let shown = links.last().map(|l| l.shown.clone());
+        // The child-most config that sets a value wins.
+        let last = |f: &dyn Fn(&crate::config::Config) -> bool| links.iter().rev().find(|l| f(&l.config));
+        let cluster_link = last(&|c| c.cluster.is_some());
+        let cluster_source = cluster_link.and_then(|l| l.config.cluster.as_ref());
+        let (profile, cluster) = match (&self.cli_profile, cluster_source) {
             (Some((profile, path)), _) => (
                 Some(profile.clone()),
                 ClusterOrigin::File {
@@ -182,12 +238,12 @@ impl Resolver {
             (None, Some(ClusterSource::Inline(p))) => (
                 Some(p.clone()),
                 ClusterOrigin::Inline {
-                    config: shown.clone().unwrap_or_default(),
+                    config: cluster_link.map(|l| l.shown.clone()).unwrap_or_default(),
                 },
             ),
             (None, Some(ClusterSource::Path { path, line, column })) => {
-                let config_shown = shown.clone().unwrap_or_default();
-                let base = config_path.and_then(Path::parent).unwrap_or(Path::new("."));
+                let config_shown = cluster_link.map(|l| l.shown.clone()).unwrap_or_default();
+                let base = cluster_link.map_or(Path::new("."), |l| l.dir.as_path());
                 let full = base.join(path);
                 let full_shown = self.shown(&normalize(&full));
                 let text = fuzzfile_io::read_to_string(&full, fuzzfile_io::Kind::PROFILE).map_err(|e| {
@@ -206,33 +262,48 @@ impl Resolver {
                 )
             }
         };
-        let mut layers = vec![config.selection()];
+        let mut layers: Vec<RuleSelection> = links.iter().map(|l| l.config.selection()).collect();
         if self.overrides.select.is_some() || !self.overrides.ignore.is_empty() {
             layers.push(RuleSelection {
                 select: self.overrides.select.clone(),
                 ignore: self.overrides.ignore.clone(),
+                ..Default::default()
             });
         }
-        let notes = config
-            .notes
+        // `[severity]` entries merge rule by rule, the child's winning.
+        let mut severities = std::collections::BTreeMap::new();
+        for l in &links {
+            severities.extend(l.config.severities());
+        }
+        let notes = links
             .iter()
-            .map(|n| format!("{}:{n}", shown.as_deref().unwrap_or_default()))
+            .flat_map(|l| l.config.notes.iter().map(move |n| format!("{}:{n}", l.shown)))
             .collect();
+        let fail_on = last(&|c| c.fail_on.is_some()).and_then(|l| l.config.fail_on);
+        let skip = last(&|c| c.skip_non_fuzzfiles.is_some()).and_then(|l| l.config.skip_non_fuzzfiles);
         Ok(FileSettings {
             notes,
+            extends: links
+                .iter()
+                .take(links.len().saturating_sub(1))
+                .map(|l| l.shown.clone())
+                .collect(),
+            excludes: Arc::new(Excludes::of(&links)),
+            per_file_ignores: Arc::new(PerFileIgnores::of(&links)),
+            ignored_here: Vec::new(),
             config: shown,
             cluster,
             options: Options {
                 profile,
-                rules: RuleSettings::resolve(&layers, config.severities()),
+                rules: RuleSettings::resolve(&layers, severities),
                 evaluations: None,
             },
             fail_on: self
                 .overrides
                 .fail_on
-                .or(config.fail_on)
+                .or(fail_on)
                 .unwrap_or_default(),
-            skip_non_fuzzfiles: config.skip_non_fuzzfiles.unwrap_or(true),
+            skip_non_fuzzfiles: skip.unwrap_or(true),
         })
     }
 }

@@ -679,7 +679,11 @@ mod tests {
             |select: Option<Vec<Selector>>, ignore: Vec<Selector>, sev: &[(Rule, Severity)]| {
                 crate::Options {
                     rules: RuleSettings::resolve(
-                        &[RuleSelection { select, ignore }],
+                        &[RuleSelection {
+                            select,
+                            ignore,
+                            ..Default::default()
+                        }],
                         sev.iter().copied().collect::<BTreeMap<_, _>>(),
                     ),
                     ..Default::default()
@@ -711,8 +715,8 @@ mod tests {
         let ignore = |sel: Selector| crate::Options {
             rules: RuleSettings::resolve(
                 &[RuleSelection {
-                    select: None,
                     ignore: vec![sel],
+                    ..Default::default()
                 }],
                 BTreeMap::new(),
             ),

@@ -7,7 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// The files of `paths`: directories walked, skipping what `excluded` says (fuzzlint.toml's
+/// `exclude`, `extend-exclude`); a named file is kept unless `force_exclude` and excluded.
+pub fn discover(
+    paths: &[PathBuf],
+    excluded: &crate::exclusion::Excluder,
+    force_exclude: bool,
+) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     let cwd = std::env::current_dir().and_then(std::fs::canonicalize).ok();
     for p in paths {
@@ -24,7 +30,9 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         // Anything but a directory is read as a file, through the bounded reader: a pipe
         // (`<(cat x.fz)`) works, and `/dev/zero` is refused at the size limit.
         if !meta.is_dir() {
-            out.push(p.clone());
+            if !(force_exclude && excluded(p, false)) {
+                out.push(p.clone());
+            }
             continue;
         }
         let before = out.len();
@@ -34,6 +42,13 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             .git_global(false)
             .git_exclude(true)
             .require_git(false)
+            .filter_entry({
+                let excluded = std::sync::Arc::clone(excluded);
+                // The directory named is walked whatever the excludes say (as ruff).
+                move |e| {
+                    e.depth() == 0 || !excluded(e.path(), e.file_type().is_some_and(|t| t.is_dir()))
+                }
+            })
             .build();
         for entry in walker {
             let entry = match entry {

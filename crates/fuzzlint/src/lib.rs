@@ -3,9 +3,12 @@
 //! and CI read Fuzzfiles the same way. The analysis is `fuzzfile_check::analyze`; the binary
 //! (main.rs) only picks the allocator and calls `run`.
 
+pub mod cli_docs;
 mod cluster_note;
 mod detect;
 mod discover;
+mod exclusion;
+mod statistics;
 mod fix_apply;
 mod fuzzfile_kind;
 mod output;
@@ -55,6 +58,17 @@ enum Command {
     /// `version`), fuzzfile-v1, fuzzfile-v4, cluster-profile, fuzzlint-config, launch-plan.
     /// Without a name, list the names.
     Schema { name: Option<String> },
+    /// Print the shell completion script: `source <(fuzzlint completions bash)`, or save it
+    /// where the shell loads completions from (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: cli_docs::Shell,
+    },
+}
+
+/// `fuzzlint`'s command line as clap builds it (for completions and the man pages).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 #[derive(Subcommand)]
@@ -129,6 +143,25 @@ pub struct CheckArgs {
     /// and exit.
     #[arg(long)]
     show_settings: bool,
+    /// List the files that would be checked, each with its config (and the
+    /// `per-file-ignores` that match it), and exit.
+    #[arg(long)]
+    show_files: bool,
+    /// Print how many findings each rule has (code, name, `[*]` when fixable with `--fix`,
+    /// `[-]` with `--unsafe-fixes`), most first, instead of the findings; `--format json`
+    /// gives them as JSON.
+    #[arg(long)]
+    statistics: bool,
+    /// Print the findings only: no summary, no notes.
+    #[arg(short, long, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Say on standard error which configs apply to how many files, and how long the run took.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Leave out a file named on the command line that `exclude`/`extend-exclude` of
+    /// fuzzlint.toml exclude (as a directory walk does); without it, a named file is checked.
+    #[arg(long)]
+    force_exclude: bool,
     /// Apply fixes in place, keeping everything else byte for byte: the safe ones (a
     /// misspelt key, quoting); unsafe ones too with `--unsafe-fixes`.
     #[arg(long)]
@@ -279,6 +312,7 @@ pub fn run() -> ExitCode {
             profile_detect(root, tool_timeout)
         }
         Command::Schema { name } => schema(name.as_deref()),
+        Command::Completions { shell } => cli_docs::print_completions(command(), shell),
         Command::Rules => {
             let mut text = String::new();
             for r in Rule::ALL {
@@ -371,12 +405,20 @@ fn resolve_settings(
 
 /// `fuzzlint check` (and `fuzz check`): discover, check, render; the exit status.
 pub fn check(args: CheckArgs) -> ExitCode {
+    let started = std::time::Instant::now();
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
     };
-    let files = match discover::discover(&paths) {
+    let excluded = match exclusion::excluder(args.config.clone()) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let files = match discover::discover(&paths, &excluded, args.force_exclude) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
@@ -395,10 +437,23 @@ pub fn check(args: CheckArgs) -> ExitCode {
         fuzzfile_kind::skip_named(files, file_settings, &paths, |s| {
             !args.no_skip && s.skip_non_fuzzfiles
         });
-    let skipped_lines = fuzzfile_kind::report(&skipped, false);
+    let skipped_lines = if args.quiet {
+        Vec::new()
+    } else {
+        fuzzfile_kind::report(&skipped, false)
+    };
+    // `--show-files`, `--verbose` (statistics.rs).
+    if args.show_files {
+        let mut out = std::io::stdout().lock();
+        let _ = statistics::show_files(&mut out, &files, &file_settings).and_then(|()| out.flush());
+        return ExitCode::SUCCESS;
+    }
+    if args.verbose {
+        statistics::say_configs(&file_settings);
+    }
     // Remarks about the config files (a rule named by its former name), once each, on
     // standard error; `--show-settings` lists them with each file.
-    if !args.show_settings {
+    if !args.show_settings && !args.quiet {
         let mut said = std::collections::HashSet::new();
         for note in file_settings.iter().flat_map(|s| s.notes.iter()) {
             if said.insert(note) {
@@ -502,7 +557,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
         let outcome = fix_apply::apply(&mut checked, fix_request);
         io_errors |= outcome.io_errors;
         let fixed_files = outcome.changed;
-        if fixed_files > 0 && args.format == Format::Human {
+        if fixed_files > 0 && args.format == Format::Human && !args.quiet {
             eprintln!(
                 "fixed {fixed_files} file{}",
                 if fixed_files == 1 { "" } else { "s" }
@@ -548,7 +603,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
     };
     // Standard output of the machine formats is what their readers parse: the note goes to
     // standard error for them.
-    if args.format != Format::Human {
+    if args.format != Format::Human && !args.quiet {
         if let Some(note) = &cluster_note {
             eprintln!("{note}");
         }
@@ -558,6 +613,18 @@ pub fn check(args: CheckArgs) -> ExitCode {
         n => n,
     };
     let written = output::sink::deliver(destination, |out| {
+        if args.statistics {
+            return statistics::write(out, &checked, args.format == Format::Json);
+        }
+        if args.quiet {
+            // The findings only (statistics.rs): no note, no summary line.
+            if args.format != Format::Human {
+                return output::write(args.format, out, &checked, color, max_per_file);
+            }
+            let mut report = Vec::new();
+            output::write(args.format, &mut report, &checked, color, max_per_file)?;
+            return out.write_all(statistics::without_summary(&report));
+        }
         if let (Some(note), Format::Human) = (&cluster_note, args.format) {
             writeln!(out, "{note}\n")?;
         }
@@ -574,6 +641,9 @@ pub fn check(args: CheckArgs) -> ExitCode {
     if let Err(e) = written {
         eprintln!("error: {e}");
         return ExitCode::from(2);
+    }
+    if args.verbose {
+        statistics::say_time(checked.iter().filter(|c| c.counted()).count(), started);
     }
     if io_errors {
         return ExitCode::from(2);
