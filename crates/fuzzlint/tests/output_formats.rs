@@ -292,6 +292,19 @@ fn gitlab_report_is_valid_for_gitlab() {
             .expect("description")
             .contains(d["message"].as_str().expect("message")));
     }
+    // An absolute path under the working directory is given relative to it, as GitLab
+    // matches paths against the repository.
+    let absolute = fixtures().join("findings.fz");
+    let r = run_in(
+        &fixtures(),
+        &[
+            "check",
+            absolute.to_str().expect("UTF-8 path"),
+            "--output-format",
+            "gitlab",
+        ],
+    );
+    assert_eq!(r.json()[0]["location"]["path"], "findings.fz");
     // No findings: an empty report, which GitLab reads as "no degradations".
     let clean = run_in(
         &fixtures(),

@@ -6,7 +6,8 @@
 //! - `description`: `CODE name: message`; `check_name`: the rule's code;
 //! - `severity`: info for `info`, major for `warning`, critical for `error` (a Fuzzfile with
 //!   an error is refused by the platform);
-//! - `location.path` (relative, as given, without a leading `./`) and `location.positions`
+//! - `location.path` (relative: as given without a leading `./`, or an absolute path under the
+//!   working directory made relative to it) and `location.positions`
 //!   (1-based lines and character columns);
 //! - `fingerprint`: what GitLab compares between the base and the head of a merge request to
 //!   tell new findings from fixed ones, so it must not change when lines are added above a
@@ -28,13 +29,21 @@ pub fn severity(s: Severity) -> &'static str {
     }
 }
 
-/// The path as GitLab matches it against the repository: relative, without `./`.
-fn report_path(display: &str) -> &str {
+/// The path as GitLab matches it against the repository: relative, without `./`; an
+/// absolute path under the working directory (where CI runs, the repository's root) is
+/// made relative to it.
+fn report_path(display: &str, cwd: Option<&std::path::Path>) -> String {
+    let absolute = std::path::Path::new(display);
+    if let Some(rest) = cwd.and_then(|cwd| absolute.strip_prefix(cwd).ok()) {
+        if let Some(rest) = rest.to_str().filter(|r| !r.is_empty()) {
+            return rest.to_owned();
+        }
+    }
     let mut p = display;
     while let Some(rest) = p.strip_prefix("./") {
         p = rest;
     }
-    p
+    p.to_owned()
 }
 
 /// The flagged text, at most its first line and 200 bytes (a finding on a whole job keeps its
@@ -67,8 +76,10 @@ fn fingerprint(path: &str, d: &Diagnostic, flagged: &str, rank: usize) -> String
 pub fn issues(checked: &[Checked]) -> Vec<Value> {
     let mut seen: HashMap<(String, String), usize> = HashMap::new();
     let mut issues = Vec::new();
+    let cwd = std::env::current_dir().ok();
     for c in checked {
-        let path = report_path(&c.display);
+        let path = report_path(&c.display, cwd.as_deref());
+        let path = path.as_str();
         for d in c.diagnostics() {
             let flagged = flagged(c, d);
             let rank = seen
