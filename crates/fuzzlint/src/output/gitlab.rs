@@ -72,51 +72,57 @@ fn fingerprint(path: &str, d: &Diagnostic, flagged: &str, rank: usize) -> String
     hex
 }
 
-/// The report's issues, in the order of the other formats.
-pub fn issues(checked: &[Checked]) -> Vec<Value> {
-    let mut seen: HashMap<(String, String), usize> = HashMap::new();
-    let mut issues = Vec::new();
-    let cwd = std::env::current_dir().ok();
-    for c in checked {
-        let path = report_path(&c.display, cwd.as_deref());
-        let path = path.as_str();
-        for d in c.diagnostics() {
-            let flagged = flagged(c, d);
-            let rank = seen
-                .entry((
-                    format!("{path}\0{}\0{}", d.rule.code(), d.message),
-                    flagged.clone(),
-                ))
-                .or_insert(0);
-            let fp = fingerprint(path, d, &flagged, *rank);
-            *rank += 1;
-            let s = c.line_col(d.range.start);
-            let e = c.line_col(d.range.end);
-            let mut description = format!("{} {}: {}", d.rule.code(), d.rule.name(), d.message);
-            if let Some(h) = &d.help {
-                description.push_str(&format!(" ({h})"));
-            }
-            issues.push(json!({
-                "description": description,
-                "check_name": d.rule.code(),
-                "fingerprint": fp,
-                "severity": severity(d.severity),
-                "location": {
-                    "path": path,
-                    "positions": {
-                        "begin": { "line": s.line, "column": s.column },
-                        "end": { "line": e.line, "column": e.column },
-                    },
-                },
-            }));
-        }
+/// The report's issue of `d`, with its fingerprint.
+fn issue(c: &Checked, d: &Diagnostic, path: &str, fingerprint: String) -> Value {
+    let s = c.line_col(d.range.start);
+    let e = c.line_col(d.range.end);
+    let mut description = format!("{} {}: {}", d.rule.code(), d.rule.name(), d.message);
+    if let Some(h) = &d.help {
+        description.push_str(&format!(" ({h})"));
     }
-    issues
+    json!({
+        "description": description,
+        "check_name": d.rule.code(),
+        "fingerprint": fingerprint,
+        "severity": severity(d.severity),
+        "location": {
+            "path": path,
+            "positions": {
+                "begin": { "line": s.line, "column": s.column },
+                "end": { "line": e.line, "column": e.column },
+            },
+        },
+    })
+}
+
+/// The report's issues, in the order of the other formats, each turned into JSON only as it
+/// is written: memory stays at one issue's JSON (and the keys that rank identical findings).
+struct Issues<'a>(&'a [Checked]);
+
+impl serde::Serialize for Issues<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        let mut seen: HashMap<(String, String), usize> = HashMap::new();
+        let cwd = std::env::current_dir().ok();
+        for c in self.0 {
+            let path = report_path(&c.display, cwd.as_deref());
+            for d in c.diagnostics() {
+                let text = flagged(c, d);
+                let key = format!("{path}\0{}\0{}", d.rule.code(), d.message);
+                let rank = seen.entry((key, text.clone())).or_insert(0);
+                let fp = fingerprint(&path, d, &text, *rank);
+                *rank += 1;
+                seq.serialize_element(&issue(c, d, &path, fp))?;
+            }
+        }
+        seq.end()
+    }
 }
 
 pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
     let mut w = io::BufWriter::new(out);
-    super::write_json_pretty(&mut w, &issues(checked))?;
+    super::write_json_pretty(&mut w, &Issues(checked))?;
     writeln!(w)?;
     w.flush()
 }
