@@ -224,14 +224,16 @@ fn main() -> ExitCode {
         }
         // The man pages (docs/man/), generated from this command line for the drift test.
         Some("__man-pages") => {
-            let dir = args.get(2).map_or_else(|| PathBuf::from("."), PathBuf::from);
-            return match fuzzlint::cli_docs::write_man_pages(
-                <Cli as clap::CommandFactory>::command(),
-                &dir,
-            ) {
+            let dir = args
+                .get(2)
+                .map_or_else(|| PathBuf::from("."), PathBuf::from);
+            return match fuzzlint::cli_docs::write_man_pages(command(), &dir) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("error: cannot write the man pages to {}: {e}", dir.display());
+                    eprintln!(
+                        "error: cannot write the man pages to {}: {e}",
+                        dir.display()
+                    );
                     ExitCode::from(2)
                 }
             };
@@ -254,9 +256,7 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Completions { shell } => {
-            fuzzlint::cli_docs::print_completions(<Cli as clap::CommandFactory>::command(), shell)
-        }
+        Command::Completions { shell } => fuzzlint::cli_docs::print_completions(command(), shell),
         Command::Plan {
             file,
             cluster,

@@ -37,7 +37,13 @@ fn man_pages_are_up_to_date() {
     assert!(status.success());
     let generated = pages_in(scratch.path());
     let names: Vec<&str> = generated.iter().map(|(n, _)| n.as_str()).collect();
-    for page in ["fuzz.1", "fuzz-check.1", "fuzz-plan.1", "fuzz-run.1", "fuzz-completions.1"] {
+    for page in [
+        "fuzz.1",
+        "fuzz-check.1",
+        "fuzz-plan.1",
+        "fuzz-run.1",
+        "fuzz-completions.1",
+    ] {
         assert!(names.contains(&page), "{page} missing from {names:?}");
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/man");

@@ -524,7 +524,10 @@ pub(crate) fn parse_config_with(text: &str, lookup: Lookup) -> Result<Config, Co
     pfi.sort_by_key(|(k, _)| k.span().start);
     for (glob, rules) in pfi {
         check_glob(glob).map_err(|m| at(glob.span(), format!("`per-file-ignores`: {m}")))?;
-        per_file_ignores.push((glob.get_ref().clone(), selectors("per-file-ignores", rules)?));
+        per_file_ignores.push((
+            glob.get_ref().clone(),
+            selectors("per-file-ignores", rules)?,
+        ));
     }
     let globs = |key: &str, list: &[Spanned<String>]| -> Result<Vec<String>, ConfigError> {
         list.iter()
@@ -645,9 +648,9 @@ fn with_key_suggestion(message: &str) -> String {
     let unknown = message
         .strip_prefix("unknown field `")
         .and_then(|rest| rest.split('`').next());
-    match unknown.and_then(|k| {
-        fuzzfile_diagnostics::suggest::did_you_mean(k, CONFIG_KEYS.iter().copied())
-    }) {
+    match unknown
+        .and_then(|k| fuzzfile_diagnostics::suggest::did_you_mean(k, CONFIG_KEYS.iter().copied()))
+    {
         Some(key) => format!("{message} (did you mean `{key}`?)"),
         None => message.to_owned(),
     }
@@ -913,6 +916,7 @@ mod tests {
         let file = RuleSelection {
             select: Some(vec![Selector::Prefix("FZ0".into())]),
             ignore: vec![Selector::Rule(Rule::LegacyVersion)],
+            ..Default::default()
         };
         let s = RuleSettings::resolve(std::slice::from_ref(&file), BTreeMap::new());
         assert!(s.is_enabled(Rule::UnknownKey));
@@ -924,16 +928,33 @@ mod tests {
         let cli_ignore = RuleSelection {
             select: None,
             ignore: vec![Selector::Rule(Rule::UnknownKey)],
+            ..Default::default()
         };
         let s = RuleSettings::resolve(&[file.clone(), cli_ignore], BTreeMap::new());
         assert!(!s.is_enabled(Rule::UnknownKey) && !s.is_enabled(Rule::LegacyVersion));
         let cli_select = RuleSelection {
             select: Some(vec![Selector::Rule(Rule::LegacyVersion)]),
             ignore: vec![],
+            ..Default::default()
         };
-        let s = RuleSettings::resolve(&[file, cli_select], BTreeMap::new());
+        let s = RuleSettings::resolve(&[file.clone(), cli_select], BTreeMap::new());
         assert!(s.is_enabled(Rule::LegacyVersion));
         assert!(!s.is_enabled(Rule::UnknownKey));
+        // A later `extend-select` adds to what is selected, and its layer's `ignore` still
+        // removes.
+        let child = RuleSelection {
+            extend_select: vec![
+                Selector::Prefix("FZ2".into()),
+                Selector::Rule(Rule::LegacyVersion),
+            ],
+            ignore: vec![Selector::Rule(Rule::LauncherNnodesMismatch)],
+            ..Default::default()
+        };
+        let s = RuleSettings::resolve(&[file, child], BTreeMap::new());
+        assert!(s.is_enabled(Rule::UnknownKey) && s.is_enabled(Rule::LegacyVersion));
+        assert!(s.is_enabled(Rule::LauncherNprocMismatch));
+        assert!(!s.is_enabled(Rule::LauncherNnodesMismatch));
+        assert!(!s.is_enabled(Rule::NcclIbHcaMissing));
     }
 
     #[test]

@@ -45,15 +45,16 @@ pub fn load(path: &Path, shown: &dyn Fn(&Path) -> String) -> Result<Vec<Link>, S
                 ));
             }
         }
-        let text = fuzzfile_io::read_to_string(&current, fuzzfile_io::Kind::CONFIG).map_err(|e| {
-            match &named_by {
-                None => format!("{current_shown}: cannot read: {}", e.reason()),
-                Some((by, line, column)) => format!(
-                    "{by}:{line}:{column}: `extend`: cannot read {current_shown}: {}",
-                    e.reason()
-                ),
-            }
-        })?;
+        let text =
+            fuzzfile_io::read_to_string(&current, fuzzfile_io::Kind::CONFIG).map_err(|e| {
+                match &named_by {
+                    None => format!("{current_shown}: cannot read: {}", e.reason()),
+                    Some((by, line, column)) => format!(
+                        "{by}:{line}:{column}: `extend`: cannot read {current_shown}: {}",
+                        e.reason()
+                    ),
+                }
+            })?;
         let config = parse_config(&text).map_err(|e| format!("{current_shown}:{e}"))?;
         let dir = match current.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

@@ -331,15 +331,24 @@ mod tests {
             .iter()
             .filter_map(|d| d.fix_applicability().map(|s| (d.rule, s)))
             .collect();
-        assert!(safety.contains(&(Rule::UnknownKey, Applicability::Safe)), "{safety:?}");
+        assert!(
+            safety.contains(&(Rule::UnknownKey, Applicability::Safe)),
+            "{safety:?}"
+        );
         assert!(
             safety.contains(&(Rule::PolicyRetryIgnored, Applicability::Unsafe)),
             "{safety:?}"
         );
         let safe = fix_until_stable(&a);
-        assert!(safe.contains("    image:") && safe.contains("retry"), "{safe}");
+        assert!(
+            safe.contains("    image:") && safe.contains("retry"),
+            "{safe}"
+        );
         let all = fix_until_stable_at(&a, Applicability::Unsafe);
-        assert!(all.contains("    image:") && !all.contains("retry"), "{all}");
+        assert!(
+            all.contains("    image:") && !all.contains("retry"),
+            "{all}"
+        );
     }
 
     #[test]

@@ -139,7 +139,10 @@ impl Resolver {
         if matching.is_empty() {
             return Ok(settings);
         }
-        let key = (config, matching.iter().map(|(i, _, _)| *i).collect::<Vec<_>>());
+        let key = (
+            config,
+            matching.iter().map(|(i, _, _)| *i).collect::<Vec<_>>(),
+        );
         if let Some(s) = self.per_file.get(&key) {
             return Ok(Arc::clone(s));
         }
@@ -223,7 +226,8 @@ impl Resolver {
         };
         let shown = links.last().map(|l| l.shown.clone());
         // The child-most config that sets a value wins.
-        let last = |f: &dyn Fn(&crate::config::Config) -> bool| links.iter().rev().find(|l| f(&l.config));
+        let last =
+            |f: &dyn Fn(&crate::config::Config) -> bool| links.iter().rev().find(|l| f(&l.config));
         let cluster_link = last(&|c| c.cluster.is_some());
         let cluster_source = cluster_link.and_then(|l| l.config.cluster.as_ref());
         let (profile, cluster) = match (&self.cli_profile, cluster_source) {
@@ -277,10 +281,16 @@ impl Resolver {
         }
         let notes = links
             .iter()
-            .flat_map(|l| l.config.notes.iter().map(move |n| format!("{}:{n}", l.shown)))
+            .flat_map(|l| {
+                l.config
+                    .notes
+                    .iter()
+                    .map(move |n| format!("{}:{n}", l.shown))
+            })
             .collect();
         let fail_on = last(&|c| c.fail_on.is_some()).and_then(|l| l.config.fail_on);
-        let skip = last(&|c| c.skip_non_fuzzfiles.is_some()).and_then(|l| l.config.skip_non_fuzzfiles);
+        let skip =
+            last(&|c| c.skip_non_fuzzfiles.is_some()).and_then(|l| l.config.skip_non_fuzzfiles);
         Ok(FileSettings {
             notes,
             extends: links
@@ -298,11 +308,7 @@ impl Resolver {
                 rules: RuleSettings::resolve(&layers, severities),
                 evaluations: None,
             },
-            fail_on: self
-                .overrides
-                .fail_on
-                .or(fail_on)
-                .unwrap_or_default(),
+            fail_on: self.overrides.fail_on.or(fail_on).unwrap_or_default(),
             skip_non_fuzzfiles: skip.unwrap_or(true),
         })
     }

@@ -483,13 +483,11 @@ impl<'a> Builder<'a> {
             ),
         );
         if let Some(m) = did_you_mean(&s.value, options.iter().copied()) {
-            d = d
-                .with_help(format!("did you mean `{m}`?"))
-                .with_fix(
-                    // The closest allowed value is a guess.
-                    Fix::replace(format!("Write `{m}`"), s.range, m)
-                        .with_applicability(Applicability::Unsafe),
-                );
+            d = d.with_help(format!("did you mean `{m}`?")).with_fix(
+                // The closest allowed value is a guess.
+                Fix::replace(format!("Write `{m}`"), s.range, m)
+                    .with_applicability(Applicability::Unsafe),
+            );
         }
         self.emit(d);
         None

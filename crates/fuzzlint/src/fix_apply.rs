@@ -49,9 +49,7 @@ fn fixed_text(c: &Checked, required: Applicability) -> Option<String> {
 }
 
 fn has_fix(c: &Checked, required: Applicability) -> bool {
-    c.diagnostics()
-        .iter()
-        .any(|d| d.fix_at(required).is_some())
+    c.diagnostics().iter().any(|d| d.fix_at(required).is_some())
 }
 
 /// `--fix`: apply the fixes to each file in place and analyse the fixed text again, so that
@@ -91,7 +89,11 @@ pub fn apply(checked: &mut [Checked], request: FixRequest) -> Outcome {
 }
 
 /// `--diff`: a unified diff of each file `--fix` would change, on `out`; nothing is written.
-pub fn diff(out: &mut dyn Write, checked: &[Checked], request: FixRequest) -> std::io::Result<Outcome> {
+pub fn diff(
+    out: &mut dyn Write,
+    checked: &[Checked],
+    request: FixRequest,
+) -> std::io::Result<Outcome> {
     let required = request.required();
     let mut outcome = Outcome::default();
     for c in checked {
@@ -138,7 +140,9 @@ pub fn summary(checked: &[Checked], request: FixRequest) -> Option<String> {
         }
         (n, 0) => Some(format!("{n} fixable with --fix")),
         (0, m) => Some(format!("no fix with --fix alone, {m} with --unsafe-fixes")),
-        (n, m) => Some(format!("{n} fixable with --fix, {m} more with --unsafe-fixes")),
+        (n, m) => Some(format!(
+            "{n} fixable with --fix, {m} more with --unsafe-fixes"
+        )),
     }
 }
 
@@ -167,9 +171,9 @@ pub fn diff_and_exit(
 /// The human output's note on a finding's fix: what it does and the command that applies it.
 pub fn note(d: &fuzzfile_check::Diagnostic, message: &str) -> String {
     match d.fix_applicability() {
-        Some(Applicability::Unsafe) => format!(
-            "unsafe fix available: {message} (`fuzzlint check --fix --unsafe-fixes`)"
-        ),
+        Some(Applicability::Unsafe) => {
+            format!("unsafe fix available: {message} (`fuzzlint check --fix --unsafe-fixes`)")
+        }
         _ => format!("fix available: {message} (`fuzzlint check --fix`)"),
     }
 }

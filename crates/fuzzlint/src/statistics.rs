@@ -102,7 +102,10 @@ pub fn show_files(
             config_of(s)
         );
         if !s.ignored_here.is_empty() {
-            line.push_str(&format!("\tper-file-ignores: {}", s.ignored_here.join(", ")));
+            line.push_str(&format!(
+                "\tper-file-ignores: {}",
+                s.ignored_here.join(", ")
+            ));
         }
         writeln!(out, "{line}")?;
     }

@@ -862,7 +862,14 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
 
     let fixed_run = run_in(
         dir.path(),
-        &["check", "--fix", "--unsafe-fixes", "work.fz", "--color", "never"],
+        &[
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "work.fz",
+            "--color",
+            "never",
+        ],
     );
     assert_eq!(fixed_run.stderr, "fixed 1 file\n");
     assert_eq!(fixed_run.code, 1, "errors without a fix remain");
@@ -916,7 +923,14 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
     // A second run changes nothing and says nothing about fixing.
     let again = run_in(
         dir.path(),
-        &["check", "--fix", "--unsafe-fixes", "work.fz", "--color", "never"],
+        &[
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "work.fz",
+            "--color",
+            "never",
+        ],
     );
     assert_eq!(again.stderr, "");
     assert_eq!(again.code, 1);
@@ -927,7 +941,14 @@ fn fix_rewrites_only_what_it_fixes_and_is_idempotent() {
     dir2.write_file("work.fz", &original);
     let r = run_in(
         dir2.path(),
-        &["check", "--fix", "--unsafe-fixes", "work.fz", "--format", "json"],
+        &[
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "work.fz",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(r.stderr, "");
     assert_eq!(r.json()["diagnostics"], after["diagnostics"]);
@@ -1042,7 +1063,14 @@ fn fix_keeps_a_bom_and_crlf_line_ends() {
     let file = dir.write_file("crlf.fz", original);
     let r = run_in(
         dir.path(),
-        &["check", "--fix", "--unsafe-fixes", "crlf.fz", "--format", "json"],
+        &[
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "crlf.fz",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(r.json()["diagnostics"], Value::Array(vec![]));

@@ -38,7 +38,9 @@ fn fix_applies_safe_fixes_and_unsafe_ones_only_with_unsafe_fixes() {
         before.stdout
     );
     assert!(
-        before.stdout.contains("unsafe fix available: Remove `retry`"),
+        before
+            .stdout
+            .contains("unsafe fix available: Remove `retry`"),
         "{}",
         before.stdout
     );
@@ -145,8 +147,16 @@ fn diff_shows_what_fix_would_write_and_writes_nothing() {
         }
         let d = run(&dir, &args);
         assert_eq!(d.code, 1, "{}{}", d.stdout, d.stderr);
-        assert_eq!(dir.read_file("a.fz"), SAFE_AND_UNSAFE, "--diff wrote the file");
-        assert!(d.stdout.starts_with("--- a.fz\n+++ a.fz\n@@ "), "{}", d.stdout);
+        assert_eq!(
+            dir.read_file("a.fz"),
+            SAFE_AND_UNSAFE,
+            "--diff wrote the file"
+        );
+        assert!(
+            d.stdout.starts_with("--- a.fz\n+++ a.fz\n@@ "),
+            "{}",
+            d.stdout
+        );
         // No diagnostics: only the diff.
         assert!(!d.stdout.contains("FZ010"), "{}", d.stdout);
         // The diff is what `--fix` (with the same flags) writes.
@@ -229,7 +239,10 @@ fn bash_completions_are_valid_and_complete_check_options() {
         offered.iter().any(|o| o == "--output-format"),
         "{offered:?}"
     );
-    assert!(offered.iter().all(|o| o.starts_with("--out")), "{offered:?}");
+    assert!(
+        offered.iter().all(|o| o.starts_with("--out")),
+        "{offered:?}"
+    );
     let offered = bash_completes(&script, &["fuzzlint", "check", "--unsafe"]);
     assert_eq!(offered, ["--unsafe-fixes"]);
     let offered = bash_completes(&script, &["fuzzlint", "comp"]);
@@ -242,7 +255,14 @@ fn zsh_fish_elvish_and_powershell_completions_name_the_subcommands() {
     for shell in ["zsh", "fish", "elvish", "powershell"] {
         let r = run(&dir, &["completions", shell]);
         assert_eq!(r.code, 0, "{shell}: {}", r.stderr);
-        for sub in ["check", "rules", "schema", "completions", "output-format", "unsafe-fixes"] {
+        for sub in [
+            "check",
+            "rules",
+            "schema",
+            "completions",
+            "output-format",
+            "unsafe-fixes",
+        ] {
             assert!(r.stdout.contains(sub), "{shell}: `{sub}` missing");
         }
     }
@@ -299,26 +319,47 @@ fn a_nested_config_extends_its_parent() {
     let (_, found) = findings(&run(&dir, &["check", "--format", "json", "team/a.fz"]));
     // The parent's severity of policy-retry-ignored is inherited; the child's of unknown-key
     // wins over the parent's.
-    assert!(found.contains(&finding("team/a.fz", "policy-retry-ignored", "error")), "{found:?}");
-    assert!(found.contains(&finding("team/a.fz", "unknown-key", "info")), "{found:?}");
+    assert!(
+        found.contains(&finding("team/a.fz", "policy-retry-ignored", "error")),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&finding("team/a.fz", "unknown-key", "info")),
+        "{found:?}"
+    );
     // The parent's fail-on (warning) is inherited: an error fails, as it would anyway; with
     // only the child's info finding left, `fail-on = "warning"` of the parent still applies.
-    dir.write_file("team/b.fz", &RETRY.replace("    policy:\n      retry: {attempts: 2}\n", "    Cwd: /tmp\n"));
+    dir.write_file(
+        "team/b.fz",
+        RETRY.replace(
+            "    policy:\n      retry: {attempts: 2}\n",
+            "    Cwd: /tmp\n",
+        ),
+    );
     let r = run(&dir, &["check", "team/b.fz"]);
     assert_eq!(r.code, 0, "an info finding fails nothing: {}", r.stdout);
-    dir.write_file("team/fuzzlint.toml", "extend = \"../fuzzlint.toml\"\n[severity]\nunknown-key = \"warning\"\n");
+    dir.write_file(
+        "team/fuzzlint.toml",
+        "extend = \"../fuzzlint.toml\"\n[severity]\nunknown-key = \"warning\"\n",
+    );
     let r = run(&dir, &["check", "team/b.fz"]);
     assert_eq!(r.code, 1, "the parent's fail-on = warning: {}", r.stdout);
     // Without `extend`, the nested config replaces its parent.
     dir.write_file("team/fuzzlint.toml", "[severity]\nunknown-key = \"info\"\n");
     let (_, found) = findings(&run(&dir, &["check", "--format", "json", "team/a.fz"]));
-    assert!(found.contains(&finding("team/a.fz", "policy-retry-ignored", "warning")), "{found:?}");
+    assert!(
+        found.contains(&finding("team/a.fz", "policy-retry-ignored", "warning")),
+        "{found:?}"
+    );
     // A child's extend-select adds back what its parent ignored.
     dir.write_file("team/v1.fz", "version: v1\njobs:\n  a:\n    image: {uri: docker://alpine:3.20}\n    command: [echo, hi]\n");
     dir.write_file("team/fuzzlint.toml", "extend = \"../fuzzlint.toml\"\n");
     let (_, found) = findings(&run(&dir, &["check", "--format", "json", "team/v1.fz"]));
     assert!(!found.iter().any(|f| f.1 == "legacy-version"), "{found:?}");
-    dir.write_file("team/fuzzlint.toml", "extend = \"../fuzzlint.toml\"\nextend-select = [\"FZ003\"]\n");
+    dir.write_file(
+        "team/fuzzlint.toml",
+        "extend = \"../fuzzlint.toml\"\nextend-select = [\"FZ003\"]\n",
+    );
     let (_, found) = findings(&run(&dir, &["check", "--format", "json", "team/v1.fz"]));
     assert!(found.iter().any(|f| f.1 == "legacy-version"), "{found:?}");
 }
@@ -328,7 +369,10 @@ fn extend_errors_name_the_place_and_the_chain() {
     let dir = scratch("extend-errors");
     dir.write_file("a.fz", RETRY);
     dir.write_file("fuzzlint.toml", "extend = \"b/fuzzlint.toml\"\n");
-    dir.write_file("b/fuzzlint.toml", "fail-on = \"info\"\nextend = \"../fuzzlint.toml\"\n");
+    dir.write_file(
+        "b/fuzzlint.toml",
+        "fail-on = \"info\"\nextend = \"../fuzzlint.toml\"\n",
+    );
     let r = run(&dir, &["check", "a.fz"]);
     assert_eq!(r.code, 2);
     assert!(
@@ -338,7 +382,10 @@ fn extend_errors_name_the_place_and_the_chain() {
         "{}",
         r.stderr
     );
-    dir.write_file("fuzzlint.toml", "select = [\"FZ0\"]\nextend = \"missing.toml\"\n");
+    dir.write_file(
+        "fuzzlint.toml",
+        "select = [\"FZ0\"]\nextend = \"missing.toml\"\n",
+    );
     let r = run(&dir, &["check", "a.fz"]);
     assert_eq!(r.code, 2);
     assert!(
@@ -352,13 +399,17 @@ fn extend_errors_name_the_place_and_the_chain() {
     let r = run(&dir, &["check", "a.fz"]);
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.starts_with("error: fuzzlint.toml:1:1: unknown field `extend-exlude`")
+        r.stderr
+            .starts_with("error: fuzzlint.toml:1:1: unknown field `extend-exlude`")
             && r.stderr.contains("(did you mean `extend-exclude`?)"),
         "{}",
         r.stderr
     );
     // A rule of per-file-ignores that does not exist: where, and the closest name.
-    dir.write_file("fuzzlint.toml", "[per-file-ignores]\n\"*.fz\" = [\"policy-retry-ignore\"]\n");
+    dir.write_file(
+        "fuzzlint.toml",
+        "[per-file-ignores]\n\"*.fz\" = [\"policy-retry-ignore\"]\n",
+    );
     let r = run(&dir, &["check", "a.fz"]);
     assert_eq!(r.code, 2);
     assert!(
@@ -371,27 +422,46 @@ fn extend_errors_name_the_place_and_the_chain() {
 #[test]
 fn exclude_and_extend_exclude_apply_to_walks_and_force_exclude_to_named_files() {
     let dir = scratch("exclude");
-    for f in ["a.fz", "vendor/v.fz", "sub/s.fz", "sub/gen/g.fz", "node_modules/n.fz"] {
+    for f in [
+        "a.fz",
+        "vendor/v.fz",
+        "sub/s.fz",
+        "sub/gen/g.fz",
+        "node_modules/n.fz",
+    ] {
         dir.write_file(f, RETRY);
     }
     let files = |args: &[&str]| -> Vec<String> {
         let mut all = vec!["check", "--format", "json", "--fail-on", "never"];
         all.extend_from_slice(args);
-        let mut f: Vec<String> = findings(&run(&dir, &all)).1.into_iter().map(|f| f.0).collect();
+        let mut f: Vec<String> = findings(&run(&dir, &all))
+            .1
+            .into_iter()
+            .map(|f| f.0)
+            .collect();
         f.sort();
         f
     };
     // The default excludes skip node_modules.
-    assert_eq!(files(&["."]), ["a.fz", "sub/gen/g.fz", "sub/s.fz", "vendor/v.fz"]);
+    assert_eq!(
+        files(&["."]),
+        ["a.fz", "sub/gen/g.fz", "sub/s.fz", "vendor/v.fz"]
+    );
     // extend-exclude adds to the defaults, relative to the config's directory, also in a
     // nested config that extends it.
     dir.write_file("fuzzlint.toml", "extend-exclude = [\"vendor/\"]\n");
-    dir.write_file("sub/fuzzlint.toml", "extend = \"../fuzzlint.toml\"\nextend-exclude = [\"/gen\"]\n");
+    dir.write_file(
+        "sub/fuzzlint.toml",
+        "extend = \"../fuzzlint.toml\"\nextend-exclude = [\"/gen\"]\n",
+    );
     assert_eq!(files(&["."]), ["a.fz", "sub/s.fz"]);
     // exclude replaces the defaults.
     dir.write_file("fuzzlint.toml", "exclude = [\"vendor\"]\n");
     dir.write_file("sub/fuzzlint.toml", "extend = \"../fuzzlint.toml\"\n");
-    assert_eq!(files(&["."]), ["a.fz", "node_modules/n.fz", "sub/gen/g.fz", "sub/s.fz"]);
+    assert_eq!(
+        files(&["."]),
+        ["a.fz", "node_modules/n.fz", "sub/gen/g.fz", "sub/s.fz"]
+    );
     // A named file is checked anyway, unless --force-exclude.
     assert_eq!(files(&["vendor/v.fz", "a.fz"]), ["a.fz", "vendor/v.fz"]);
     assert_eq!(files(&["--force-exclude", "vendor/v.fz", "a.fz"]), ["a.fz"]);
@@ -413,7 +483,10 @@ fn per_file_ignores_turn_rules_off_for_matching_files() {
         "team/fuzzlint.toml",
         "extend = \"../fuzzlint.toml\"\n[per-file-ignores]\n\"*.fz\" = [\"unknown-key\"]\n",
     );
-    let (n, found) = findings(&run(&dir, &["check", "--format", "json", "--fail-on", "never", "."]));
+    let (n, found) = findings(&run(
+        &dir,
+        &["check", "--format", "json", "--fail-on", "never", "."],
+    ));
     assert_eq!(n, 4);
     let mut rules: Vec<(String, String)> = found.into_iter().map(|f| (f.0, f.1)).collect();
     rules.sort();
@@ -432,10 +505,16 @@ fn show_files_statistics_quiet_and_verbose() {
     let typo = format!("{RETRY}    Cwd: /tmp\n");
     dir.write_file("a.fz", &typo);
     dir.write_file("team/b.fz", &typo);
-    dir.write_file("team/fuzzlint.toml", "[per-file-ignores]\n\"b.fz\" = [\"unknown-key\"]\n");
+    dir.write_file(
+        "team/fuzzlint.toml",
+        "[per-file-ignores]\n\"b.fz\" = [\"unknown-key\"]\n",
+    );
     dir.write_file("vendor/c.fz", RETRY);
     dir.write_file("fuzzlint.toml", "extend-exclude = [\"vendor\"]\n");
-    dir.write_file("team/fuzzlint.toml", "extend = \"../fuzzlint.toml\"\n[per-file-ignores]\n\"b.fz\" = [\"unknown-key\"]\n");
+    dir.write_file(
+        "team/fuzzlint.toml",
+        "extend = \"../fuzzlint.toml\"\n[per-file-ignores]\n\"b.fz\" = [\"unknown-key\"]\n",
+    );
     let r = run(&dir, &["check", "--show-files", "."]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
@@ -445,7 +524,7 @@ fn show_files_statistics_quiet_and_verbose() {
     );
 
     // Statistics: most findings first, `[*]` for a safe fix, `[-]` for unsafe ones only.
-    dir.write_file("c.fz", &typo.replace("Cwd", "Image"));
+    dir.write_file("c.fz", typo.replace("Cwd", "Image"));
     let r = run(&dir, &["check", "--statistics", "."]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     let rows: Vec<Vec<&str>> = r.stdout.lines().map(|l| l.split('\t').collect()).collect();
@@ -467,17 +546,41 @@ fn show_files_statistics_quiet_and_verbose() {
     let normal = run(&dir, &["check", "--color", "never", "a.fz"]);
     let quiet = run(&dir, &["check", "-q", "--color", "never", "a.fz"]);
     assert_eq!(quiet.code, normal.code);
-    assert!(normal.stdout.contains("1 file checked"), "{}", normal.stdout);
-    assert!(!quiet.stdout.contains("checked") && !quiet.stdout.contains("fixable"), "{}", quiet.stdout);
-    assert!(quiet.stdout.contains("unknown key `Cwd`"), "{}", quiet.stdout);
+    assert!(
+        normal.stdout.contains("1 file checked"),
+        "{}",
+        normal.stdout
+    );
+    assert!(
+        !quiet.stdout.contains("checked") && !quiet.stdout.contains("fixable"),
+        "{}",
+        quiet.stdout
+    );
+    assert!(
+        quiet.stdout.contains("unknown key `Cwd`"),
+        "{}",
+        quiet.stdout
+    );
     assert_eq!(quiet.stderr, "");
     let verbose = run(&dir, &["check", "-v", "--format", "json", "."]);
-    assert!(verbose.stderr.contains("fuzzlint: config fuzzlint.toml: 2 files"), "{}", verbose.stderr);
     assert!(
-        verbose.stderr.contains("fuzzlint: config team/fuzzlint.toml (extends fuzzlint.toml): 1 file"),
+        verbose
+            .stderr
+            .contains("fuzzlint: config fuzzlint.toml: 2 files"),
         "{}",
         verbose.stderr
     );
-    assert!(verbose.stderr.contains("fuzzlint: checked 3 files in "), "{}", verbose.stderr);
+    assert!(
+        verbose
+            .stderr
+            .contains("fuzzlint: config team/fuzzlint.toml (extends fuzzlint.toml): 1 file"),
+        "{}",
+        verbose.stderr
+    );
+    assert!(
+        verbose.stderr.contains("fuzzlint: checked 3 files in "),
+        "{}",
+        verbose.stderr
+    );
     let _ = verbose.json();
 }

@@ -16,7 +16,13 @@ fn man_pages_are_up_to_date() {
     let pages = fuzzlint::cli_docs::man_pages(fuzzlint::command()).expect("render man pages");
     let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
     // Every subcommand has its page.
-    for sub in ["fuzzlint.1", "fuzzlint-check.1", "fuzzlint-rules.1", "fuzzlint-completions.1", "fuzzlint-profile-detect.1"] {
+    for sub in [
+        "fuzzlint.1",
+        "fuzzlint-check.1",
+        "fuzzlint-rules.1",
+        "fuzzlint-completions.1",
+        "fuzzlint-profile-detect.1",
+    ] {
         assert!(names.contains(&sub), "{sub} missing from {names:?}");
     }
     let check = &pages

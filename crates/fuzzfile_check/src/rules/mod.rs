@@ -531,7 +531,11 @@ mod tests {
                 assert_eq!(m.fix_safety, None, "{} has no fix but a fix_safety", m.name);
                 continue;
             }
-            assert!(m.fix_safety.is_some(), "{} offers fixes but declares no fix_safety", m.name);
+            assert!(
+                m.fix_safety.is_some(),
+                "{} offers fixes but declares no fix_safety",
+                m.name
+            );
             assert!(
                 doc.contains("Fix safety:"),
                 "{} lacks its one-line `Fix safety:` reason",

@@ -863,7 +863,10 @@ pub fn fix_template(t: &TemplateAnalysis) -> String {
 
 /// [`fix_template`] with the fixes at least as safe as `required` (`Unsafe`: with
 /// `--unsafe-fixes`).
-pub fn fix_template_at(t: &TemplateAnalysis, required: fuzzfile_diagnostics::Applicability) -> String {
+pub fn fix_template_at(
+    t: &TemplateAnalysis,
+    required: fuzzfile_diagnostics::Applicability,
+) -> String {
     let text = t.text();
     let Some(r) = &t.rendered else {
         return text.to_owned();

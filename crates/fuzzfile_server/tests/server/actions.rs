@@ -274,9 +274,17 @@ fn unsafe_quick_fixes_are_offered_but_not_preferred() {
             .cloned()
             .unwrap_or_default()
     };
-    let nproc = fix_of(&actions_at(&mut c, TRAIN, "nproc-per-node=8", Some(&["quickfix"])));
+    let nproc = fix_of(&actions_at(
+        &mut c,
+        TRAIN,
+        "nproc-per-node=8",
+        Some(&["quickfix"]),
+    ));
     assert_eq!(nproc["isPreferred"], false, "{nproc}");
-    assert!(nproc["title"].as_str().unwrap_or("").ends_with("(unsafe)"), "{nproc}");
+    assert!(
+        nproc["title"].as_str().unwrap_or("").ends_with("(unsafe)"),
+        "{nproc}"
+    );
     let key = fix_of(&actions_at(&mut c, TRAIN, "polcy", Some(&["quickfix"])));
     assert_eq!(key["isPreferred"], true, "{key}");
     let all = actions_at(&mut c, TRAIN, "version", Some(&["source.fixAll"]));
