@@ -374,7 +374,7 @@ fn severity_and_fail_on_from_the_file_and_the_flags() {
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("1 file checked: 0 errors, 0 warnings, 1 note"),
+            .contains("1 file checked: 0 errors, 0 warnings, 1 info"),
         "{}",
         r.stdout
     );

@@ -207,7 +207,7 @@ fn human_output_of_a_long_line_is_bounded() {
         "{}",
         &out[out.len().saturating_sub(500)..]
     );
-    assert!(out.ends_with("1 file checked: 19500 errors, 0 warnings, 0 notes\n"));
+    assert!(out.ends_with("1 file checked: 19500 errors, 0 warnings, 0 info\n"));
     // The header keeps the real column; the frame shows the key under the carets.
     let k50 = text.find("k50:").expect("k50") + 1;
     assert!(out.contains(&format!("one.fz:1:{k50} ]")), "column of k50");
@@ -263,7 +263,7 @@ fn many_files_each_show_their_own_cap() {
     assert_eq!(out.matches("[FZ010 unknown-key]").count(), 14);
     assert!(out.contains("… and 143 more diagnostics in a.fz"));
     assert!(out.contains("… and 143 more diagnostics in b.fz"));
-    assert!(out.ends_with("2 files checked: 300 errors, 0 warnings, 0 notes\n"));
+    assert!(out.ends_with("2 files checked: 300 errors, 0 warnings, 0 info\n"));
 }
 
 #[test]

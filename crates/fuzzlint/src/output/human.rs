@@ -60,11 +60,10 @@ pub fn write(
     } else {
         writeln!(
             out,
-            "{} checked: {}, {}, {}",
+            "{} checked: {}, {}, {info} info",
             plural(files, "file"),
             plural(err, "error"),
             plural(warn, "warning"),
-            plural(info, "note")
         )?;
     }
     Ok(())
@@ -89,7 +88,9 @@ fn kind_name(s: Severity) -> (ReportKind<'static>, Color, &'static str) {
     match s {
         Severity::Error => (ReportKind::Error, Color::Red, "Error"),
         Severity::Warning => (ReportKind::Warning, Color::Yellow, "Warning"),
-        Severity::Info => (ReportKind::Advice, Color::Cyan, "Advice"),
+        // The lowest severity is `info` everywhere fuzzlint names it (config, JSON, summary):
+        // ariadne's Advice kind (coloured by its config) is renamed in the frame's header.
+        Severity::Info => (ReportKind::Advice, Color::Cyan, "Info"),
     }
 }
 
@@ -136,6 +137,14 @@ fn ariadne_frame(
     }
     let mut buf = Vec::new();
     report.finish().write((file, source), &mut buf)?;
+    // The header line is `[CODE name] Advice: message`: ariadne's name of the kind, first.
+    if d.severity == Severity::Info {
+        let header_end = buf.iter().position(|&b| b == b'\n').unwrap_or(buf.len());
+        let header = &buf[..header_end];
+        if let Some(at) = header.windows(9).position(|w| w == b"] Advice:") {
+            buf.splice(at..at + 9, b"] Info:".iter().copied());
+        }
+    }
     out.write_all(&buf)
 }
 
