@@ -440,7 +440,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
     let skipped_lines = if args.quiet {
         Vec::new()
     } else {
-        fuzzfile_kind::report(&skipped, false)
+        fuzzfile_kind::report(&skipped, args.verbose)
     };
     // `--show-files`, `--verbose` (statistics.rs).
     if args.show_files {

@@ -221,3 +221,35 @@ fn a_values_file_read_by_a_template_beside_it_is_not_skipped() {
     assert_eq!(r.json()["files"], 0, "{}", r.stderr);
     assert!(r.stderr.contains("1 file skipped"), "{}", r.stderr);
 }
+
+#[test]
+fn verbose_lists_each_skipped_file_and_why_quiet_says_nothing() {
+    let r = run_in(
+        &sample_repo(),
+        &[
+            "check",
+            "-v",
+            "docker-compose.yml",
+            "chart/values.yaml",
+            "workflows/train.yaml",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "skipped docker-compose.yml: not a Fuzzfile (`version: \"3.8\"` is not a Fuzzfile version (v1, v4)"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("skipped chart/values.yaml: not a Fuzzfile (a values file without the top-level `values:` list"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("files skipped"), "{}", r.stderr);
+    let r = run_in(&sample_repo(), &["check", "-q", "docker-compose.yml"]);
+    assert_eq!(r.code, 0);
+    assert!(!r.stderr.contains("skipped"), "{}", r.stderr);
+}
