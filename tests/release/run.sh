@@ -20,8 +20,10 @@ require_or_skip() {
   echo "skipping the release tarball's no-libc run: $1"
 }
 
-# The size goal of each binary, in bytes (10 MB).
-MAX_SIZE=10000000
+# The size goal of each binary, in bytes (10 MB): over it is reported; over the limit (12 MB,
+# about an opt-level 3 build's size) fails, as a lost [profile.dist] setting would.
+GOAL_SIZE=10000000
+MAX_SIZE=12000000
 
 start=$(date +%s)
 tarball=${FUZZ_RELEASE_TARBALL:-}
@@ -88,7 +90,10 @@ for b in fuzzlint fuzz; do
   esac
   size=$(stat -c %s "$f")
   echo "size $b: $size bytes"
-  [ "$size" -lt "$MAX_SIZE" ] || fail "$b is $size bytes, over the goal of $MAX_SIZE"
+  [ "$size" -lt "$MAX_SIZE" ] || fail "$b is $size bytes, over the limit of $MAX_SIZE"
+  if [ "$size" -ge "$GOAL_SIZE" ]; then
+    echo "warning: $b is $size bytes, over the size goal of $GOAL_SIZE (docs/install.md)" >&2
+  fi
 done
 
 # A root with nothing but the binaries and two Fuzzfiles: no libc, no loader, no /etc.
