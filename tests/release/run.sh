@@ -25,6 +25,12 @@ require_or_skip() {
 GOAL_SIZE=10000000
 MAX_SIZE=12000000
 
+if ! command -v file >/dev/null 2>&1; then
+  if [ -n "${FUZZ_REQUIRE_SYSTEM_TESTS:-}" ]; then fail "\`file\` is not installed (scripts/ci-packages.txt)"; fi
+  echo "skipping the release tarball test: \`file\` is not installed (Debian: apt-get install file)"
+  exit 0
+fi
+
 start=$(date +%s)
 tarball=${FUZZ_RELEASE_TARBALL:-}
 if [ -z "$tarball" ]; then
