@@ -3,6 +3,7 @@
 
 use crate::values::{ByteSize, Duration, ImageUri, SecretRef, VolumeRef};
 use fuzzfile_syntax::{NodeId, TextRange};
+use std::collections::HashMap;
 
 /// A value with the range (and node) it was read from.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +55,41 @@ pub struct Fuzzfile {
     /// Every key written that the schema marks deprecated (still accepted at its place and
     /// version, but replaced), in the order read: what `deprecated-key` reports.
     pub deprecated_keys: Vec<KeyAt>,
+    /// Where each name is in `jobs`/`services`, `volumes` and `files`, built on the first
+    /// lookup by name ([`Fuzzfile::task`], [`Fuzzfile::volume`], [`Fuzzfile::file`]): a rule or
+    /// the lowering looks a name up per reference, so a scan per lookup would make the whole
+    /// analysis grow with references × entries.
+    names: std::sync::OnceLock<NameIndex>,
+}
+
+/// The first position of each name (as a scan from the start finds it), and the lengths of the
+/// lists it was built from.
+#[derive(Clone, Debug, Default)]
+struct NameIndex {
+    /// Jobs then services: a position in [`Fuzzfile::tasks`].
+    tasks: HashMap<Box<str>, usize>,
+    volumes: HashMap<Box<str>, usize>,
+    files: HashMap<Box<str>, usize>,
+    lengths: [usize; 4],
+}
+
+fn first_positions<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<Box<str>, usize> {
+    let mut map = HashMap::new();
+    for (i, n) in names.enumerate() {
+        map.entry(n.into()).or_insert(i);
+    }
+    map
+}
+
+impl NameIndex {
+    fn of(f: &Fuzzfile) -> NameIndex {
+        NameIndex {
+            tasks: first_positions(f.tasks().map(|t| t.name.value.as_str())),
+            volumes: first_positions(f.volumes.iter().map(|v| v.key.value.as_str())),
+            files: first_positions(f.files.iter().map(|x| x.name.value.as_str())),
+            lengths: f.list_lengths(),
+        }
+    }
 }
 
 /// A key as written and the place it was read at (its meaning comes from
@@ -72,14 +108,60 @@ impl Fuzzfile {
     pub fn tasks(&self) -> impl Iterator<Item = &Task> {
         self.jobs.iter().chain(self.services.iter())
     }
+    /// The first job or service named `name`, by the name index (built on the first lookup).
+    /// Should a list be added to or removed from after that, lookups scan instead.
     pub fn task(&self, name: &str) -> Option<&Task> {
-        self.tasks().find(|t| t.name.value == name)
+        match self.indexed(|n| n.tasks.get(name)) {
+            Some(Some(i)) => {
+                let t = if i < self.jobs.len() {
+                    self.jobs.get(i)
+                } else {
+                    self.services.get(i - self.jobs.len())
+                };
+                t.filter(|t| t.name.value == name)
+                    .or_else(|| self.tasks().find(|t| t.name.value == name))
+            }
+            Some(None) => None,
+            None => self.tasks().find(|t| t.name.value == name),
+        }
     }
+    /// The first volume whose key is `key` (as [`Fuzzfile::task`]).
     pub fn volume(&self, key: &str) -> Option<&Volume> {
-        self.volumes.iter().find(|v| v.key.value == key)
+        match self.indexed(|n| n.volumes.get(key)) {
+            Some(Some(i)) => self
+                .volumes
+                .get(i)
+                .filter(|v| v.key.value == key)
+                .or_else(|| self.volumes.iter().find(|v| v.key.value == key)),
+            Some(None) => None,
+            None => self.volumes.iter().find(|v| v.key.value == key),
+        }
     }
+    /// The first top-level file named `name` (as [`Fuzzfile::task`]).
     pub fn file(&self, name: &str) -> Option<&InlineFile> {
-        self.files.iter().find(|f| f.name.value == name)
+        match self.indexed(|n| n.files.get(name)) {
+            Some(Some(i)) => self
+                .files
+                .get(i)
+                .filter(|f| f.name.value == name)
+                .or_else(|| self.files.iter().find(|f| f.name.value == name)),
+            Some(None) => None,
+            None => self.files.iter().find(|f| f.name.value == name),
+        }
+    }
+    /// The index's answer (a position or none), or `None` when the lists changed since it was
+    /// built.
+    fn indexed(&self, get: impl Fn(&NameIndex) -> Option<&usize>) -> Option<Option<usize>> {
+        let index = self.names.get_or_init(|| NameIndex::of(self));
+        (index.lengths == self.list_lengths()).then(|| get(index).copied())
+    }
+    fn list_lengths(&self) -> [usize; 4] {
+        [
+            self.jobs.len(),
+            self.services.len(),
+            self.volumes.len(),
+            self.files.len(),
+        ]
     }
 }
 
