@@ -58,10 +58,30 @@ pub(crate) fn lower(a: &Analysis, options: &PlanOptions) -> Result<Plan, Refusal
         .collect();
     files.sort_by(|x, y| x.name.cmp(&y.name));
 
+    // The tasks that mount each volume, gathered in one pass over every task's mounts (not one
+    // pass per volume: a Fuzzfile of many volumes and jobs would cost volumes × jobs).
+    let mut mounted_by: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for t in jobs.iter().chain(services.iter()) {
+        for mt in &t.mounts {
+            mounted_by
+                .entry(mt.volume.as_str())
+                .or_default()
+                .push(t.name.clone());
+        }
+    }
     let mut volumes: Vec<Volume> = model
         .volumes
         .iter()
-        .map(|v| volume(a, v, jobs.iter().chain(services.iter())))
+        .map(|v| {
+            volume(
+                a,
+                v,
+                mounted_by
+                    .get(v.key.value.as_str())
+                    .cloned()
+                    .unwrap_or_default(),
+            )
+        })
         .collect();
     volumes.sort_by(|x, y| x.key.cmp(&y.key));
 
@@ -120,7 +140,8 @@ fn volume_host_path(key: &str) -> String {
     format!("{WORKDIR}/volumes/{key}")
 }
 
-fn volume<'p>(a: &Analysis, v: &m::Volume, tasks: impl Iterator<Item = &'p Task>) -> Volume {
+/// `mounted_by`: the names of the tasks that mount it, in any order, repeated or not.
+fn volume(a: &Analysis, v: &m::Volume, mut mounted_by: Vec<String>) -> Volume {
     let class = v
         .reference
         .as_ref()
@@ -140,10 +161,6 @@ fn volume<'p>(a: &Analysis, v: &m::Volume, tasks: impl Iterator<Item = &'p Task>
             .and_then(|p| p.timeout.as_ref())
             .map(|d| timeout(a, d, "the transfer's policy.timeout.execute")),
     };
-    let mut mounted_by: Vec<String> = tasks
-        .filter(|t| t.mounts.iter().any(|mt| mt.volume == v.key.value))
-        .map(|t| t.name.clone())
-        .collect();
     mounted_by.sort();
     mounted_by.dedup();
     Volume {
