@@ -9,6 +9,8 @@
 //!   the captured result of a run as text.
 //! - [`fake_node`]: stand-in programs (`nvidia-smi`, container clients) on a `PATH` of the
 //!   test's own.
+//! - [`growth`]: instruction counts (valgrind) on generated Fuzzfiles of growing size, and the
+//!   check that a step grows linearly.
 //! - [`system`]: the skip-or-fail rule of tests that need root or system packages
 //!   (`FUZZ_REQUIRE_SYSTEM_TESTS`).
 //! - [`podman`]: the local busybox test image and the "no container, no process left" check.
@@ -21,6 +23,7 @@
 pub mod binary;
 pub mod corpus;
 pub mod fake_node;
+pub mod growth;
 pub mod netns;
 pub mod podman;
 pub mod process;
