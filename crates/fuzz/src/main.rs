@@ -780,7 +780,8 @@ fn plan_options(
 /// Write the plan (or its graph) to `output` or standard output.
 fn write_plan(plan: &fuzzfile_plan::Plan, output: Option<&Path>, format: Format) -> ExitCode {
     let text = match format {
-        Format::Json => fuzzfile_plan::to_json(plan),
+        // Streamed: a plan of many jobs is tens of MB of JSON, not held a second time as text.
+        Format::Json => return write_json_plan(plan, output),
         Format::Dot => fuzzfile_plan::render::dot(plan),
         Format::Mermaid => fuzzfile_plan::render::mermaid(plan),
     };
@@ -799,6 +800,27 @@ fn write_plan(plan: &fuzzfile_plan::Plan, output: Option<&Path>, format: Format)
                 .and_then(|()| out.flush())
                 .is_err()
             {
+                return ExitCode::from(2);
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The plan as JSON, serialised straight into `output` or standard output.
+fn write_json_plan(plan: &fuzzfile_plan::Plan, output: Option<&Path>) -> ExitCode {
+    use std::io::BufWriter;
+    match output {
+        Some(o) => {
+            let written = std::fs::File::create(o)
+                .and_then(|f| fuzzfile_plan::write_json(plan, BufWriter::new(f)));
+            if let Err(e) = written {
+                eprintln!("error: cannot write {}: {e}", o.display());
+                return ExitCode::from(2);
+            }
+        }
+        None => {
+            if fuzzfile_plan::write_json(plan, BufWriter::new(std::io::stdout().lock())).is_err() {
                 return ExitCode::from(2);
             }
         }

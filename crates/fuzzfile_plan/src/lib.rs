@@ -84,6 +84,14 @@ pub fn to_json(plan: &Plan) -> String {
     s
 }
 
+/// The plan as [`to_json`] gives it, written to `out` as it is serialised (no copy of the whole
+/// text in memory: a plan of 10,000 jobs is about 50 MB of JSON). `out` should be buffered.
+pub fn write_json(plan: &Plan, mut out: impl std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut out, plan)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
 /// The JSON Schema of the plan, as committed in `schemas/launch-plan.schema.json`.
 pub fn schema() -> String {
     let schema = schemars::schema_for!(Plan);
