@@ -29,7 +29,8 @@ pub mod suppress;
 pub mod template;
 
 pub use fuzzfile_diagnostics::{
-    Applicability, Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, RuleCategory, RuleName, Severity, TextRange,
+    Applicability, Diagnostic, Edit, Fix, LineCol, LineIndex, Rule, RuleCategory, RuleName,
+    Severity, TextRange,
 };
 pub use fuzzfile_model::Fuzzfile;
 pub use fuzzfile_syntax::Tree;

@@ -8,11 +8,11 @@ mod cluster_note;
 mod detect;
 mod discover;
 mod exclusion;
-mod statistics;
 mod fix_apply;
 mod fuzzfile_kind;
 mod output;
 mod settings;
+mod statistics;
 mod stdin;
 mod templates;
 
