@@ -203,7 +203,9 @@ async def test_rename_and_code_actions_apply_cleanly(client: LanguageClient, tmp
         )
     )
     titles = [a.title for a in actions]
-    assert titles == ["Set `--nproc-per-node` to 4", "Suppress `launcher-nproc-mismatch` on this line"], titles
+    # Changing the launch changes what runs: an unsafe fix, offered with its safety in the title.
+    assert titles == ["Set `--nproc-per-node` to 4 (unsafe)", "Suppress `launcher-nproc-mismatch` on this line"], titles
+    assert not actions[0].is_preferred
     fixed = apply(TRAIN, actions[0].edit, client.enc)
     assert "--nproc-per-node=4" in fixed
     suppressed = apply(TRAIN, actions[1].edit, client.enc)
@@ -325,11 +327,15 @@ async def test_mnnvl_quick_fix_pins_the_product_as_the_cli_does(client: Language
             context=types.CodeActionContext(diagnostics=[]),
         )
     )
-    fix = next(a for a in actions if a.is_preferred and a.diagnostics and a.diagnostics[0].code == "FZ302")
-    assert fix.title == "Add `NVIDIA_IMEX_CHANNELS=0` to `env` and pin job `train` to `GB200` nodes"
+    # An unsafe fix (it changes the job's placement): offered, never preferred.
+    fix = next(a for a in actions if a.diagnostics and a.diagnostics[0].code == "FZ302" and "Add" in a.title)
+    assert not fix.is_preferred
+    assert fix.title == "Add `NVIDIA_IMEX_CHANNELS=0` to `env` and pin job `train` to `GB200` nodes (unsafe)"
     fixed = apply(text, fix.edit, client.enc)
     # What `fuzzlint check --fix` writes, and it is clean of both IMEX findings.
     subprocess.run([FUZZLINT, "check", "--fix", str(path)], capture_output=True)
+    assert text == path.read_text(), "--fix alone applies safe fixes only"
+    subprocess.run([FUZZLINT, "check", "--fix", "--unsafe-fixes", str(path)], capture_output=True)
     assert fixed == path.read_text()
     out = subprocess.run([FUZZLINT, "check", "--format", "json", str(path)], capture_output=True)
     codes = [d["code"] for d in json.loads(out.stdout)["diagnostics"]]
