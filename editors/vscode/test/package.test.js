@@ -10,6 +10,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { unzip } = require("./zip.js");
+const { withStandInVscode } = require("./vscode-stand-in.js");
 
 const EXT = path.join(__dirname, "..");
 const installed = fs.existsSync(path.join(EXT, "node_modules", ".bin", "vsce"));
@@ -122,32 +123,15 @@ test("the bundled code loads with only `vscode` from outside and exports the ext
   const file = path.join(dir, "extension.js");
   fs.writeFileSync(file, files.get("extension/dist/extension.js"));
   const outside = [];
-  // vscode-languageclient extends VS Code's classes (CodeLens, CompletionItem, ...) at load:
-  // every name of this stand-in is a class and a namespace.
-  const stub = (name) => {
-    const known = new Map();
-    const target = { [name]: function () {} }[name];
-    return new Proxy(target, {
-      get(t, key) {
-        if (key in t) return t[key];
-        if (!known.has(key)) known.set(key, stub(String(key)));
-        return known.get(key);
-      },
-    });
-  };
-  const vscode = stub("vscode");
-  const original = Module._load;
-  Module._load = function (request, parent, isMain) {
-    if (parent && parent.filename === file && !Module.isBuiltin(request)) outside.push(request);
-    if (request === "vscode") return vscode;
-    return original.call(this, request, parent, isMain);
-  };
   let ext, source;
   try {
-    ext = require(file);
-    source = require("../extension.js");
+    [ext, source] = withStandInVscode(
+      () => [require(file), require("../extension.js")],
+      (request, parent) => {
+        if (parent && parent.filename === file && !Module.isBuiltin(request)) outside.push(request);
+      },
+    );
   } finally {
-    Module._load = original;
     fs.rmSync(dir, { recursive: true, force: true });
   }
   // vscode-languageclient is inside the bundle: the only module it asks the host for is `vscode`.

@@ -8,12 +8,12 @@
 
 const test = require("node:test");
 const assert = require("node:assert");
-const Module = require("node:module");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
 const { unzipEntries } = require("./zip.js");
+const { withStandInVscode } = require("./vscode-stand-in.js");
 const { build, SERVER } = require("../scripts/package.js");
 
 const EXT = path.join(__dirname, "..");
@@ -80,28 +80,7 @@ test("the bundled extension of the unpacked package runs its own server when fuz
     fs.writeFileSync(to, e.data, { mode: e.mode ? e.mode & 0o777 : 0o644 });
   }
   // The bundle with a stand-in `vscode` (only its module load matters here).
-  const stub = (name) => {
-    const known = new Map();
-    const target = { [name]: function () {} }[name];
-    return new Proxy(target, {
-      get(t, key) {
-        if (key in t) return t[key];
-        if (!known.has(key)) known.set(key, stub(String(key)));
-        return known.get(key);
-      },
-    });
-  };
-  const original = Module._load;
-  Module._load = function (request, parent, isMain) {
-    if (request === "vscode") return stub("vscode");
-    return original.call(this, request, parent, isMain);
-  };
-  let ext;
-  try {
-    ext = require(path.join(dir, "dist", "extension.js"));
-  } finally {
-    Module._load = original;
-  }
+  const ext = withStandInVscode(() => require(path.join(dir, "dist", "extension.js")));
   const section = (p) => ({ get: (k) => (k === "path" ? p : undefined) });
   assert.deepStrictEqual(ext.findFuzzlint(section(""), dir), {
     command: path.join(dir, "server", "fuzzlint"),
