@@ -35,7 +35,7 @@ fn node(text: &str, tree: &Tree, id: NodeId, depth: usize, prefix: &str, out: &m
     let n = tree.node(id);
     let pad = "  ".repeat(depth);
     let mut props = String::new();
-    if let Some((a, r)) = &n.anchor {
+    if let Some((a, r)) = n.anchor.as_deref() {
         let _ = write!(props, " &{a}@{r:?}");
     }
     if let Some(t) = &n.tag {

@@ -74,7 +74,7 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
     for (id, node) in tree.nodes() {
         let what = format!("node {}", id.0);
         check_range(&what, node.range)?;
-        if let Some((name, r)) = &node.anchor {
+        if let Some((name, r)) = node.anchor.as_deref() {
             check_range(&format!("{what} anchor &{name}"), *r)?;
         }
         let child = |c: NodeId| -> Result<(), String> {

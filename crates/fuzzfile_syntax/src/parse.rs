@@ -215,7 +215,7 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
             }
             Event::Anchor(_, name) => {
                 if let Some(id) = last_node {
-                    tree.node_mut(id).anchor = Some((name.into_owned(), range));
+                    tree.node_mut(id).anchor = Some(Box::new((name.into_owned(), range)));
                 }
             }
             Event::Alias(anchor_id) => {
@@ -273,7 +273,7 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
                 } else {
                     value.into_owned()
                 };
-                let tag = tag.map(|t| tag_text(text, &span, &t));
+                let tag = tag.map(|t| tag_text(text, &span, &t).into_boxed_str());
                 let id = tree.push(Node {
                     kind: NodeKind::Scalar(Scalar { value, style, map }),
                     range: node_range,
@@ -288,7 +288,7 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
             }
             Event::SequenceStart(style, anchor_id, tag) => {
                 let flow = style == StructureStyle::Flow;
-                let tag = tag.map(|t| tag_text(text, &span, &t));
+                let tag = tag.map(|t| tag_text(text, &span, &t).into_boxed_str());
                 let id = tree.push(Node {
                     kind: NodeKind::Sequence {
                         style: cstyle(flow),
@@ -311,7 +311,7 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
             }
             Event::MappingStart(style, anchor_id, tag) => {
                 let flow = style == StructureStyle::Flow;
-                let tag = tag.map(|t| tag_text(text, &span, &t));
+                let tag = tag.map(|t| tag_text(text, &span, &t).into_boxed_str());
                 let id = tree.push(Node {
                     kind: NodeKind::Mapping {
                         style: cstyle(flow),
