@@ -222,7 +222,7 @@ pub fn is_unprintable(c: char) -> bool {
 /// `\r`, `\u{1b}`), so a hostile file cannot move the cursor, clear the screen, set a
 /// hyperlink, start a line with a CI workflow command (`::error`) or reorder what is shown.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(is_unprintable) {
+    if all_printable(text, false) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -239,12 +239,36 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether `text` has no unprintable character (`breaks`: `\n` and `\r` allowed): its ASCII
+/// prefix by bytes, the rest (from the first non-ASCII character) by characters. The same
+/// answer as `!text.chars().any(is_unprintable)`, at a fraction of the cost: every file with a
+/// finding is scanned whole before its frames are drawn.
+fn all_printable(text: &str, breaks: bool) -> bool {
+    let bytes = text.as_bytes();
+    // Printable ASCII, tabs (and line breaks): tested 32 bytes at a time without branches, so
+    // that the compiler vectorises it.
+    let plain = |b: u8| {
+        (b.wrapping_sub(0x20) < 0x5f) | (b == b'\t') | (breaks & ((b == b'\n') | (b == b'\r')))
+    };
+    let mut clean = 0;
+    for chunk in bytes.chunks(32) {
+        if !chunk.iter().fold(true, |ok, &b| ok & plain(b)) {
+            break;
+        }
+        clean += chunk.len();
+    }
+    // `clean` follows only ASCII bytes: a character boundary.
+    text[clean..]
+        .chars()
+        .all(|c| !is_unprintable(c) || (breaks && matches!(c, '\n' | '\r')))
+}
+
 /// The source text as a code frame may show it: every unprintable character other than the
 /// line breaks (`\n`, `\r`) is replaced by a visible character of the same UTF-8 length (`?`,
 /// `¿` or `�`), so byte offsets, columns and line breaks stay exactly those of the file.
 pub fn frame_source(text: &str) -> std::borrow::Cow<'_, str> {
     let hidden = |c: char| is_unprintable(c) && c != '\n' && c != '\r';
-    if !text.chars().any(hidden) {
+    if all_printable(text, true) {
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(
@@ -276,6 +300,28 @@ pub fn short_debug(text: &str, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn all_printable_agrees_with_the_character_test() {
+        let specials = ['\u{85}', '\u{a0}', '\u{2028}', '\u{202e}', '\u{2066}', 'é', '…', '\u{1b}'];
+        let chars = (0u8..=0x7f).map(char::from).chain(specials);
+        for c in chars {
+            for text in [
+                format!("{c}"),
+                format!("key: {c} value"),
+                format!("é{c}"),
+                format!("ab\ncd{c}…"),
+                format!("{}{c}{}", "k: v\n".repeat(9), "w".repeat(40)),
+            ] {
+                for breaks in [false, true] {
+                    let slow = !text
+                        .chars()
+                        .any(|c| is_unprintable(c) && !(breaks && matches!(c, '\n' | '\r')));
+                    assert_eq!(all_printable(&text, breaks), slow, "{text:?} {breaks}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn short_lines_are_whole() {
