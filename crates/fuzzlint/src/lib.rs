@@ -655,6 +655,9 @@ pub fn check(args: CheckArgs) -> ExitCode {
             .threshold()
             .is_some_and(|t| c.diagnostics().iter().any(|d| d.severity >= t))
     });
+    // The analyses are not freed one allocation at a time: the process ends with this status
+    // (fuzzlint's and fuzz's main return it), and freeing them was 8 % of checking 1,500 files.
+    std::mem::forget(checked);
     if failed {
         ExitCode::from(1)
     } else {
