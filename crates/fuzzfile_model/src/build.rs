@@ -751,8 +751,11 @@ impl<'a> Builder<'a> {
         } else {
             "in `services`"
         };
-        let mut out = Vec::new();
-        for (name, body) in self.map_entries(id, what) {
+        let entries = self.map_entries(id, what);
+        // Exactly as many as there are entries: a task is large, and doubling would leave up to
+        // half of a big file's tasks as spare capacity.
+        let mut out = Vec::with_capacity(entries.len());
+        for (name, body) in entries {
             if let Err(m) = values::check_dns_label(name.value) {
                 // No automatic fix: renaming would break the references to this name.
                 self.emit(Diagnostic::new(
@@ -1085,7 +1088,9 @@ impl<'a> Builder<'a> {
             );
             return out;
         }
-        for item in self.seq(id, "`env` as a list of `NAME=VALUE` strings") {
+        let items = self.seq(id, "`env` as a list of `NAME=VALUE` strings");
+        out.reserve_exact(items.len());
+        for item in items {
             let Some(s) = self.string(item, "an `env` entry") else {
                 continue;
             };
