@@ -303,7 +303,9 @@ mod tests {
 
     #[test]
     fn all_printable_agrees_with_the_character_test() {
-        let specials = ['\u{85}', '\u{a0}', '\u{2028}', '\u{202e}', '\u{2066}', 'é', '…', '\u{1b}'];
+        let specials = [
+            '\u{85}', '\u{a0}', '\u{2028}', '\u{202e}', '\u{2066}', 'é', '…', '\u{1b}',
+        ];
         let chars = (0u8..=0x7f).map(char::from).chain(specials);
         for c in chars {
             for text in [
