@@ -21,36 +21,22 @@ pub fn write(
     color: bool,
     max_per_file: usize,
 ) -> io::Result<()> {
+    use rayon::prelude::*;
     let mut counts = [0usize; 3];
-    for c in checked {
-        let diagnostics = c.diagnostics();
-        if diagnostics.is_empty() {
-            continue;
-        }
-        for d in diagnostics {
-            counts[d.severity as usize] += 1;
-        }
-        // What the file holds reaches the terminal only in printable form: control characters
-        // in the frames are replaced, byte for byte, and escaped in messages and paths.
-        let text = frame_source(c.text());
-        let source = Source::from(text.as_ref());
-        let shown = diagnostics.len().min(max_per_file);
-        for d in &diagnostics[..shown] {
-            if fits_ariadne(c, d) {
-                ariadne_frame(out, c, &source, d, color)?;
-            } else {
-                compact_frame(out, c, d)?;
-            }
-        }
-        let rest = diagnostics.len() - shown;
-        if rest > 0 {
-            writeln!(
-                out,
-                "… and {rest} more diagnostic{} in {}; use `--format json` for all of them, or `--max-diagnostics 0`",
-                if rest == 1 { "" } else { "s" },
-                c.display
-            )?;
-        }
+    for d in checked.iter().flat_map(|c| c.diagnostics()) {
+        counts[d.severity as usize] += 1;
+    }
+    // Each file's frames are drawn on both cores (ariadne's layout was most of a check of many
+    // files, on one thread) and written in the files' order.
+    let frames: Vec<io::Result<Vec<u8>>> = checked
+        .par_iter()
+        .map(|c| {
+            let mut buf = Vec::new();
+            file_frames(&mut buf, c, color, max_per_file).map(|()| buf)
+        })
+        .collect();
+    for f in frames {
+        out.write_all(&f?)?;
     }
     let [info, warn, err] = counts;
     let files = checked.iter().filter(|c| c.counted()).count();
@@ -64,6 +50,41 @@ pub fn write(
             plural(files, "file"),
             plural(err, "error"),
             plural(warn, "warning"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The frames of one file's findings (at most `max_per_file`, then how many more).
+fn file_frames(
+    out: &mut dyn Write,
+    c: &Checked,
+    color: bool,
+    max_per_file: usize,
+) -> io::Result<()> {
+    let diagnostics = c.diagnostics();
+    if diagnostics.is_empty() {
+        return Ok(());
+    }
+    // What the file holds reaches the terminal only in printable form: control characters
+    // in the frames are replaced, byte for byte, and escaped in messages and paths.
+    let text = frame_source(c.text());
+    let source = Source::from(text.as_ref());
+    let shown = diagnostics.len().min(max_per_file);
+    for d in &diagnostics[..shown] {
+        if fits_ariadne(c, d) {
+            ariadne_frame(out, c, &source, d, color)?;
+        } else {
+            compact_frame(out, c, d)?;
+        }
+    }
+    let rest = diagnostics.len() - shown;
+    if rest > 0 {
+        writeln!(
+            out,
+            "… and {rest} more diagnostic{} in {}; use `--format json` for all of them, or `--max-diagnostics 0`",
+            if rest == 1 { "" } else { "s" },
+            c.display
         )?;
     }
     Ok(())
