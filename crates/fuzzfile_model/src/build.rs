@@ -837,8 +837,8 @@ impl<'a> Builder<'a> {
                 "mounts" => t.mounts = self.mounts(v),
                 "files" => t.files = self.task_files(v),
                 "resource" => t.resource = Some(self.resource(v)),
-                "multinode" => t.multinode = self.multinode(v),
-                "task-array" => t.task_array = self.task_array(v),
+                "multinode" => t.multinode = self.multinode(v).map(Box::new),
+                "task-array" => t.task_array = self.task_array(v).map(Box::new),
                 "policy" => t.policy = Some(self.policy(v)),
                 "depends-on" => {
                     t.depends_on_key = Some(k.range);
@@ -852,9 +852,9 @@ impl<'a> Builder<'a> {
                         }
                     }
                 }
-                "network" => t.network = Some(self.network(v, kind)),
+                "network" => t.network = Some(Box::new(self.network(v, kind))),
                 "persist" => t.persist = self.boolean(v, "`persist`"),
-                "readiness-probe" => t.readiness_probe = Some(self.probe(v)),
+                "readiness-probe" => t.readiness_probe = Some(Box::new(self.probe(v))),
                 "name" => {
                     if let Some(s) = self.string_opt_null(v, "`name`") {
                         if s.value != t.name.value {

@@ -581,7 +581,7 @@ impl Lowering<'_> {
             endpoints.sort_by(|x, y| x.name.cmp(&y.name));
             Service {
                 persist: t.persist.as_ref().is_some_and(|p| p.value),
-                readiness_probe: t.readiness_probe.as_ref().and_then(readiness),
+                readiness_probe: t.readiness_probe.as_deref().and_then(readiness),
                 endpoints,
             }
         });
