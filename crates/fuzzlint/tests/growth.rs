@@ -99,16 +99,53 @@ fn check_of_many_files_grows_linearly() {
             profile: scratch.path().join(format!("files-{count}.callgrind")),
         })
         .collect();
+    // Files named one by one (as pre-commit and bench/compare.sh pass them): YAML files that
+    // are not Fuzzfiles, skipped after a cheap look, so that a per-file cost of the list of
+    // named paths shows (fuzzfile_kind::skip_named scanned every named path per file: 65 % of
+    // checking 1,500 named files).
+    let named_n = 10 * n;
+    let named: Vec<Run> = [1, named_n, 4 * named_n]
+        .into_iter()
+        .map(|count| {
+            let dir = scratch.path().join(format!("yaml-{count}"));
+            std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            let mut args = vec!["check".to_string()];
+            for i in 0..count {
+                let path = dir.join(format!("ci-configuration-of-the-project-{i:05}.yaml"));
+                std::fs::write(&path, "name: build\nsteps: []\n")
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                args.push(path.to_string_lossy().into_owned());
+            }
+            Run {
+                program: fuzzlint.clone(),
+                args: args.into_iter().map(Into::into).collect(),
+                copy: None,
+                ok_status: CHECKED.to_vec(),
+                profile: scratch.path().join(format!("named-{count}.callgrind")),
+            }
+        })
+        .collect();
     let counts = growth::instructions_all(&runs).unwrap_or_else(|e| panic!("{e}"));
+    let named_counts = growth::instructions_all(&named).unwrap_or_else(|e| panic!("{e}"));
     growth::assert_linear(
-        &[Growth::of(
-            "check DIR: files".into(),
-            n,
-            4,
-            &counts[0],
-            &counts[1],
-            &counts[2],
-        )],
+        &[
+            Growth::of(
+                "check DIR: files".into(),
+                n,
+                4,
+                &counts[0],
+                &counts[1],
+                &counts[2],
+            ),
+            Growth::of(
+                "check FILE...: named files skipped".into(),
+                named_n,
+                4,
+                &named_counts[0],
+                &named_counts[1],
+                &named_counts[2],
+            ),
+        ],
         1.5,
     );
 }
