@@ -193,17 +193,7 @@ fn read_sized(file: File, len: u64, shown: &str, kind: Kind) -> Result<Vec<u8>, 
         match limited.read_to_end(&mut buf) {
             Ok(_) => break,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
-                return Err(ReadError::IsDirectory {
-                    path: shown.to_owned(),
-                });
-            }
-            Err(source) => {
-                return Err(ReadError::Io {
-                    path: shown.to_owned(),
-                    source,
-                })
-            }
+            Err(e) => return Err(read_error(e, shown)),
         }
     }
     if buf.len() as u64 > kind.limit {
@@ -214,6 +204,21 @@ fn read_sized(file: File, len: u64, shown: &str, kind: Kind) -> Result<Vec<u8>, 
         });
     }
     Ok(buf)
+}
+
+/// A failed read of `shown`: a directory read by a path that does not look like one
+/// (`/dev/fd/N`) is said as such, anything else is the I/O error.
+fn read_error(e: io::Error, shown: &str) -> ReadError {
+    if e.kind() == io::ErrorKind::IsADirectory {
+        ReadError::IsDirectory {
+            path: shown.to_owned(),
+        }
+    } else {
+        ReadError::Io {
+            path: shown.to_owned(),
+            source: e,
+        }
+    }
 }
 
 /// The last `max` bytes of the file at `path` (all of it when it is shorter), decoded lossily:
@@ -277,18 +282,7 @@ pub fn read_from(mut reader: impl Read, shown: &str, kind: Kind) -> Result<Vec<u
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            // Reading a directory by a path that does not look like one (`/dev/fd/N`).
-            Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
-                return Err(ReadError::IsDirectory {
-                    path: shown.to_owned(),
-                });
-            }
-            Err(source) => {
-                return Err(ReadError::Io {
-                    path: shown.to_owned(),
-                    source,
-                })
-            }
+            Err(e) => return Err(read_error(e, shown)),
         };
         if buf.capacity() - buf.len() < n {
             // Doubling, but never past the limit: an endless stream costs the limit, not
