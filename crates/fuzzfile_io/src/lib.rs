@@ -196,6 +196,12 @@ fn read_sized(file: File, len: u64, shown: &str, kind: Kind) -> Result<Vec<u8>, 
             Err(e) => return Err(read_error(e, shown)),
         }
     }
+    within_limit(buf, shown, kind)
+}
+
+/// `buf`, read with one byte over `kind.limit` allowed so that a file over it shows: that
+/// byte is the `TooLarge` error.
+fn within_limit(buf: Vec<u8>, shown: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
     if buf.len() as u64 > kind.limit {
         return Err(ReadError::TooLarge {
             path: shown.to_owned(),
@@ -292,14 +298,7 @@ pub fn read_from(mut reader: impl Read, shown: &str, kind: Kind) -> Result<Vec<u
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    if buf.len() as u64 > kind.limit {
-        return Err(ReadError::TooLarge {
-            path: shown.to_owned(),
-            limit: kind.limit,
-            what: kind.what,
-        });
-    }
-    Ok(buf)
+    within_limit(buf, shown, kind)
 }
 
 /// UTF-8 text from bytes, with the line and column of the first bad byte.
