@@ -6,10 +6,10 @@
 //! a directory walk judges files by the same predicate. The files are the sample repository
 //! of tests/ci/sample-repo (also used by the pre-commit and GitHub Action tests).
 
+use fuzz_test_support::cli::{self, Run};
 use fuzz_test_support::scratch::ScratchDirectory;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
 
@@ -29,31 +29,8 @@ const NOT_FUZZFILES: &[&str] = &[
 ];
 const FUZZFILES: &[&str] = &["workflows/train.yaml", "workflows/broken.yaml"];
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", self.stdout, self.stderr))
-    }
-}
-
 fn run_in(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run fuzzlint");
-    Run {
-        code: out.status.code().expect("fuzzlint was killed by a signal"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    cli::run_in(BIN, dir, args)
 }
 
 /// The files with findings, sorted and deduplicated.

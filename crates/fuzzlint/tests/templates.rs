@@ -3,42 +3,15 @@
 //! format, values named where printed text came from them, `--fix` only in copied text, and
 //! the catalog corpus without an error that is not reviewed.
 
+use fuzz_test_support::cli::{self, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}):\n{}\n{}",
-                self.stdout, self.stderr
-            )
-        })
-    }
-}
-
 fn run_in(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run fuzzlint");
-    Run {
-        code: out.status.code().expect("fuzzlint was killed by a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
+    cli::run_in(BIN, dir, args)
 }
 
 struct TempDir(PathBuf);
