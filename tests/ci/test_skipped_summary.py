@@ -13,7 +13,7 @@ from conftest import ROOT
 
 def prologue() -> str:
     text = (ROOT / "scripts" / "test").read_text()
-    m = re.search(r"^target_dir=.*?^trap skipped_summary EXIT\n", text, re.S | re.M)
+    m = re.search(r"^target_dir=.*?^trap .*skipped_summary.* EXIT\n", text, re.S | re.M)
     assert m, "scripts/test has no skipped-test prologue"
     return m.group(0)
 
@@ -60,6 +60,17 @@ def test_the_summary_comes_also_after_a_failure_and_keeps_the_status(tmp_path):
     assert r.returncode == 1
     assert "never" not in r.stdout
     assert "1 test(s) skipped" in r.stdout, r.stdout
+
+
+def test_the_disk_used_and_left_is_said_last(tmp_path):
+    # A CI run that ran out of space says how much its target directory held and what was left.
+    r = run("head -c 3000000 /dev/zero > \"$CARGO_TARGET_DIR/blob\"\n", tmp_path)
+    assert r.returncode == 0, r.stderr
+    last = r.stdout.rstrip().splitlines()[-1]
+    m = re.fullmatch(r"disk: (\S+) in (\S+), (\S+) free", last)
+    assert m, r.stdout
+    assert m.group(2) == str(tmp_path / "t")
+    assert m.group(1) in ("2.9M", "3.0M"), m.group(1)
 
 
 def test_nothing_skipped_says_so(tmp_path):
