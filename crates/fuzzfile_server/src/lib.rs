@@ -12,7 +12,9 @@
 //!   key schema and the launcher analysis come from the lower crates unchanged;
 //! - messages are handled one at a time, in the order they arrive, on one thread: a
 //!   `didChange` is applied to the exact text the previous one produced (no reordering, no
-//!   concurrency: see `DESIGN.md` on `tower-lsp`);
+//!   concurrency: see `DESIGN.md` on `tower-lsp`); what is skipped is stale work only (a
+//!   request cancelled before it is handled, an analysis of a text that a waiting
+//!   `didChange` replaces: [`inbox`]);
 //! - inside the server every position is a byte offset; LSP positions (UTF-8 or UTF-16, as
 //!   negotiated) exist only at the edge ([`position`]);
 //! - no input panics the server: every value that comes from the client is checked, a handler
@@ -26,6 +28,7 @@ mod document;
 #[doc(hidden)]
 pub mod fuzzing;
 mod hover;
+mod inbox;
 mod inlay;
 mod knowledge;
 mod launch_info;
@@ -39,10 +42,9 @@ mod settings;
 mod template;
 pub mod transport;
 
-pub use server::{Control, Server, CACHED_ANALYSES};
+pub use server::{Control, Interruptions, NoInterruptions, Server, CACHED_ANALYSES};
 pub use settings::SETTINGS;
 
-use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, Message};
 use std::time::Duration;
 
@@ -54,8 +56,8 @@ use std::time::Duration;
 /// JSON-RPC error and skipped, and the server goes on.
 pub fn run_stdio() -> i32 {
     let (connection, io_threads) = transport::stdio();
-    let code = run(connection);
-    // `run` dropped the connection: the writer ends once everything is written. A write
+    let code = serve(connection, Some(io_threads.arrivals()));
+    // `serve` dropped the connection: the writer ends once everything is written. A write
     // error after the client left is moot.
     let _ = io_threads.join_writer();
     code
@@ -63,6 +65,15 @@ pub fn run_stdio() -> i32 {
 
 /// Run the server on `connection` until `exit` (see [`run_stdio`] for the exit status).
 pub fn run(connection: Connection) -> i32 {
+    serve(connection, None)
+}
+
+/// The server loop. Messages are handled in the order they arrive; before each one, every
+/// message that has arrived is taken ([`inbox`]), so that a request cancelled before it is
+/// handled is not run, and diagnostics wait until no message is waiting (a burst of
+/// keystrokes is analysed once, at its last version) and, when configured, for `debounce`
+/// of quiet.
+fn serve(connection: Connection, arrivals: Option<transport::Arrivals>) -> i32 {
     let (id, params) = match connection.initialize_start() {
         Ok(x) => x,
         Err(_) => return 1,
@@ -76,27 +87,35 @@ pub fn run(connection: Connection) -> i32 {
     if send_all(&connection, &mut out).is_err() {
         return 1;
     }
+    let mut inbox = inbox::Inbox::new(&connection.receiver, arrivals);
     loop {
-        // Diagnostics wait until no message is queued (a burst of keystrokes is analysed
-        // once, at its last version) and, when configured, for `debounce` of quiet.
-        let msg = if server.has_pending() {
-            match connection.receiver.recv_timeout(server.debounce()) {
-                Ok(m) => Some(m),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return 1,
+        inbox.collect();
+        let timeout = server.has_pending().then(|| server.debounce());
+        let control = match inbox.next(timeout) {
+            Ok(Message::Request(req)) => {
+                let id = req.id.clone();
+                if inbox.take_cancellation(&id) {
+                    out.push(inbox::cancelled(id).into());
+                    Control::Continue
+                } else {
+                    let control = server.handle(Message::Request(req), &mut out);
+                    // Cancelled while it ran: the client asked not to get the result.
+                    if inbox.take_cancellation(&id) {
+                        for m in out.iter_mut() {
+                            if matches!(m, Message::Response(r) if r.id == id) {
+                                *m = inbox::cancelled(id.clone()).into();
+                            }
+                        }
+                    }
+                    control
+                }
             }
-        } else {
-            match connection.receiver.recv() {
-                Ok(m) => Some(m),
-                Err(_) => return 1,
-            }
-        };
-        let control = match msg {
-            Some(m) => server.handle(m, &mut out),
-            None => {
-                server.flush(&mut out);
+            Ok(m) => server.handle(m, &mut out),
+            Err(inbox::Empty::Timeout) => {
+                server.flush_with(&mut out, &mut inbox);
                 Control::Continue
             }
+            Err(inbox::Empty::Disconnected) => return 1,
         };
         if send_all(&connection, &mut out).is_err() {
             return 1;

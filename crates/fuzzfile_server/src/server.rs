@@ -22,6 +22,36 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What the driver knows of messages not handled yet, so that a flush skips stale work
+/// (`crate::inbox` over a connection; nothing in the fuzz driver and the tests that call
+/// [`Server::flush`]).
+pub trait Interruptions {
+    /// A message is waiting to be handled.
+    fn message_waiting(&mut self) -> bool;
+    /// A `didChange` or `didClose` of the document `uri` is waiting to be handled.
+    fn document_changed(&mut self, uri: &str) -> bool;
+}
+
+/// Nothing ever waits.
+pub struct NoInterruptions;
+
+impl Interruptions for NoInterruptions {
+    fn message_waiting(&mut self) -> bool {
+        false
+    }
+    fn document_changed(&mut self, _uri: &str) -> bool {
+        false
+    }
+}
+
+/// What became of one pending document in a flush.
+enum Published {
+    /// Published, or nothing to publish.
+    Yes,
+    /// Analysed, but a change to it is waiting: left pending.
+    Superseded,
+}
+
 /// What the driver does after a message.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Control {
@@ -798,30 +828,67 @@ impl Server {
     /// Publish the diagnostics of every document changed since the last flush, each at its
     /// latest version (intermediate versions are never analysed).
     pub fn flush(&mut self, out: &mut Vec<Message>) {
-        let pending = std::mem::take(&mut self.pending);
+        self.flush_with(out, &mut NoInterruptions);
+    }
+
+    /// [`Server::flush`], stopping where `interruptions` says the work would be stale: no
+    /// analysis starts while a message is waiting, and a document changed while it was
+    /// analysed is not published. What is left stays pending, for the next flush.
+    pub fn flush_with(&mut self, out: &mut Vec<Message>, interruptions: &mut dyn Interruptions) {
+        let mut pending = std::mem::take(&mut self.pending).into_iter();
         if self.pushes() {
-            for key in pending {
+            while let Some(key) = pending.next() {
+                if interruptions.message_waiting() {
+                    self.keep_pending(key, pending);
+                    break;
+                }
                 let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    self.publish_one(&key);
+                    self.publish_one(&key, interruptions)
                 }));
-                if result.is_err() {
-                    self.log(
+                match result {
+                    Ok(Published::Yes) => {}
+                    Ok(Published::Superseded) => {
+                        self.keep_pending(key, pending);
+                        break;
+                    }
+                    Err(_) => self.log(
                         lsp_types::MessageType::ERROR,
                         format!("internal error while analysing {key}"),
-                    );
+                    ),
                 }
             }
         }
         out.append(&mut self.outbox);
     }
 
-    fn publish_one(&mut self, key: &str) {
+    /// Put `key` and `rest` back at the front of the pending documents, in their order.
+    fn keep_pending(&mut self, key: String, rest: impl Iterator<Item = String>) {
+        let mut kept: Vec<String> = std::iter::once(key).chain(rest).collect();
+        for k in std::mem::take(&mut self.pending) {
+            if !kept.contains(&k) {
+                kept.push(k);
+            }
+        }
+        self.pending = kept;
+    }
+
+    fn publish_one(&mut self, key: &str, interruptions: &mut dyn Interruptions) -> Published {
         match self.diagnostics_of(key) {
             Some((uri, version, items)) => {
-                if let Some(doc) = self.docs.get_mut(key) {
-                    doc.published = Some(version);
-                    doc.published_any = !items.is_empty();
+                if interruptions.document_changed(key) {
+                    // Analysed at a text that is about to change: published after it is.
+                    return Published::Superseded;
                 }
+                let Some(doc) = self.docs.get_mut(key) else {
+                    return Published::Yes;
+                };
+                // Never a version older than one already published (the version only
+                // grows while a document is open: this is a guard).
+                if doc.published.is_some_and(|p| p > version) {
+                    return Published::Yes;
+                }
+                doc.published = Some(version);
+                doc.published_any = !items.is_empty();
                 self.publish(uri, Some(version), items);
             }
             None => {
@@ -836,6 +903,7 @@ impl Server {
                 }
             }
         }
+        Published::Yes
     }
 
     fn is_template(&self, uri: &Uri) -> bool {

@@ -18,13 +18,20 @@
 //!   that did not end with a line break runs into the next header line, so the header is
 //!   looked for inside the line too).
 //! - The reader stops after the `exit` notification and at the end of input.
+//! - The reader reads ahead: up to [`READ_AHEAD`] messages wait in the connection's channel
+//!   while the server is busy, so that after an analysis the server sees every message that
+//!   arrived during it (a burst of `didChange` is applied before the next analysis, a
+//!   `$/cancelRequest` is seen before the request it cancels is answered). [`Arrivals`] says
+//!   whether the bytes of a further frame are already here, being decoded: the server then
+//!   waits for that frame before it starts an analysis (`crate::inbox`).
 //!
 //! The rest of the server sees an ordinary [`lsp_server::Connection`].
 
 use crossbeam_channel::{bounded, Sender};
 use lsp_server::{Connection, Message};
 use serde_json::{json, Value};
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -35,6 +42,50 @@ pub const MAX_FRAME: u64 = 96 * 1024 * 1024;
 pub const MAX_HEADER_LINE: usize = 8 * 1024;
 /// The most lines in one header block.
 pub const MAX_HEADERS: usize = 64;
+
+/// How many decoded messages the reader keeps ready while the server is busy.
+pub const READ_AHEAD: usize = 64;
+/// The input buffer: larger than a pipe's buffer (64 KiB on Linux), so that one read takes
+/// everything a client has written so far and [`Arrivals`] sees it.
+pub const INPUT_BUFFER: usize = 1 << 20;
+
+/// Whether the bytes of a frame not yet delivered have arrived: set when a read returns data,
+/// cleared before a read that may wait for input, and, when a message is delivered, set to
+/// whether more input is already buffered behind it. Shared by the reader thread and the
+/// server loop.
+#[derive(Clone, Debug, Default)]
+pub struct Arrivals(Arc<AtomicBool>);
+
+impl Arrivals {
+    /// The reader holds bytes of a frame it has not delivered yet (it is decoding it, or the
+    /// rest of it is on the way).
+    pub fn frame_arriving(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+
+    fn set(&self, arriving: bool) {
+        self.0.store(arriving, Ordering::Release);
+    }
+}
+
+/// The input as read by the reader thread: each read of the underlying stream updates
+/// [`Arrivals`].
+struct Watched<R> {
+    inner: R,
+    arrivals: Arrivals,
+}
+
+impl<R: Read> Read for Watched<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // The buffer is empty: this read may wait for the client.
+        self.arrivals.set(false);
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            self.arrivals.set(true);
+        }
+        Ok(n)
+    }
+}
 
 /// JSON-RPC's code for a message that is not JSON.
 pub const PARSE_ERROR: i32 = -32700;
@@ -163,6 +214,14 @@ impl<R: BufRead> FrameReader<R> {
         }
     }
 
+    /// Bytes of the input are read and not yet returned in a frame.
+    fn has_buffered_input(&self) -> bool
+    where
+        R: HasBuffer,
+    {
+        self.pending.is_some() || self.inner.has_buffer()
+    }
+
     /// The next frame, its body decoded as a JSON-RPC message.
     pub fn next_frame(&mut self) -> io::Result<Frame> {
         Ok(match self.next_body()? {
@@ -265,6 +324,17 @@ impl<R: BufRead> FrameReader<R> {
     }
 }
 
+/// A reader that can tell whether it holds input not yet consumed.
+trait HasBuffer {
+    fn has_buffer(&self) -> bool;
+}
+
+impl<R: Read> HasBuffer for BufReader<R> {
+    fn has_buffer(&self) -> bool {
+        !self.buffer().is_empty()
+    }
+}
+
 /// A message from a frame's body.
 pub fn decode(body: &[u8]) -> Frame {
     let value: Value = match serde_json::from_slice(body) {
@@ -326,9 +396,15 @@ fn write_frame(out: &Output, body: &[u8]) -> io::Result<()> {
 pub struct IoThreads {
     writer: thread::JoinHandle<io::Result<()>>,
     reader: thread::JoinHandle<()>,
+    arrivals: Arrivals,
 }
 
 impl IoThreads {
+    /// Whether the reader holds bytes of a frame it has not delivered yet.
+    pub fn arrivals(&self) -> Arrivals {
+        self.arrivals.clone()
+    }
+
     /// Waits until everything sent is written (the connection's sender must be dropped
     /// first). The reader is not waited for: after `exit` or the end of input it has ended,
     /// and otherwise it may wait on input that never comes.
@@ -350,12 +426,13 @@ impl IoThreads {
 
 /// A connection over standard input and output.
 pub fn stdio() -> (Connection, IoThreads) {
-    connect(io::BufReader::new(io::stdin()), io::stdout(), MAX_FRAME)
+    connect(io::stdin(), io::stdout(), MAX_FRAME)
 }
 
-/// A connection over any byte streams (the tests use pipes and buffers).
+/// A connection over any byte streams (the tests use pipes and buffers). The input is read
+/// through a buffer of [`INPUT_BUFFER`] bytes.
 pub fn connect(
-    input: impl BufRead + Send + 'static,
+    input: impl Read + Send + 'static,
     output: impl Write + Send + 'static,
     max_frame: u64,
 ) -> (Connection, IoThreads) {
@@ -377,17 +454,30 @@ pub fn connect(
             }
             Ok(())
         });
-    let (reader_tx, reader_rx) = bounded::<Message>(0);
+    let (reader_tx, reader_rx) = bounded::<Message>(READ_AHEAD);
+    let arrivals = Arrivals::default();
+    let input = BufReader::with_capacity(
+        INPUT_BUFFER,
+        Watched {
+            inner: input,
+            arrivals: arrivals.clone(),
+        },
+    );
+    let reader_arrivals = arrivals.clone();
     let reader = thread::Builder::new()
         .name("fuzzlint-lsp-reader".into())
-        .spawn(move || read_loop(input, max_frame, &reader_tx, &out));
+        .spawn(move || read_loop(input, max_frame, &reader_tx, &out, &reader_arrivals));
     match (writer, reader) {
         (Ok(writer), Ok(reader)) => (
             Connection {
                 sender: writer_tx,
                 receiver: reader_rx,
             },
-            IoThreads { writer, reader },
+            IoThreads {
+                writer,
+                reader,
+                arrivals,
+            },
         ),
         // No thread, no server: the receiver reports a closed connection at once.
         (w, r) => {
@@ -400,18 +490,31 @@ pub fn connect(
                     sender: writer_tx,
                     receiver: dead_rx,
                 },
-                IoThreads { writer, reader },
+                IoThreads {
+                    writer,
+                    reader,
+                    arrivals,
+                },
             )
         }
     }
 }
 
-fn read_loop(input: impl BufRead, max_frame: u64, tx: &Sender<Message>, out: &Output) {
+fn read_loop<R: Read>(
+    input: BufReader<Watched<R>>,
+    max_frame: u64,
+    tx: &Sender<Message>,
+    out: &Output,
+    arrivals: &Arrivals,
+) {
     let mut frames = FrameReader::new(input, max_frame);
     loop {
         match frames.next_frame() {
             Ok(Frame::Message(m)) => {
                 let is_exit = matches!(&m, Message::Notification(n) if n.method == "exit");
+                // Said before the message is delivered, so that the server, once it has this
+                // message, knows whether another is on its way.
+                arrivals.set(frames.has_buffered_input());
                 if tx.send(m).is_err() || is_exit {
                     return;
                 }
