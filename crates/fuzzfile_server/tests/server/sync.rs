@@ -755,3 +755,81 @@ fn lone_cr_documents_stay_in_sync_under_incremental_edits() {
         c.shutdown();
     }
 }
+
+/// What a connection says of the messages behind the one handled (`Interruptions`), scripted.
+struct Waiting {
+    message: bool,
+    changed: Option<&'static str>,
+}
+
+impl fuzzfile_server::Interruptions for Waiting {
+    fn message_waiting(&mut self) -> bool {
+        self.message
+    }
+    fn document_changed(&mut self, uri: &str) -> bool {
+        self.changed == Some(uri)
+    }
+}
+
+/// Stale work is skipped by a flush: nothing is analysed while a message waits, and what was
+/// analysed at a text that a waiting change replaces is not published; both documents stay
+/// pending and are published, at their latest text, by the next flush.
+#[test]
+fn a_flush_skips_what_a_waiting_message_makes_stale() {
+    use lsp_server::{Message, Notification};
+    const OTHER: &str = "file:///w/other.fz";
+    let (mut server, _) = fuzzfile_server::Server::initialize(json!({"capabilities": {}}));
+    let mut out = Vec::new();
+    let note = |m: &str, p: Value| Message::from(Notification::new(m.into(), p));
+    for uri in [URI, OTHER] {
+        server.handle(
+            note("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "fuzzfile", "version": 1, "text": TRAIN}})),
+            &mut out,
+        );
+    }
+    let published = |out: &mut Vec<Message>| -> Vec<(String, i64)> {
+        out.drain(..)
+            .filter_map(|m| match m {
+                Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => {
+                    Some((
+                        n.params["uri"].as_str().unwrap().to_owned(),
+                        n.params["version"].as_i64().unwrap(),
+                    ))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    server.flush_with(
+        &mut out,
+        &mut Waiting {
+            message: true,
+            changed: None,
+        },
+    );
+    assert_eq!(published(&mut out), vec![]);
+    assert!(server.has_pending());
+    // The first document is analysed, but a change to it waits: it is not published, and the
+    // flush stops there.
+    server.flush_with(
+        &mut out,
+        &mut Waiting {
+            message: false,
+            changed: Some(URI),
+        },
+    );
+    assert_eq!(published(&mut out), vec![]);
+    assert!(server.has_pending());
+    let changed = TRAIN.replace("nproc-per-node=8", "nproc-per-node=6");
+    server.handle(
+        note("textDocument/didChange", json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": changed}]})),
+        &mut out,
+    );
+    server.flush(&mut out);
+    assert!(!server.has_pending());
+    // In the order they first changed.
+    assert_eq!(
+        published(&mut out),
+        vec![(URI.to_owned(), 2), (OTHER.to_owned(), 1)]
+    );
+}
