@@ -35,14 +35,30 @@ impl fmt::Display for ClusterNote {
 /// Take the `cluster-profile-missing` findings out of every file: the note that replaces them,
 /// if any file had one.
 pub fn take(checked: &mut [Checked]) -> Option<ClusterNote> {
-    let mut files = 0;
-    for c in checked.iter_mut() {
-        let diagnostics = c.diagnostics_mut();
-        let before = diagnostics.len();
-        diagnostics.retain(|d| d.rule != Rule::ClusterProfileMissing);
-        if diagnostics.len() != before {
-            files += 1;
-        }
-    }
+    let files = checked.iter_mut().map(take_from).filter(|&had| had).count();
+    note_for(files)
+}
+
+/// Take the `cluster-profile-missing` finding out of one file: whether it had one.
+pub fn take_from(c: &mut Checked) -> bool {
+    let diagnostics = c.diagnostics_mut();
+    let before = diagnostics.len();
+    diagnostics.retain(|d| d.rule != Rule::ClusterProfileMissing);
+    diagnostics.len() != before
+}
+
+/// The note for `files` files that had the finding, if any.
+pub fn note_for(files: usize) -> Option<ClusterNote> {
     (files > 0).then_some(ClusterNote { files })
+}
+
+/// Whether a file checked with `settings` can have the finding (so that the human output,
+/// which prints the note first, must wait for every file before writing any): no cluster
+/// profile, and the rule on.
+pub fn possible_with(settings: &crate::settings::FileSettings) -> bool {
+    settings.options.profile.is_none()
+        && settings
+            .options
+            .rules
+            .is_enabled(Rule::ClusterProfileMissing)
 }

@@ -124,15 +124,7 @@ pub fn diff(
 /// The human summary's fix line: `N fixable with --fix, M more with --unsafe-fixes` (or
 /// `N fixable with --fix --unsafe-fixes` once unsafe fixes are asked for); `None` when no
 /// finding left has a fix.
-pub fn summary(checked: &[Checked], request: FixRequest) -> Option<String> {
-    let (mut safe, mut unsafe_) = (0usize, 0usize);
-    for d in checked.iter().flat_map(|c| c.diagnostics()) {
-        match d.fix_applicability() {
-            Some(Applicability::Safe) => safe += 1,
-            Some(Applicability::Unsafe) => unsafe_ += 1,
-            None => {}
-        }
-    }
+pub fn summary(safe: usize, unsafe_: usize, request: FixRequest) -> Option<String> {
     match (safe, unsafe_) {
         (0, 0) => None,
         (n, m) if request.unsafe_fixes => {

@@ -10,6 +10,7 @@ mod discover;
 mod exclusion;
 mod fix_apply;
 mod fuzzfile_kind;
+mod ordered;
 mod output;
 mod settings;
 mod statistics;
@@ -503,30 +504,211 @@ pub fn check(args: CheckArgs) -> ExitCode {
         set: args.set.clone(),
         all_branches: args.all_branches,
     };
-    let results: Vec<Result<Vec<Checked>, String>> = files
-        .par_iter()
-        .zip(file_settings.par_iter())
-        .map(|(path, settings)| {
-            // What it is read from (`-`: standard input) and the name it is known by.
-            let name = stdin::name_of(path, args.stdin_filename.as_deref());
-            if templates::is_template(name) {
-                return templates::check(path, name, settings, &template_args);
+    // One file of the list: it and the values files listed with it (a template's), or why it
+    // could not be read.
+    let check_file = |i: usize| -> Result<Vec<Checked>, String> {
+        let (path, settings) = (&files[i], &file_settings[i]);
+        // What it is read from (`-`: standard input) and the name it is known by.
+        let name = stdin::name_of(path, args.stdin_filename.as_deref());
+        if templates::is_template(name) {
+            return templates::check(path, name, settings, &template_args);
+        }
+        if templates::is_values(name) {
+            return templates::check_values(path, name, settings);
+        }
+        let bytes =
+            fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
+        let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
+        Ok(vec![Checked {
+            path: path.clone(),
+            display: discover::display(name),
+            body: Body::Fuzzfile(Box::new(analysis)),
+            settings: std::sync::Arc::clone(settings),
+            companion: false,
+        }])
+    };
+    let run = Run {
+        args: &args,
+        skipped_lines: &skipped_lines,
+        started,
+    };
+    if args.fix || args.diff || args.statistics {
+        // These need every file's analysis at once: `--fix` analyses fixed files again and
+        // prints standard input's fixed text before the report, `--diff` compares texts,
+        // `--statistics` counts per rule over all files. They keep the whole set.
+        let results = (0..files.len()).into_par_iter().map(check_file).collect();
+        return whole_set(&run, results);
+    }
+    let might_need_cluster_note = file_settings.iter().any(|s| cluster_note::possible_with(s));
+    streamed(&run, files.len(), &check_file, might_need_cluster_note)
+}
+
+/// What both ways of checking need of the run.
+struct Run<'a> {
+    args: &'a CheckArgs,
+    /// The named files skipped, said after the report.
+    skipped_lines: &'a [String],
+    started: std::time::Instant,
+}
+
+impl Run<'_> {
+    fn fix_request(&self) -> fix_apply::FixRequest {
+        fix_apply::FixRequest {
+            unsafe_fixes: self.args.unsafe_fixes,
+        }
+    }
+
+    fn max_per_file(&self) -> usize {
+        match self.args.max_diagnostics {
+            0 => usize::MAX,
+            n => n,
+        }
+    }
+
+    fn color(&self, destination: output::sink::Destination<'_>) -> bool {
+        match self.args.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && match destination {
+                        output::sink::Destination::Stdout => std::io::stdout().is_terminal(),
+                        output::sink::Destination::Stderr => std::io::stderr().is_terminal(),
+                        output::sink::Destination::File(_) => false,
+                    }
             }
-            if templates::is_values(name) {
-                return templates::check_values(path, name, settings);
+        }
+    }
+
+    fn render_options(&self, destination: output::sink::Destination<'_>) -> output::RenderOptions {
+        output::RenderOptions {
+            format: self.args.format,
+            color: self.color(destination),
+            max_per_file: self.max_per_file(),
+            cwd: std::env::current_dir().ok(),
+        }
+    }
+
+    /// The human summary (and fix line), unless `--quiet` or another format.
+    fn summary(&self) -> output::emit::Summary {
+        if self.args.format == Format::Human && !self.args.quiet {
+            output::emit::Summary::Shown(self.fix_request())
+        } else {
+            output::emit::Summary::Omitted
+        }
+    }
+
+    /// JUnit's head counts every test case: its files' parts wait for the last file.
+    fn hold(&self) -> output::emit::Hold {
+        if self.args.format == Format::Junit {
+            output::emit::Hold::UntilEnd
+        } else {
+            output::emit::Hold::Stream
+        }
+    }
+
+    /// The cluster note of a machine format goes to standard error: their standard output is
+    /// what their readers parse.
+    fn note_on_stderr(&self, note: Option<&cluster_note::ClusterNote>) {
+        if self.args.format != Format::Human && !self.args.quiet {
+            if let Some(note) = note {
+                eprintln!("{note}");
             }
-            let bytes =
-                fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
-            let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
-            Ok(vec![Checked {
-                path: path.clone(),
-                display: discover::display(name),
-                body: Body::Fuzzfile(Box::new(analysis)),
-                settings: std::sync::Arc::clone(settings),
-                companion: false,
-            }])
-        })
-        .collect();
+        }
+    }
+
+    /// The end of the run: the skipped files said, and the exit status.
+    fn exit(
+        &self,
+        written: Result<(), output::sink::SinkError>,
+        counted_files: usize,
+        io_errors: bool,
+        failed: bool,
+    ) -> ExitCode {
+        for line in self.skipped_lines {
+            eprintln!("{line}");
+        }
+        if let Err(e) = written {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+        if self.args.verbose {
+            statistics::say_time(counted_files, self.started);
+        }
+        if io_errors {
+            ExitCode::from(2)
+        } else if failed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// The report written as the files are checked: each file's part is written on the thread that
+/// checked it, in the chosen format, and its analysis dropped at once; the parts are written in
+/// the files' order, each as soon as those before it are (ordered.rs, output/emit.rs).
+///
+/// The human format's cluster note comes first and counts every file: when a file can have the
+/// finding (`might_need_cluster_note`: no cluster profile and the rule on), the files' parts,
+/// rendered, wait until every file is checked (their analyses do not), so the note can be
+/// written above them. JUnit's parts wait too (its head counts every test case). Every other
+/// report is written as the files are checked.
+fn streamed(
+    run: &Run<'_>,
+    count: usize,
+    check_file: &(dyn Fn(usize) -> Result<Vec<Checked>, String> + Sync),
+    might_need_cluster_note: bool,
+) -> ExitCode {
+    use output::emit::{Emitter, GroupError, Hold};
+    let args = run.args;
+    let destination = match &args.output_file {
+        Some(path) => output::sink::Destination::File(path),
+        None => output::sink::Destination::Stdout,
+    };
+    let options = run.render_options(destination);
+    let note_first = args.format == Format::Human && !args.quiet && might_need_cluster_note;
+    let hold = if note_first {
+        Hold::UntilEnd
+    } else {
+        run.hold()
+    };
+    let render = |i: usize| -> Result<Vec<output::EntryReport>, GroupError> {
+        let list = check_file(i).map_err(GroupError::Read)?;
+        list.into_iter()
+            .map(|mut c| {
+                // The run's note replaces the file's `cluster-profile-missing` finding.
+                let had_finding = cluster_note::take_from(&mut c);
+                let mut entry = output::render_entry(&c, &options).map_err(GroupError::Render)?;
+                entry.cluster_profile_missing = had_finding;
+                // `c`, the analysis, is dropped here.
+                Ok(entry)
+            })
+            .collect()
+    };
+    let mut totals = output::emit::Totals::default();
+    let written = output::sink::deliver(destination, |out| {
+        let mut emitter = Emitter::new(out, args.format, run.max_per_file(), hold, run.summary());
+        ordered::in_list_order(count, render, |handed| match handed {
+            ordered::Handed::Next(group) => emitter.push(group),
+            ordered::Handed::Waiting => emitter.flush(),
+        });
+        let note = cluster_note::note_for(emitter.totals().cluster_profile_missing);
+        let preamble = note
+            .filter(|_| note_first)
+            .map(|note| format!("{note}\n\n"));
+        let (all, result) = emitter.finish(preamble.as_deref());
+        totals = all;
+        result
+    });
+    let note = cluster_note::note_for(totals.cluster_profile_missing);
+    run.note_on_stderr(note.as_ref());
+    run.exit(written, totals.files, totals.read_errors, totals.failed)
+}
+
+/// `--fix`, `--diff` and `--statistics`: every file checked, then the report.
+fn whole_set(run: &Run<'_>, results: Vec<Result<Vec<Checked>, String>>) -> ExitCode {
+    let args = run.args;
     let mut checked: Vec<Checked> = Vec::with_capacity(results.len());
     let mut io_errors = false;
     let mut listed_values = std::collections::HashSet::new();
@@ -544,9 +726,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
         }
     }
 
-    let fix_request = fix_apply::FixRequest {
-        unsafe_fixes: args.unsafe_fixes,
-    };
+    let fix_request = run.fix_request();
     if args.diff {
         // What `--fix` would change, as a diff (fix_apply); nothing else is printed or written.
         return fix_apply::diff_and_exit(&checked, fix_request, io_errors);
@@ -588,66 +768,41 @@ pub fn check(args: CheckArgs) -> ExitCode {
 
     // GPU jobs checked without a cluster profile: one note for the run, not a finding per file.
     let cluster_note = cluster_note::take(&mut checked);
-
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && match destination {
-                    output::sink::Destination::Stdout => std::io::stdout().is_terminal(),
-                    output::sink::Destination::Stderr => std::io::stderr().is_terminal(),
-                    output::sink::Destination::File(_) => false,
-                }
-        }
-    };
-    // Standard output of the machine formats is what their readers parse: the note goes to
-    // standard error for them.
-    if args.format != Format::Human && !args.quiet {
-        if let Some(note) = &cluster_note {
-            eprintln!("{note}");
-        }
-    }
-    let max_per_file = match args.max_diagnostics {
-        0 => usize::MAX,
-        n => n,
-    };
+    run.note_on_stderr(cluster_note.as_ref());
+    let options = run.render_options(destination);
     let written = output::sink::deliver(destination, |out| {
         if args.statistics {
             return statistics::write(out, &checked, args.format == Format::Json);
         }
-        if args.quiet {
-            // The findings only (statistics.rs): no note, no summary line.
-            if args.format != Format::Human {
-                return output::write(args.format, out, &checked, color, max_per_file);
-            }
-            let mut report = Vec::new();
-            output::write(args.format, &mut report, &checked, color, max_per_file)?;
-            return out.write_all(statistics::without_summary(&report));
-        }
-        if let (Some(note), Format::Human) = (&cluster_note, args.format) {
+        if let (Some(note), Format::Human, false) = (&cluster_note, args.format, args.quiet) {
             writeln!(out, "{note}\n")?;
         }
-        output::write(args.format, out, &checked, color, max_per_file)?;
-        // "N fixable with --fix, M more with --unsafe-fixes" (fix_apply).
-        match fix_apply::summary(&checked, fix_request) {
-            Some(line) if args.format == Format::Human => writeln!(out, "{line}"),
-            _ => Ok(()),
+        let entries: Vec<std::io::Result<output::EntryReport>> = checked
+            .par_iter()
+            .map(|c| output::render_entry(c, &options))
+            .collect();
+        let mut emitter = output::emit::Emitter::new(
+            out,
+            args.format,
+            run.max_per_file(),
+            run.hold(),
+            run.summary(),
+        );
+        // A file and the values files listed with it (companions follow their template).
+        let mut group: Vec<output::EntryReport> = Vec::new();
+        for entry in entries {
+            let entry = entry?;
+            if !entry.companion && !group.is_empty() {
+                emitter.push(Ok(std::mem::take(&mut group)));
+            }
+            group.push(entry);
         }
+        if !group.is_empty() {
+            emitter.push(Ok(group));
+        }
+        emitter.finish(None).1
     });
-    for line in &skipped_lines {
-        eprintln!("{line}");
-    }
-    if let Err(e) = written {
-        eprintln!("error: {e}");
-        return ExitCode::from(2);
-    }
-    if args.verbose {
-        statistics::say_time(checked.iter().filter(|c| c.counted()).count(), started);
-    }
-    if io_errors {
-        return ExitCode::from(2);
-    }
+    let counted_files = checked.iter().filter(|c| c.counted()).count();
     // Each file fails by its own `fail-on`.
     let failed = checked.iter().any(|c| {
         c.settings
@@ -658,11 +813,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
     // The analyses are not freed one allocation at a time: the process ends with this status
     // (fuzzlint's and fuzz's main return it), and freeing them was 8 % of checking 1,500 files.
     std::mem::forget(checked);
-    if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    run.exit(written, counted_files, io_errors, failed)
 }
 
 /// The launch plan's schema belongs to `fuzz plan`; it is generated and kept current by

@@ -134,12 +134,3 @@ pub fn say_time(files: usize, started: std::time::Instant) {
         started.elapsed().as_secs_f64() * 1000.0
     );
 }
-
-/// `--quiet` for human output: the report without its summary line (the last line).
-pub fn without_summary(report: &[u8]) -> &[u8] {
-    let body = report.strip_suffix(b"\n").unwrap_or(report);
-    match body.iter().rposition(|&b| b == b'\n') {
-        Some(i) => &report[..=i],
-        None => &[],
-    }
-}

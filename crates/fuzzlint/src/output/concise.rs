@@ -21,12 +21,10 @@ pub fn line(c: &Checked, d: &Diagnostic) -> String {
     )
 }
 
-pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
-    let mut w = io::BufWriter::new(out);
-    for c in checked {
-        for d in c.diagnostics() {
-            writeln!(w, "{}", line(c, d))?;
-        }
+/// The lines of one file's findings.
+pub fn entry(out: &mut Vec<u8>, c: &Checked) -> io::Result<()> {
+    for d in c.diagnostics() {
+        writeln!(out, "{}", line(c, d))?;
     }
-    w.flush()
+    Ok(())
 }

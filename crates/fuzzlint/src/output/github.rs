@@ -15,38 +15,36 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
-    for c in checked {
-        let a = c;
-        for d in c.diagnostics() {
-            let level = match d.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "notice",
-            };
-            let s = a.line_col(d.range.start);
-            let e = a.line_col(d.range.end);
-            // The message starts with the location (`path:line:col: CODE name message`, the
-            // concise line): GitHub shows only the first annotations of a step, the rest are
-            // read in the log. Text from the file is escaped first (`printable`): only the
-            // line break this writer puts between message and help stays one.
-            let mut msg = super::concise::line(c, d);
-            if let Some(h) = &d.help {
-                msg.push('\n');
-                msg.push_str(&printable(h));
-            }
-            writeln!(
-                out,
-                "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
-                escape_property(&c.display),
-                s.line,
-                s.column,
-                e.line,
-                e.column,
-                escape_property(&format!("{} {}", d.rule.code(), d.rule.name())),
-                escape_data(&msg)
-            )?;
+/// The workflow commands of one file's findings.
+pub fn entry(out: &mut Vec<u8>, c: &Checked) -> io::Result<()> {
+    for d in c.diagnostics() {
+        let level = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let s = c.line_col(d.range.start);
+        let e = c.line_col(d.range.end);
+        // The message starts with the location (`path:line:col: CODE name message`, the
+        // concise line): GitHub shows only the first annotations of a step, the rest are
+        // read in the log. Text from the file is escaped first (`printable`): only the
+        // line break this writer puts between message and help stays one.
+        let mut msg = super::concise::line(c, d);
+        if let Some(h) = &d.help {
+            msg.push('\n');
+            msg.push_str(&printable(h));
         }
+        writeln!(
+            out,
+            "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+            escape_property(&c.display),
+            s.line,
+            s.column,
+            e.line,
+            e.column,
+            escape_property(&format!("{} {}", d.rule.code(), d.rule.name())),
+            escape_data(&msg)
+        )?;
     }
     Ok(())
 }

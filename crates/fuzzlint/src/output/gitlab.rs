@@ -62,11 +62,17 @@ fn flagged(c: &Checked, d: &Diagnostic) -> String {
 }
 
 fn fingerprint(path: &str, d: &Diagnostic, flagged: &str, rank: usize) -> String {
-    let key = format!(
-        "{path}\0{}\0{}\0{flagged}\0{rank}",
-        d.rule.code(),
-        d.message
-    );
+    fingerprint_of(&identity(path, d), flagged, rank)
+}
+
+/// What identical findings share, with the flagged text: the path, the rule, the message.
+fn identity(path: &str, d: &Diagnostic) -> String {
+    format!("{path}\0{}\0{}", d.rule.code(), d.message)
+}
+
+/// The fingerprint of the `rank`th finding of `identity` flagging `flagged`.
+pub fn fingerprint_of(identity: &str, flagged: &str, rank: usize) -> String {
+    let key = format!("{identity}\0{flagged}\0{rank}");
     let mut hex = fuzzfile_template::funcs::sha256_hex(key.as_bytes());
     hex.truncate(32);
     hex
@@ -95,34 +101,62 @@ fn issue(c: &Checked, d: &Diagnostic, path: &str, fingerprint: String) -> Value 
     })
 }
 
-/// The report's issues, in the order of the other formats, each turned into JSON only as it
-/// is written: memory stays at one issue's JSON (and the keys that rank identical findings).
-struct Issues<'a>(&'a [Checked]);
-
-impl serde::Serialize for Issues<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(None)?;
-        let mut seen: HashMap<(String, String), usize> = HashMap::new();
-        let cwd = std::env::current_dir().ok();
-        for c in self.0 {
-            let path = report_path(&c.display, cwd.as_deref());
-            for d in c.diagnostics() {
-                let text = flagged(c, d);
-                let key = format!("{path}\0{}\0{}", d.rule.code(), d.message);
-                let rank = seen.entry((key, text.clone())).or_insert(0);
-                let fp = fingerprint(&path, d, &text, *rank);
-                *rank += 1;
-                seq.serialize_element(&issue(c, d, &path, fp))?;
-            }
-        }
-        seq.end()
-    }
+/// Where a finding's fingerprint is in its file's part of the report, and what it is made of.
+/// Identical findings are ranked within a file as it is checked; one path listed twice (a
+/// values file named and also listed with its template) continues the ranks of its first
+/// listing, and the report's writer writes such a fingerprint again
+/// ([`crate::output::emit`]).
+pub struct FingerprintSlot {
+    /// Where its [`FINGERPRINT_DIGITS`] hex digits start in the file's part.
+    pub offset: usize,
+    /// The path, the rule and the message ([`fingerprint_of`]).
+    pub identity: String,
+    pub flagged: String,
+    /// Its rank among the identical findings of this listing of the file.
+    pub local_rank: usize,
 }
 
-pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
-    let mut w = io::BufWriter::new(out);
-    super::write_json_pretty(&mut w, &Issues(checked))?;
-    writeln!(w)?;
-    w.flush()
+/// How many hex digits a fingerprint has.
+pub const FINGERPRINT_DIGITS: usize = 32;
+
+/// One file's issues as elements of the report's array ([`super::write_element`]), in the
+/// order of the other formats, with where each fingerprint is.
+pub fn entry(
+    out: &mut Vec<u8>,
+    c: &Checked,
+    cwd: Option<&std::path::Path>,
+    slots: &mut Vec<FingerprintSlot>,
+) -> io::Result<()> {
+    let path = report_path(&c.display, cwd);
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    for d in c.diagnostics() {
+        let text = flagged(c, d);
+        let identity = identity(&path, d);
+        let rank = seen.entry((identity.clone(), text.clone())).or_insert(0);
+        let local_rank = *rank;
+        *rank += 1;
+        let fp = fingerprint(&path, d, &text, local_rank);
+        let start = out.len();
+        super::write_element(out, &issue(c, d, &path, fp.clone()), 1)?;
+        // The fingerprint is the first string with these quotes around it: the keys before
+        // it (`check_name`, `description`) are strings whose quotes are escaped.
+        let written = format!("\"fingerprint\": \"{fp}\"");
+        let at = out[start..]
+            .windows(written.len())
+            .position(|w| w == written.as_bytes())
+            .ok_or_else(|| io::Error::other("an issue without its fingerprint"))?;
+        slots.push(FingerprintSlot {
+            offset: start + at + "\"fingerprint\": \"".len(),
+            identity,
+            flagged: text,
+            local_rank,
+        });
+    }
+    Ok(())
+}
+
+/// The end of the report: the array closed (`any`: it has elements).
+pub fn tail(out: &mut dyn Write, any: bool) -> io::Result<()> {
+    super::close_array(out, any, 0)?;
+    writeln!(out)
 }

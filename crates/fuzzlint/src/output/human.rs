@@ -15,34 +15,13 @@ use std::io::{self, Write};
 /// frame (its first line only).
 const MAX_SPAN_LINES: usize = 12;
 
-pub fn write(
-    out: &mut dyn Write,
-    checked: &[Checked],
-    color: bool,
-    max_per_file: usize,
-) -> io::Result<()> {
-    use rayon::prelude::*;
-    let mut counts = [0usize; 3];
-    for d in checked.iter().flat_map(|c| c.diagnostics()) {
-        counts[d.severity as usize] += 1;
-    }
-    // Each file's frames are drawn on both cores (ariadne's layout was most of a check of many
-    // files, on one thread) and written in the files' order.
-    let frames: Vec<io::Result<Vec<u8>>> = checked
-        .par_iter()
-        .map(|c| {
-            let mut buf = Vec::new();
-            file_frames(&mut buf, c, color, max_per_file).map(|()| buf)
-        })
-        .collect();
-    for f in frames {
-        out.write_all(&f?)?;
-    }
+/// The summary line: how many files, and how many findings of each severity
+/// (`[info, warning, error]`).
+pub fn summary(out: &mut dyn Write, files: usize, counts: [usize; 3]) -> io::Result<()> {
     let [info, warn, err] = counts;
-    let files = checked.iter().filter(|c| c.counted()).count();
     let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     if err + warn + info == 0 {
-        writeln!(out, "{}: no problems found", plural(files, "file"))?;
+        writeln!(out, "{}: no problems found", plural(files, "file"))
     } else {
         writeln!(
             out,
@@ -50,18 +29,12 @@ pub fn write(
             plural(files, "file"),
             plural(err, "error"),
             plural(warn, "warning"),
-        )?;
+        )
     }
-    Ok(())
 }
 
 /// The frames of one file's findings (at most `max_per_file`, then how many more).
-fn file_frames(
-    out: &mut dyn Write,
-    c: &Checked,
-    color: bool,
-    max_per_file: usize,
-) -> io::Result<()> {
+pub fn entry(out: &mut dyn Write, c: &Checked, color: bool, max_per_file: usize) -> io::Result<()> {
     let diagnostics = c.diagnostics();
     if diagnostics.is_empty() {
         return Ok(());

@@ -37,36 +37,21 @@ pub fn diagnostic_json(file: &str, a: &Checked, d: &Diagnostic) -> Value {
     })
 }
 
-/// The document, with each diagnostic turned into JSON only as it is written: memory stays at
-/// one diagnostic's JSON however many there are. Keys are written in sorted order, as a
-/// `serde_json` map writes them.
-pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
-    #[derive(serde::Serialize)]
-    struct Doc<'a> {
-        diagnostics: Stream<'a>,
-        files: usize,
-        version: u32,
+/// The document's head, as the pretty printer writes `{"diagnostics": [...], "files": N,
+/// "version": 1}` (keys in sorted order, as a `serde_json` map writes them): the diagnostics
+/// come as each file is checked ([`entry`]), the file count at the end ([`tail`]).
+pub const HEAD: &str = "{\n  \"diagnostics\": [";
+
+/// One file's diagnostics as elements of `diagnostics` ([`super::write_element`]).
+pub fn entry(out: &mut Vec<u8>, c: &Checked) -> io::Result<()> {
+    for d in c.diagnostics() {
+        super::write_element(out, &diagnostic_json(&c.display, c, d), 2)?;
     }
-    let doc = Doc {
-        diagnostics: Stream(checked),
-        files: checked.iter().filter(|c| c.counted()).count(),
-        version: 1,
-    };
-    let mut w = io::BufWriter::new(&mut *out);
-    super::write_json_pretty(&mut w, &doc)?;
-    writeln!(w)?;
-    w.flush()
+    Ok(())
 }
 
-/// Every diagnostic of every file, serialised lazily.
-struct Stream<'a>(&'a [Checked]);
-
-impl serde::Serialize for Stream<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().flat_map(|c| {
-            c.diagnostics()
-                .iter()
-                .map(|d| diagnostic_json(&c.display, c, d))
-        }))
-    }
+/// The end of the document: `diagnostics` closed (`any`: it has elements), the file count.
+pub fn tail(out: &mut dyn Write, any: bool, files: usize) -> io::Result<()> {
+    super::close_array(out, any, 1)?;
+    writeln!(out, ",\n  \"files\": {files},\n  \"version\": 1\n}}")
 }

@@ -4,13 +4,11 @@
 use crate::Checked;
 use std::io::{self, Write};
 
-pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
-    let mut w = io::BufWriter::new(out);
-    for c in checked {
-        for d in c.diagnostics() {
-            super::write_json_compact(&mut w, &super::json::diagnostic_json(&c.display, c, d))?;
-            w.write_all(b"\n")?;
-        }
+/// The lines of one file's findings.
+pub fn entry(out: &mut Vec<u8>, c: &Checked) -> io::Result<()> {
+    for d in c.diagnostics() {
+        super::write_json_compact(out, &super::json::diagnostic_json(&c.display, c, d))?;
+        out.write_all(b"\n")?;
     }
-    w.flush()
+    Ok(())
 }

@@ -37,59 +37,64 @@ fn severity(s: Severity) -> &'static str {
     s.as_str()
 }
 
-pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
-    let mut w = io::BufWriter::new(out);
-    let findings: usize = checked.iter().map(|c| c.diagnostics().len()).sum();
-    let cases: usize = checked.iter().map(|c| c.diagnostics().len().max(1)).sum();
-    writeln!(w, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+/// The report's head: `findings` failing test cases, `cases` in all (a file without findings
+/// is one passing case). The counts need every file: the report's writer keeps the files'
+/// parts until then.
+pub fn head(out: &mut dyn Write, cases: usize, findings: usize) -> io::Result<()> {
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        out,
+        r#"<testsuites name="fuzzlint" tests="{cases}" failures="{findings}" errors="0">"#
+    )
+}
+
+/// One file's test suite.
+pub fn entry(w: &mut Vec<u8>, c: &Checked) -> io::Result<()> {
+    let diagnostics = c.diagnostics();
+    let file = escape(&c.display);
     writeln!(
         w,
-        r#"<testsuites name="fuzzlint" tests="{cases}" failures="{findings}" errors="0">"#
+        r#"  <testsuite name="{file}" tests="{}" failures="{}" errors="0" skipped="0">"#,
+        diagnostics.len().max(1),
+        diagnostics.len()
     )?;
-    for c in checked {
-        let diagnostics = c.diagnostics();
-        let file = escape(&c.display);
+    if diagnostics.is_empty() {
         writeln!(
             w,
-            r#"  <testsuite name="{file}" tests="{}" failures="{}" errors="0" skipped="0">"#,
-            diagnostics.len().max(1),
-            diagnostics.len()
+            r#"    <testcase name="no problems found" classname="{file}" file="{file}"/>"#
         )?;
-        if diagnostics.is_empty() {
-            writeln!(
-                w,
-                r#"    <testcase name="no problems found" classname="{file}" file="{file}"/>"#
-            )?;
-        }
-        for d in diagnostics {
-            let s = c.line_col(d.range.start);
-            writeln!(
-                w,
-                r#"    <testcase name="{} {} at {}:{}" classname="{file}" file="{file}" line="{}">"#,
-                d.rule.code(),
-                d.rule.name(),
-                s.line,
-                s.column,
-                s.line
-            )?;
-            let mut body = super::concise::line(c, d);
-            if let Some(h) = &d.help {
-                body.push_str("\nhelp: ");
-                body.push_str(h);
-            }
-            writeln!(
-                w,
-                r#"      <failure type="{}" message="{}">{}</failure>"#,
-                severity(d.severity),
-                escape(&d.message),
-                escape_body(&body)
-            )?;
-            writeln!(w, "    </testcase>")?;
-        }
-        writeln!(w, "  </testsuite>")?;
     }
-    writeln!(w, "</testsuites>")?;
-    w.flush()
+    for d in diagnostics {
+        let s = c.line_col(d.range.start);
+        writeln!(
+            w,
+            r#"    <testcase name="{} {} at {}:{}" classname="{file}" file="{file}" line="{}">"#,
+            d.rule.code(),
+            d.rule.name(),
+            s.line,
+            s.column,
+            s.line
+        )?;
+        let mut body = super::concise::line(c, d);
+        if let Some(h) = &d.help {
+            body.push_str("\nhelp: ");
+            body.push_str(h);
+        }
+        writeln!(
+            w,
+            r#"      <failure type="{}" message="{}">{}</failure>"#,
+            severity(d.severity),
+            escape(&d.message),
+            escape_body(&body)
+        )?;
+        writeln!(w, "    </testcase>")?;
+    }
+    writeln!(w, "  </testsuite>")
+}
+
+/// The report's end.
+pub fn tail(out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "</testsuites>")
 }
 
 /// Character data that may span lines: each line escaped, the line breaks kept.

@@ -2,12 +2,14 @@
 //! character columns (Unicode scalar values).
 
 pub mod concise;
+pub mod emit;
 pub mod github;
 pub mod gitlab;
 pub mod human;
 pub mod json;
 pub mod json_lines;
 pub mod junit;
+mod nested;
 pub mod preflight;
 pub mod sarif;
 pub mod sink;
@@ -40,26 +42,123 @@ pub enum Format {
     Preflight,
 }
 
-/// Writes the report of `checked` in `format`. `color` is for `human`, `max_per_file` for
-/// `human` and `preflight`.
-pub fn write(
-    format: Format,
-    out: &mut dyn Write,
-    checked: &[Checked],
-    color: bool,
-    max_per_file: usize,
-) -> io::Result<()> {
-    match format {
-        Format::Human => human::write(out, checked, color, max_per_file),
-        Format::Concise => concise::write(out, checked),
-        Format::Json => json::write(out, checked),
-        Format::JsonLines => json_lines::write(out, checked),
-        Format::Sarif => sarif::write(out, checked),
-        Format::Github => github::write(out, checked),
-        Format::Gitlab => gitlab::write(out, checked),
-        Format::Junit => junit::write(out, checked),
-        Format::Preflight => preflight::write(out, checked, max_per_file),
+/// How each file's part of the report is written.
+pub struct RenderOptions {
+    pub format: Format,
+    /// Colour in `human`.
+    pub color: bool,
+    /// The most findings shown per file in `human` and `preflight`.
+    pub max_per_file: usize,
+    /// The working directory, which `gitlab` makes paths relative to.
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+/// What one listed file (or a values file listed with its template) leaves for the report once
+/// its analysis is dropped: its part of the report, written in the chosen format, and what
+/// the report's end, the summary and the exit status need of it.
+pub struct EntryReport {
+    /// The path as shown.
+    pub display: String,
+    /// A values file listed with its template (not counted as a file checked).
+    pub companion: bool,
+    /// Its part of the report: `human` frames, `concise` or `github` lines, the elements of
+    /// the `json`, `sarif` or `gitlab` array (each preceded by its comma), its JUnit test
+    /// suite, its `preflight` finding lines.
+    pub fragment: Vec<u8>,
+    /// Its findings by severity: `[info, warning, error]`.
+    pub severity_counts: [usize; 3],
+    /// Whether it fails the run by its own `fail-on`.
+    pub fails: bool,
+    /// Its findings with a safe fix, and with an unsafe one.
+    pub safe_fixes: usize,
+    pub unsafe_fixes: usize,
+    /// Whether its `cluster-profile-missing` finding was taken out for the run's note.
+    pub cluster_profile_missing: bool,
+    /// `preflight`: where each finding's lines end in `fragment`.
+    pub finding_ends: Vec<usize>,
+    /// `gitlab`: where each fingerprint is in `fragment`.
+    pub fingerprints: Vec<gitlab::FingerprintSlot>,
+}
+
+impl EntryReport {
+    /// How many findings it has.
+    pub fn findings(&self) -> usize {
+        self.severity_counts.iter().sum()
     }
+}
+
+/// `c`'s part of the report in `options.format`, and its facts.
+pub fn render_entry(c: &Checked, options: &RenderOptions) -> io::Result<EntryReport> {
+    let mut fragment = Vec::new();
+    let mut finding_ends = Vec::new();
+    let mut fingerprints = Vec::new();
+    match options.format {
+        Format::Human => human::entry(&mut fragment, c, options.color, options.max_per_file)?,
+        Format::Concise => concise::entry(&mut fragment, c)?,
+        Format::Json => json::entry(&mut fragment, c)?,
+        Format::JsonLines => json_lines::entry(&mut fragment, c)?,
+        Format::Sarif => sarif::entry(&mut fragment, c)?,
+        Format::Github => github::entry(&mut fragment, c)?,
+        Format::Gitlab => {
+            gitlab::entry(&mut fragment, c, options.cwd.as_deref(), &mut fingerprints)?
+        }
+        Format::Junit => junit::entry(&mut fragment, c)?,
+        Format::Preflight => preflight::entry(&mut fragment, c, &mut finding_ends)?,
+    }
+    let diagnostics = c.diagnostics();
+    let mut severity_counts = [0usize; 3];
+    let (mut safe_fixes, mut unsafe_fixes) = (0, 0);
+    for d in diagnostics {
+        severity_counts[d.severity as usize] += 1;
+        match d.fix_applicability() {
+            Some(fuzzfile_check::Applicability::Safe) => safe_fixes += 1,
+            Some(fuzzfile_check::Applicability::Unsafe) => unsafe_fixes += 1,
+            None => {}
+        }
+    }
+    let fails = c
+        .settings
+        .fail_on
+        .threshold()
+        .is_some_and(|t| diagnostics.iter().any(|d| d.severity >= t));
+    Ok(EntryReport {
+        display: c.display.clone(),
+        companion: c.companion,
+        fragment,
+        severity_counts,
+        fails,
+        safe_fixes,
+        unsafe_fixes,
+        cluster_profile_missing: false,
+        finding_ends,
+        fingerprints,
+    })
+}
+
+/// An array element as the pretty printer writes it `depth` levels deep: a comma, a line
+/// break, the indent, then `value` with its own lines indented as deep. The report's writer
+/// drops the comma before the array's first element.
+pub fn write_element<T: serde::Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    value: &T,
+    depth: usize,
+) -> io::Result<()> {
+    out.extend_from_slice(b",\n");
+    nested::indent(out, depth)?;
+    let mut ser = serde_json::Serializer::with_formatter(
+        out,
+        PrintableFormatter(nested::NestedPretty::at(depth)),
+    );
+    value.serialize(&mut ser).map_err(io::Error::from)
+}
+
+/// The end of an array whose `[` is `depth` levels deep, as the pretty printer writes it: `]`
+/// on a line of its own after elements (`any`), `[]` without.
+pub fn close_array(out: &mut dyn Write, any: bool, depth: usize) -> io::Result<()> {
+    if any {
+        write!(out, "\n{}", "  ".repeat(depth))?;
+    }
+    out.write_all(b"]")
 }
 
 /// `value` as `serde_json::to_writer_pretty` writes it, with every character of a string that a

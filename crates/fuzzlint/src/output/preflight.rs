@@ -9,43 +9,56 @@ use fuzzfile_check::render::printable;
 use fuzzfile_check::{Diagnostic, Rule, Severity};
 use std::io::{self, Write};
 
-pub fn write(out: &mut dyn Write, checked: &[Checked], max_per_file: usize) -> io::Result<()> {
-    let mut w = io::BufWriter::new(out);
-    let mut i = 0;
-    while i < checked.len() {
-        // A file and the values files listed with it (companions follow their template).
-        let end = i + 1 + checked[i + 1..].iter().take_while(|c| c.companion).count();
-        let group = &checked[i..end];
-        i = end;
-        let runnable = !group
-            .iter()
-            .flat_map(|c| c.diagnostics())
-            .any(|d| d.severity == Severity::Error);
-        let head = &group[0];
-        if head.counted() {
-            let status = if runnable { "ready" } else { "not runnable" };
-            writeln!(w, "{}: {status}", printable(&head.display))?;
-        }
-        if runnable && head.counted() {
-            continue;
-        }
-        let mut shown = 0;
-        let mut rest = 0;
-        for c in group {
-            for d in c.diagnostics() {
-                if shown == max_per_file {
-                    rest += 1;
-                    continue;
-                }
-                shown += 1;
-                line(&mut w, c, d)?;
-            }
-        }
-        let mut more = String::new();
-        fuzzfile_check::render::more_diagnostics(&mut more, rest);
-        w.write_all(more.as_bytes())?;
+/// One file's findings, a line each (and its `help:` line), with where each finding's lines
+/// end: a file and the values files listed with it show at most `max_per_file` findings
+/// together, which the report's writer cuts ([`group`]).
+pub fn entry(out: &mut Vec<u8>, c: &Checked, finding_ends: &mut Vec<usize>) -> io::Result<()> {
+    for d in c.diagnostics() {
+        line(out, c, d)?;
+        finding_ends.push(out.len());
     }
-    w.flush()
+    Ok(())
+}
+
+/// A file's part of the report from its own part and those of the values files listed with
+/// it (companions follow their template): `PATH: ready` or `PATH: not runnable` and the
+/// findings of all of them, at most `max_per_file`.
+pub fn group(
+    out: &mut dyn Write,
+    group: &[&super::EntryReport],
+    max_per_file: usize,
+) -> io::Result<()> {
+    let Some(head) = group.first() else {
+        return Ok(());
+    };
+    let runnable = !group
+        .iter()
+        .any(|e| e.severity_counts[Severity::Error as usize] > 0);
+    let counted = !head.companion;
+    if counted {
+        let status = if runnable { "ready" } else { "not runnable" };
+        writeln!(out, "{}: {status}", printable(&head.display))?;
+    }
+    if runnable && counted {
+        return Ok(());
+    }
+    let mut shown = 0;
+    let mut rest = 0;
+    for e in group {
+        let mut start = 0;
+        for &end in &e.finding_ends {
+            if shown == max_per_file {
+                rest += 1;
+                continue;
+            }
+            shown += 1;
+            out.write_all(&e.fragment[start..end])?;
+            start = end;
+        }
+    }
+    let mut more = String::new();
+    fuzzfile_check::render::more_diagnostics(&mut more, rest);
+    out.write_all(more.as_bytes())
 }
 
 fn line(w: &mut dyn Write, c: &Checked, d: &Diagnostic) -> io::Result<()> {

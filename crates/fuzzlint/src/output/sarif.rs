@@ -69,20 +69,17 @@ fn help_text(rule: Rule, docs: &str) -> String {
     format!("{}\n\n{}", rule.summary(), body.join("\n").trim())
 }
 
-/// Every result of every file, serialised lazily (one result in memory at a time).
-struct Results<'a>(&'a [Checked]);
-
-impl serde::Serialize for Results<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(
-            self.0
-                .iter()
-                .flat_map(|c| c.diagnostics().iter().map(|d| result_json(c, d))),
-        )
+/// One file's results as elements of `results` ([`super::write_element`]).
+pub fn entry(out: &mut Vec<u8>, c: &Checked) -> io::Result<()> {
+    for d in c.diagnostics() {
+        super::write_element(out, &result_json(c, d), 4)?;
     }
+    Ok(())
 }
 
-pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
+/// The tool and its rules (all of them: a result's `ruleIndex` is its rule's place in
+/// `Rule::ALL`).
+fn tool() -> Value {
     let docs_base = fuzzfile_diagnostics::docs::rule_docs_base();
     let rules: Vec<Value> = Rule::ALL
         .iter()
@@ -100,68 +97,79 @@ pub fn write(out: &mut dyn Write, checked: &[Checked]) -> io::Result<()> {
             })
         })
         .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "fuzzlint",
-                "informationUri": fuzzfile_diagnostics::docs::REPOSITORY,
-                "version": env!("CARGO_PKG_VERSION"),
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "artifacts": checked.iter().map(|c| json!({ "location": { "uri": c.display } })).collect::<Vec<_>>(),
-            "results": RESULTS_PLACEHOLDER,
-        }],
-    });
-    let mut w = io::BufWriter::new(&mut *out);
-    super::write_json_pretty(
-        &mut w,
-        &Splice {
-            value: &doc,
-            results: &Results(checked),
-        },
-    )?;
-    writeln!(w)?;
-    w.flush()
+    json!({ "driver": {
+        "name": "fuzzlint",
+        "informationUri": fuzzfile_diagnostics::docs::REPOSITORY,
+        "version": env!("CARGO_PKG_VERSION"),
+        "semanticVersion": env!("CARGO_PKG_VERSION"),
+        "rules": rules,
+    }})
 }
 
-/// Where the results go in the document.
+/// The log with its one run.
+#[derive(serde::Serialize)]
+struct Document<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    runs: [Run<'a>; 1],
+    version: &'static str,
+}
+
+/// The run, its keys in the order written: `results` as each file is checked, then
+/// `artifacts` (the files listed, known once every file is checked) and `tool`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    column_kind: &'static str,
+    results: &'static str,
+    artifacts: Vec<Value>,
+    tool: &'a Value,
+}
+
+/// Where the results go in the document: the text before it is the head, after it the tail.
 const RESULTS_PLACEHOLDER: &str = "\u{0}results";
+/// How the placeholder is written (a file's name, escaped in a string, cannot be this).
+const RESULTS_WRITTEN: &[u8] = br#""results": "\u0000results""#;
 
-/// `value` as serde_json writes it, with the lazily written results in place of
-/// [`RESULTS_PLACEHOLDER`]: the output is the same as for one document in memory.
-struct Splice<'a> {
-    value: &'a Value,
-    results: &'a Results<'a>,
+/// The document's text before and after the results' array, as the pretty printer writes it.
+fn around_results(artifacts: &[String], tool: &Value) -> io::Result<(Vec<u8>, Vec<u8>)> {
+    let doc = Document {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        runs: [Run {
+            column_kind: "unicodeCodePoints",
+            results: RESULTS_PLACEHOLDER,
+            artifacts: artifacts
+                .iter()
+                .map(|uri| json!({ "location": { "uri": uri } }))
+                .collect(),
+            tool,
+        }],
+        version: "2.1.0",
+    };
+    let mut text = Vec::new();
+    super::write_json_pretty(&mut text, &doc)?;
+    let at = text
+        .windows(RESULTS_WRITTEN.len())
+        .position(|w| w == RESULTS_WRITTEN)
+        .ok_or_else(|| io::Error::other("the SARIF document has no place for its results"))?;
+    let key = br#""results": "#.len();
+    let tail = text.split_off(at + RESULTS_WRITTEN.len());
+    text.truncate(at + key);
+    Ok((text, tail))
 }
 
-impl serde::Serialize for Splice<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        let nested = |value| Splice {
-            value,
-            results: self.results,
-        };
-        match self.value {
-            Value::String(p) if p == RESULTS_PLACEHOLDER => self.results.serialize(s),
-            Value::Array(items) => {
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for v in items {
-                    seq.serialize_element(&nested(v))?;
-                }
-                seq.end()
-            }
-            Value::Object(map) => {
-                let mut m = s.serialize_map(Some(map.len()))?;
-                for (k, v) in map {
-                    m.serialize_entry(k, &nested(v))?;
-                }
-                m.end()
-            }
-            other => other.serialize(s),
-        }
-    }
+/// The document up to the opening of `results`.
+pub fn head(out: &mut dyn Write) -> io::Result<()> {
+    let (head, _) = around_results(&[], &Value::Null)?;
+    out.write_all(&head)?;
+    out.write_all(b"[")
+}
+
+/// The end of the document: `results` closed (`any`: it has elements), the files listed
+/// (`artifacts`), the tool and its rules.
+pub fn tail(out: &mut dyn Write, any: bool, artifacts: &[String]) -> io::Result<()> {
+    super::close_array(out, any, 3)?;
+    let (_, tail) = around_results(artifacts, &tool())?;
+    out.write_all(&tail)?;
+    writeln!(out)
 }
