@@ -3,13 +3,15 @@
 scripts, resources, mounts and depends-on edges, about 530 bytes a job.
 
     python3 bench/big-fuzzfile.py 95000 > /tmp/big.fz     # about 50 MB
+
+bench/scaling.py loads `write` from here for its inputs of 1 to 40,000 jobs.
 """
 import sys
 
 
-def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 95000
-    out = sys.stdout
+def write(n: int, out, edge: str = "depends-on") -> None:
+    """`n` jobs to `out`; each job after the first names the one before with `edge`:
+    `depends-on` (a dependency edge) or `requires` (the deprecated key, one `--fix` per job)."""
     out.write("version: v4\n")
     out.write("volumes:\n  data:\n    reference: volume://user/ephemeral\n")
     out.write("jobs:\n")
@@ -31,10 +33,16 @@ def main() -> None:
             "    mounts:\n      /data:\n        volume: data\n"
             "    policy:\n      timeout:\n        execute: 30m\n"
         )
-        if i > 0:
+        if i > 0 and edge == "requires":
+            out.write(f"    requires: [pipeline-stage-{i - 1:06}]\n")
+        elif i > 0:
             out.write(
                 f"    depends-on:\n      - name: pipeline-stage-{i - 1:06}\n        status: FINISHED\n"
             )
+
+
+def main() -> None:
+    write(int(sys.argv[1]) if len(sys.argv) > 1 else 95000, sys.stdout)
 
 
 if __name__ == "__main__":
