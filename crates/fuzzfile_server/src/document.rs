@@ -88,12 +88,21 @@ impl Document {
 
     /// Apply one content change. A change without a range replaces the whole text.
     pub fn apply(&mut self, change: TextDocumentContentChangeEvent, encoding: Encoding) {
-        self.analysis = None;
+        let analysis = self.analysis.take();
         match change.range {
             None => self.text = change.text,
             Some(range) => {
-                let index = LineIndex::new(&self.text);
-                let lines = Lines::new(&self.text, &index, encoding);
+                // The analysis of the text as it is has its line index (the usual case: a
+                // keystroke after the diagnostics of the previous one); else one is built.
+                let built;
+                let index = match &analysis {
+                    Some((_, a)) if a.text == self.text => &a.line_index,
+                    _ => {
+                        built = LineIndex::new(&self.text);
+                        &built
+                    }
+                };
+                let lines = Lines::new(&self.text, index, encoding);
                 let r = lines.text_range(range);
                 // `Lines` only returns offsets on character boundaries inside the text.
                 let (start, end) = (r.start as usize, r.end as usize);
@@ -226,6 +235,28 @@ mod tests {
         // Out of range: clamped to the end.
         d.apply(ch(99, 0, 99, 5, "c: 3\n"), Encoding::Utf8);
         assert_eq!(d.text, "a: ü\nb: 2\nc: 3\n");
+    }
+
+    /// A change is placed with the line index of the cached analysis when that analysis is of
+    /// the text as it is, and with a new one otherwise: the same text either way.
+    #[test]
+    fn a_change_lands_at_the_same_place_with_or_without_a_cached_analysis() {
+        let uri: lsp_types::Uri = "file:///x.fz".parse().expect("uri");
+        let text = "version: v4\r\njobs:\n  a: é\r  b: 1\n";
+        let change = || ch(3, 5, 3, 6, "22");
+        let mut plain = Document::new(uri.clone(), "fuzzfile", 1, text.into());
+        plain.apply(change(), Encoding::Utf16);
+        let mut cached = Document::new(uri.clone(), "fuzzfile", 1, text.into());
+        cached.analysis = Some((0, Arc::new(fuzzfile_check::analyze(text))));
+        cached.apply(change(), Encoding::Utf16);
+        assert!(cached.analysis.is_none());
+        // An analysis of another text (with its lines elsewhere) is not used.
+        let mut other = Document::new(uri, "fuzzfile", 1, text.into());
+        other.analysis = Some((0, Arc::new(fuzzfile_check::analyze("\n\n\n\n\nx\n"))));
+        other.apply(change(), Encoding::Utf16);
+        assert_eq!(plain.text, "version: v4\r\njobs:\n  a: é\r  b: 22\n");
+        assert_eq!(cached.text, plain.text);
+        assert_eq!(other.text, plain.text);
     }
 
     /// Regression: with lone CR line breaks the server took the whole text for one line, so
