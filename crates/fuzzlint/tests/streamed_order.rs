@@ -348,3 +348,40 @@ fn human_and_preflight_reports_come_in_the_lists_order() {
         .collect();
     assert_eq!(statuses, readable);
 }
+
+/// A values file named on the command line and listed with its template is in the GitLab
+/// report twice: its identical findings rank on across both listings (each file's part is
+/// written with its own ranks, and the report's writer ranks a path listed again after the
+/// first), so every fingerprint is its own and the first listing's are those of the file
+/// checked alone.
+#[test]
+fn a_values_file_listed_twice_keeps_its_gitlab_fingerprints_apart() {
+    let dir = ScratchDirectory::create("fuzzlint-streamed-order", "values-twice");
+    dir.write_file(
+        "app/template.yaml",
+        "version: v4\njobs:\n  hello:\n    image:\n      uri: {{ .ContainerUri }}\n    command: [echo, \"{{ .Cores }}\"]\n",
+    );
+    dir.write_file(
+        "app/values.yaml",
+        "values:\n  - name: ContainerUri\n    string_value: docker://alpine:3.20\n  - name: Cores\n    uint_value: -2\n",
+    );
+    let fingerprints = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["check"];
+        all.extend(args);
+        all.extend(["--output-format", "gitlab"]);
+        let run = fuzzlint_binary!().run_in(dir.path(), &all, NoColorVariable::Set);
+        run.json()
+            .as_array()
+            .expect("issues")
+            .iter()
+            .filter(|i| i["location"]["path"] == "app/values.yaml")
+            .map(|i| i["fingerprint"].as_str().expect("fingerprint").to_owned())
+            .collect()
+    };
+    let alone = fingerprints(&["app/values.yaml"]);
+    assert_eq!(alone.len(), 1, "the values file has one error");
+    let twice = fingerprints(&["app/template.yaml", "app/values.yaml"]);
+    assert_eq!(twice.len(), 2, "{twice:?}");
+    assert_eq!(twice[0], alone[0]);
+    assert_ne!(twice[0], twice[1]);
+}
