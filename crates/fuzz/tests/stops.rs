@@ -390,6 +390,56 @@ fn setsid_escapes_end_with_their_instance() {
     }
 }
 
+/// An instance's command reads `/dev/null` on its standard input and, on the cgroup way, runs
+/// in its instance's cgroup (`<run's cgroup>/0` for the first instance) from its start: the
+/// runner moves the waiting wrapper and only then lets it `exec` the command.
+#[test]
+fn the_command_starts_in_its_cgroup_with_dev_null_as_standard_input() {
+    for tracking in ["auto", "subreaper"] {
+        let case = Case::new(&format!("stdin-{tracking}"));
+        let d = case.dir.display();
+        let text = format!(
+            "version: v4\njobs:\n  one:\n    image:\n      uri: docker://alpine:3.20\n    command: [/bin/sh, -c, 'readlink /proc/self/fd/0 > {d}/stdin; cat /proc/self/cgroup > {d}/cgroup; read -r line && echo \"$line\" > {d}/read']\n"
+        );
+        let f = case.dir.join("one.fz");
+        std::fs::write(&f, text).expect("write Fuzzfile");
+        let events = case.dir.join("events.jsonl");
+        let out = case
+            .fuzz_run(&f)
+            .env("FUZZ_PROCESS_TRACKING", tracking)
+            .arg("--events")
+            .arg(&events)
+            .output()
+            .expect("fuzz run");
+        let se = String::from_utf8_lossy(&out.stderr);
+        // `read` finds the end of `/dev/null` at once: the shell exits 1, the job fails.
+        assert_eq!(out.status.code(), Some(1), "{tracking}: {se}");
+        let stdin = std::fs::read_to_string(case.dir.join("stdin")).expect("stdin written");
+        assert_eq!(stdin.trim(), "/dev/null", "{tracking}");
+        assert!(!case.dir.join("read").exists(), "{tracking}: read a line");
+        let ev = std::fs::read_to_string(&events).expect("events");
+        let ready: serde_json::Value =
+            serde_json::from_str(ev.lines().next().expect("plan_ready")).expect("json");
+        let how = ready["process_tracking"].as_str().unwrap_or_default();
+        let cgroup = std::fs::read_to_string(case.dir.join("cgroup")).expect("cgroup written");
+        let own = cgroup
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .unwrap_or_default();
+        match how.strip_prefix("cgroup ") {
+            Some(dir) => {
+                let run = Path::new(dir).file_name().expect("run cgroup name");
+                let want = format!("/{}/0", run.to_string_lossy());
+                assert!(own.ends_with(&want), "in {own}, not in …{want}");
+            }
+            None => {
+                assert!(!own.contains("/fuzz-"), "{tracking}: in {own}");
+                eprintln!("no cgroup v2 here ({how}): the cgroup way is not tested");
+            }
+        }
+    }
+}
+
 /// `FUZZ_PROCESS_TRACKING` takes `cgroup`, `subreaper` or `auto`; anything else is refused
 /// before a job starts.
 #[test]

@@ -1019,7 +1019,7 @@ async fn run_instance(
     };
     // A container that its runtime stops by name (podman, docker) is its runtime's to end:
     // its processes are in the container, and podman's monitor must finish removing it.
-    let track = if inst.stop.is_empty() {
+    let mut track = if inst.stop.is_empty() {
         ctx.tracker.instance()
     } else {
         Tracker::untracked()
@@ -1047,9 +1047,14 @@ async fn run_instance(
     }
     let argv = Tracker::argv(&track, &program, &words);
     let mut cmd = tokio::process::Command::new(&argv[0]);
+    // The cgroup wrapper waits for a line on its standard input (see `Tracker::enter`).
+    let stdin = match track.cgroup {
+        Some(_) => Stdio::piped(),
+        None => Stdio::null(),
+    };
     cmd.args(&argv[1..])
         .envs(inst.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
@@ -1073,6 +1078,29 @@ async fn run_instance(
         end_tracked(ctx, track).await;
         return ended(Status::Failed, None, "the process vanished".into());
     };
+    // The wrapper, moved into the instance's cgroup, may start the command.
+    if let Some(mut go) = child.stdin.take() {
+        match ctx.tracker.enter(&mut track, pid) {
+            Ok(fallback) => {
+                if let Some(why) = fallback {
+                    ctx.say(
+                        "runner",
+                        &format!("{why}; processes are tracked by the subreaper instead"),
+                    );
+                }
+                use tokio::io::AsyncWriteExt;
+                let _ = go.write_all(b"go\n").await;
+            }
+            Err(detail) => {
+                // The pipe closes: the wrapper exits without starting the command.
+                drop(go);
+                let _ = child.wait().await;
+                ctx.say(&inst.label, &detail);
+                end_tracked(ctx, track).await;
+                return ended(Status::Failed, None, detail);
+            }
+        }
+    }
     if let Some(s) = started {
         let _ = s.send(());
     }

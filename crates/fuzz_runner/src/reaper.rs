@@ -6,10 +6,17 @@
 //!
 //! * **cgroup** (where the node offers a writable cgroup v2 hierarchy): the run gets
 //!   `fuzz-<run-id>` under the runner's own cgroup, each instance a child `<n>` of it. The
-//!   instance starts through a tiny `/bin/sh` wrapper that writes its own pid to the child's
-//!   `cgroup.procs` and then `exec`s the command, so the command and everything it ever starts
-//!   are in that cgroup from their first instruction. At the end the members get SIGTERM, the
-//!   grace period, then `cgroup.kill`.
+//!   instance starts through a tiny `/bin/sh` wrapper that waits for a line on its standard
+//!   input before it `exec`s the command (its standard input then `/dev/null`); the runner
+//!   writes the wrapper's pid to the child's `cgroup.procs` ([`Tracker::enter`]) and only then
+//!   sends the line, so the command and everything it ever starts are in that cgroup from their
+//!   first instruction. (Starting the process in its cgroup, `clone3` with
+//!   `CLONE_INTO_CGROUP`, would need `unsafe`, which the workspace forbids; a move made by the
+//!   runner costs the shell no second start and runs while the shell loads.) Whether a process
+//!   can be moved is learnt from the first instance: where it cannot, that instance and the
+//!   rest of the run fall back to the subreaper (below), unless `FUZZ_PROCESS_TRACKING=cgroup`
+//!   asks for cgroups, which then checks the move with a probe process before any job. At the
+//!   end the members get SIGTERM, the grace period, then `cgroup.kill`.
 //! * **subreaper** (otherwise): the runner is the child subreaper of everything it starts
 //!   (`PR_SET_CHILD_SUBREAPER`), so an orphan is re-parented to the runner instead of `init`,
 //!   and every instance gets `FUZZ_INSTANCE_ID=<run-id>:<n>` in its environment. At the end
@@ -43,10 +50,12 @@ pub const INSTANCE_VAR: &str = "FUZZ_INSTANCE_ID";
 /// `cgroup`, `subreaper` or `auto` (the default): how instances' processes are tracked.
 pub const TRACKING_VAR: &str = "FUZZ_PROCESS_TRACKING";
 
-/// The wrapper an instance starts through on the cgroup way: `$1` is the `cgroup.procs` file.
-const CGROUP_WRAPPER: &str = r#"echo $$ > "$1" || { echo "fuzz run: cannot enter the cgroup $1" >&2; exit 125; }
-shift
-exec "$@""#;
+/// The wrapper an instance starts through on the cgroup way: it waits until the runner has
+/// moved it into the instance's cgroup and says so with a line on its standard input (a pipe);
+/// the command then gets `/dev/null` as its standard input. Should the runner be gone before
+/// it says so (end of file), the command does not start.
+const CGROUP_WRAPPER: &str = r#"IFS= read -r go || exit 125
+exec "$@" </dev/null"#;
 
 /// Trackers alive in this process, and how many were ever started (a library user may run
 /// several plans at once, even with the same run id).
@@ -62,6 +71,23 @@ pub(crate) struct Tracker {
     next: AtomicU64,
     /// What the run does, in words.
     how: String,
+    /// `FUZZ_PROCESS_TRACKING=cgroup`: an instance that cannot be moved into its cgroup fails.
+    cgroup_required: bool,
+    /// Whether the runner is the subreaper of its descendants (the fallback needs it).
+    subreaper: bool,
+    /// Set once a process could not be moved into its instance's cgroup: the instances after it
+    /// are tracked by their tag alone.
+    cgroup_unusable: AtomicBool,
+}
+
+/// How [`run_cgroup`] learns that a process can be moved into the run's cgroups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MoveCheck {
+    /// A probe process is moved before any job (`FUZZ_PROCESS_TRACKING=cgroup`: the run
+    /// refuses to start without cgroups).
+    ProbeNow,
+    /// The first instance's move says it ([`Tracker::enter`] falls back to the subreaper).
+    AtFirstInstance,
 }
 
 /// One instance's tracking.
@@ -83,9 +109,14 @@ impl Tracker {
             n => format!("{run_id}-{n}"),
         };
         let subreaper = nix::sys::prctl::set_child_subreaper(true);
+        let check = if want == "cgroup" {
+            MoveCheck::ProbeNow
+        } else {
+            MoveCheck::AtFirstInstance
+        };
         let (cgroup, how) = match want.as_str() {
             "subreaper" => (None, "subreaper (forced)".to_owned()),
-            "" | "auto" | "cgroup" => match run_cgroup(&key) {
+            "" | "auto" | "cgroup" => match run_cgroup(&key, check) {
                 Ok(dir) => {
                     let how = format!("cgroup {}", dir.display());
                     (Some(dir), how)
@@ -112,6 +143,9 @@ impl Tracker {
             cgroup,
             next: AtomicU64::new(0),
             how,
+            cgroup_required: check == MoveCheck::ProbeNow,
+            subreaper: subreaper.is_ok(),
+            cgroup_unusable: AtomicBool::new(false),
         })
     }
 
@@ -143,7 +177,8 @@ impl Tracker {
     /// creation fail, the instance is tracked by its tag alone).
     pub(crate) fn instance(&self) -> Track {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let cgroup = self.cgroup.as_ref().and_then(|d| {
+        let usable = !self.cgroup_unusable.load(Ordering::SeqCst);
+        let cgroup = self.cgroup.as_ref().filter(|_| usable).and_then(|d| {
             let c = d.join(n.to_string());
             std::fs::create_dir(&c).ok().map(|()| c)
         });
@@ -154,24 +189,61 @@ impl Tracker {
     }
 
     /// The command line that starts `argv` tracked by `t`: `argv` itself, or the cgroup
-    /// wrapper around it. `program` is `argv[0]` resolved on `PATH` (the wrapper's `exec`
+    /// wrapper around it, whose standard input must be a pipe from the runner (see
+    /// [`Tracker::enter`]). `program` is `argv[0]` resolved on `PATH` (the wrapper's `exec`
     /// would otherwise turn a missing program into exit 127 instead of an error to report).
     pub(crate) fn argv(t: &Track, program: &Path, argv: &[String]) -> Vec<String> {
         match &t.cgroup {
             None => argv.to_vec(),
-            Some(c) => {
+            Some(_) => {
                 let mut v = vec![
                     "/bin/sh".to_owned(),
                     "-c".to_owned(),
                     CGROUP_WRAPPER.to_owned(),
                     "fuzz-cgroup".to_owned(),
-                    c.join("cgroup.procs").display().to_string(),
                     program.display().to_string(),
                 ];
                 v.extend(argv.iter().skip(1).cloned());
                 v
             }
         }
+    }
+
+    /// Moves `pid`, the wrapper of [`Tracker::argv`] waiting for its line, into the instance's
+    /// cgroup; the caller then sends the line. Where the move fails, the instance is tracked
+    /// by its tag and so is the rest of the run: `Ok(Some(why))` the first time, to be said
+    /// once. `Err` where the instance must not start (cgroups required, or no subreaper to
+    /// fall back to); the caller then closes the pipe and the command never starts.
+    ///
+    /// The write blocks the runner's thread while the kernel waits for readers of its
+    /// fork-and-exit lock to leave their fast path (an RCU grace period, about 1 to 20 ms
+    /// after an idle moment, microseconds when moves follow each other), unless the node's
+    /// cgroup2 is mounted with `favordynmods`.
+    pub(crate) fn enter(&self, t: &mut Track, pid: u32) -> Result<Option<String>, String> {
+        let Some(c) = &t.cgroup else {
+            return Ok(None);
+        };
+        let procs = c.join("cgroup.procs");
+        let moved = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&procs)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, pid.to_string().as_bytes()));
+        let Err(e) = moved else {
+            return Ok(None);
+        };
+        let why = format!("cannot move a process into {}: {e}", c.display());
+        remove_cgroup(c);
+        t.cgroup = None;
+        if self.cgroup_required {
+            return Err(format!("{TRACKING_VAR}=cgroup: {why}"));
+        }
+        if !self.subreaper {
+            return Err(format!(
+                "cannot track the processes of instances: {why}, and PR_SET_CHILD_SUBREAPER failed"
+            ));
+        }
+        let first = !self.cgroup_unusable.swap(true, Ordering::SeqCst);
+        Ok(first.then_some(why))
     }
 
     /// Whether a process of instance `t` is still there (then [`Tracker::end`] may wait).
@@ -560,8 +632,9 @@ fn own_cgroup() -> Result<PathBuf, String> {
 }
 
 /// Creates `fuzz-<run-id>` under the runner's cgroup and checks it can be used: it offers
-/// `cgroup.kill` (Linux 5.14) and a process can be moved into it.
-fn run_cgroup(run_id: &str) -> Result<PathBuf, String> {
+/// `cgroup.kill` (Linux 5.14) and, with [`MoveCheck::ProbeNow`], a process can be moved into it
+/// (else the first instance's move tells, [`Tracker::enter`]).
+fn run_cgroup(run_id: &str, check: MoveCheck) -> Result<PathBuf, String> {
     let base = own_cgroup()?;
     let dir = base.join(format!("fuzz-{run_id}"));
     std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -574,6 +647,9 @@ fn run_cgroup(run_id: &str) -> Result<PathBuf, String> {
             "{} has no cgroup.kill (Linux before 5.14)",
             dir.display()
         ));
+    }
+    if check == MoveCheck::AtFirstInstance {
+        return Ok(dir);
     }
     // A process moved in and out: the delegation covers both cgroups.
     let probe = dir.join("probe");
