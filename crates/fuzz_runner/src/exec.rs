@@ -1222,9 +1222,13 @@ async fn run_instance(
 /// Ends what is left of an instance's processes (see [`crate::reaper`]), off the runtime's
 /// thread: it waits up to the grace period.
 async fn end_tracked(ctx: &Arc<Ctx>, track: crate::reaper::Track) {
-    // Tracked by tag and nothing left (the usual end): no thread to start. (A cgroup is
-    // removed on the thread: its removal may have to wait for the kernel to let go of it.)
+    // Tracked by tag and nothing left (the usual end): no thread to start.
     if track.cgroup.is_none() && !ctx.tracker.has_members(&track) {
+        return;
+    }
+    // In a cgroup that its processes left and that the kernel lets go of at once (the usual
+    // end): removed here, no thread either. (Else on the thread: the removal may have to wait.)
+    if ctx.tracker.end_if_empty(&track) {
         return;
     }
     let c = ctx.clone();

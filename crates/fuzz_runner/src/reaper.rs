@@ -255,6 +255,16 @@ impl Tracker {
         }
     }
 
+    /// Removes instance `t`'s cgroup at once where nothing of it is left (the usual end of an
+    /// instance: no thread to start, nothing to wait for); `false` where something may be (a
+    /// member, a zombie not yet reaped, a cgroup the kernel still holds): then [`Tracker::end`].
+    pub(crate) fn end_if_empty(&self, t: &Track) -> bool {
+        let Some(c) = &t.cgroup else {
+            return false;
+        };
+        cgroup_procs(c).is_empty() && !has_unwaited_children() && std::fs::remove_dir(c).is_ok()
+    }
+
     /// Ends every process of instance `t` that is still there: SIGTERM, then SIGKILL after
     /// `grace` (at once when `kill_now` is set); reaps those re-parented to the runner, and
     /// removes the instance's cgroup. Blocks for at most `grace` and a few seconds.
