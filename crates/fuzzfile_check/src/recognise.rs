@@ -11,11 +11,11 @@
 //!    one such as `v2`, which the checker then reports), quoted or not, or empty (a file being
 //!    written), or a template action (`{{ .Version }}`); or else the file has `jobs` and every
 //!    top-level key is a Fuzzfile key (`version: 4` with `jobs:` is a Fuzzfile with a wrong
-//!    version, reported by `unsupported-version`).
+//!    version, reported by `unsupported-version`), unless a job has CircleCI's `steps:`.
 //!
 //! This keeps every Fuzzfile of the external corpus, of `examples/` and of the rule specs, and
 //! leaves out docker-compose (`version: "3.8"` with `services:`), CircleCI (`version: 2.1` with
-//! `jobs:` and `workflows:`), GitHub workflows (`on:` and `jobs:`, no `version:`), Kubernetes
+//! `jobs:` and `workflows:`, or 2.0's `version: 2` with `jobs:` alone and their `steps:`), GitHub workflows (`on:` and `jobs:`, no `version:`), Kubernetes
 //! manifests (`apiVersion:`) and pre-commit configs (`repos:`). A file named `*.fz` is a
 //! Fuzzfile whatever it holds; that is decided by the caller, from the name.
 
@@ -33,6 +33,9 @@ pub enum NotFuzzfile {
     OtherVersion(String),
     /// A values file without the top-level `values:` list of a template's values file.
     NoValues,
+    /// A version not written as a Fuzzfile's with jobs that have CircleCI's `steps:` (a
+    /// CircleCI 2.0 config: `version: 2` and `jobs:` alone, no `workflows:`).
+    CircleCiJobs(String),
 }
 
 impl fmt::Display for NotFuzzfile {
@@ -43,6 +46,10 @@ impl fmt::Display for NotFuzzfile {
             NotFuzzfile::OtherVersion(v) => write!(
                 f,
                 "`version: {v}` is not a Fuzzfile version (v1, v4), and its other top-level keys are not all Fuzzfile keys"
+            ),
+            NotFuzzfile::CircleCiJobs(v) => write!(
+                f,
+                "`version: {v}` is not a Fuzzfile version (v1, v4), and its jobs have `steps:`, as a CircleCI config's do"
             ),
             NotFuzzfile::NoValues => f.write_str(
                 "a values file without the top-level `values:` list of a template's values file, and no template beside it reads it",
@@ -153,6 +160,18 @@ fn fuzzfile_version_form(value: &str) -> bool {
     }
 }
 
+/// Whether an indented line starts the key `steps:` (a CircleCI job's).
+fn has_indented_steps_key(text: &str) -> bool {
+    fuzzfile_diagnostics::lines(text).any(|line| {
+        let key = line.trim_start_matches(' ');
+        key.len() < line.len()
+            && key
+                .strip_prefix("steps")
+                .and_then(|rest| rest.trim_start_matches([' ', '\t']).strip_prefix(':'))
+                .is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t']))
+    })
+}
+
 /// Whether YAML text is a Fuzzfile by the rule of this module (`Ok`), or why not.
 pub fn recognise(text: &str) -> Result<(), NotFuzzfile> {
     let keys = top_level_keys(text);
@@ -168,6 +187,11 @@ pub fn recognise(text: &str) -> Result<(), NotFuzzfile> {
     }
     let only_fuzzfile_keys = keys.iter().all(|(k, _)| Place::Root.key(k).is_some());
     if has("jobs") && only_fuzzfile_keys {
+        // CircleCI 2.0's smallest config is `version: 2` and `jobs:` alone, whose every job
+        // has `steps:`, a key no Fuzzfile has.
+        if has_indented_steps_key(text) {
+            return Err(NotFuzzfile::CircleCiJobs(version.clone()));
+        }
         return Ok(());
     }
     Err(NotFuzzfile::OtherVersion(version.clone()))
@@ -232,6 +256,16 @@ mod tests {
             (
                 "version: 2\njobs:\n  build:\n    steps: [checkout]\nworkflows:\n  main: {}\n",
                 NotFuzzfile::OtherVersion("2".into()),
+            ),
+            // CircleCI's own 2.0 "Hello World" (circleci/circleci-docs,
+            // jekyll/_cci2/hello-world.md): `version: 2` and `jobs:` alone.
+            (
+                "version: 2\njobs:\n  build:\n    docker: # use the docker executor type; machine and macos executors are also supported\n      - image: circleci/node:4.8.2 # the primary container, where your job's commands are run\n    steps:\n      - checkout # check out the code in the project directory\n      - run: echo \"hello world\" # run the `echo` command\n",
+                NotFuzzfile::CircleCiJobs("2".into()),
+            ),
+            (
+                "version: 2.0\njobs:\n  build:\n    steps :\n      - checkout\n",
+                NotFuzzfile::CircleCiJobs("2.0".into()),
             ),
             ("on: push\njobs:\n  test: {}\n", NotFuzzfile::NoVersion),
             (

@@ -230,3 +230,40 @@ fn verbose_lists_each_skipped_file_and_why_quiet_says_nothing() {
     assert_eq!(r.code, 0);
     assert!(!r.stderr.contains("skipped"), "{}", r.stderr);
 }
+
+/// CircleCI's own 2.0 "Hello World" config (circleci/circleci-docs, jekyll/_cci2/hello-world.md):
+/// `version: 2` and `jobs:` alone, both Fuzzfile keys; its job's `steps:` says what it is.
+const CIRCLECI_2_0_HELLO_WORLD: &str = r#"version: 2
+jobs:
+  build:
+    docker: # use the docker executor type; machine and macos executors are also supported
+      - image: circleci/node:4.8.2 # the primary container, where your job's commands are run
+    steps:
+      - checkout # check out the code in the project directory
+      - run: echo "hello world" # run the `echo` command
+"#;
+
+#[test]
+fn a_circleci_2_0_config_of_version_and_jobs_alone_is_skipped() {
+    let dir = ScratchDirectory::create("fuzzlint-skip-test", "circleci-2-0");
+    std::fs::create_dir_all(dir.join(".circleci")).expect("mkdir");
+    std::fs::write(dir.join(".circleci/config.yml"), CIRCLECI_2_0_HELLO_WORLD).expect("write");
+    let r = run_in(&dir, &["check", "-v", ".circleci/config.yml"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(
+            "skipped .circleci/config.yml: not a Fuzzfile (`version: 2` is not a Fuzzfile version (v1, v4), and its jobs have `steps:`"
+        ),
+        "{}",
+        r.stderr
+    );
+    // A Fuzzfile with the same wrong version and no `steps:` is still checked and reported.
+    std::fs::write(
+        dir.join("train.yaml"),
+        "version: 2\njobs:\n  build:\n    image:\n      uri: docker://alpine:3.20\n    command: [/bin/true]\n",
+    )
+    .expect("write");
+    let r = run_in(&dir, &["check", "--format", "json", "train.yaml"]);
+    assert_eq!(r.json()["files"], 1, "{}", r.stderr);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+}
