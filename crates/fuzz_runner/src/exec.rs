@@ -288,6 +288,8 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> RunError {
 /// directory or the events file cannot be created; job failures are in the [`Outcome`].
 pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
     let started = Instant::now();
+    // First: it starts on a thread of its own while the run is prepared below.
+    let guard = Guard::start(p.grace);
     let logs = p.run_dir.join("logs");
     crate::redact::create_log_dir(&logs).map_err(|e| io("create", &logs, e))?;
     // Ephemeral volumes below the run directory, no symbolic link followed on the way.
@@ -318,7 +320,7 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
     let ctx = Arc::new(Ctx {
         logs,
         kill_now: std::sync::atomic::AtomicBool::new(false),
-        guard: Guard::start(p.grace),
+        guard,
         events: Events {
             file: events,
             failures: log_failures.clone(),
@@ -359,10 +361,11 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
         }
     };
     ctx.status.clear();
-    ctx.guard.finish();
+    // Told that the run ended, the guard exits by itself (waited for last).
+    let guard_pid = ctx.guard.finish();
     // What the instances left (a process that escaped its instance's tracking: its
     // environment cleared, a child of the runner's own helpers) ends with the run.
-    ctx.tracker.finish(p.grace);
+    ctx.tracker.finish(p.grace, guard_pid);
     // Egress once every job ended, whatever their status (what they left is worth having),
     // but not after the run was stopped.
     if outcome.interrupted.is_none() && transfer_failures.is_empty() {
@@ -391,6 +394,7 @@ pub fn execute(p: &Prepared) -> Result<Outcome, RunError> {
     if let Ok(v) = ctx.log_failures.lock() {
         outcome.log_failures.clone_from(&v);
     }
+    ctx.guard.reap();
     Ok(outcome)
 }
 

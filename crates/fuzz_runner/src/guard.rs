@@ -7,7 +7,8 @@
 //! its children. So the runner starts, before any job, a guard: `/bin/sh` running
 //! [`GUARD_SCRIPT`] in a process group of its own, its standard input a pipe from the runner.
 //! The runner writes `+PGID` when it starts a group and `-PGID` once the group is gone; at a
-//! normal end it writes `done` and the guard exits without touching anything. When the pipe
+//! normal end it kills the guard (SIGKILL, its pipe still open: it never acts) without
+//! waiting for it to read its backlog, and writes `done` after that (the guard's own way out). When the pipe
 //! closes without `done` (the runner died), the guard sends SIGTERM to every group still
 //! listed, waits the grace period, and sends SIGKILL.
 //!
@@ -57,41 +58,99 @@ fi
 exit 0
 "#;
 
+/// Where the guard is.
+enum State {
+    /// Being started on a thread of its own while the runner goes on preparing the run; the
+    /// lines said meanwhile wait in `lines`.
+    Starting {
+        thread: std::thread::JoinHandle<Option<(Child, ChildStdin)>>,
+        lines: String,
+    },
+    Running(Child, ChildStdin),
+    /// Ended at the run's end ([`Guard::finish`]); waited for last ([`Guard::reap`]).
+    Told(Child),
+    /// Not started (no `/bin/sh`), or reaped.
+    Gone,
+}
+
 pub(crate) struct Guard {
-    child: Mutex<Option<(Child, ChildStdin)>>,
+    state: Mutex<State>,
 }
 
 impl Guard {
-    /// Starts the guard; without `/bin/sh` there is none, and the run goes on without it.
+    /// Starts the guard, on a thread: the runner goes on until its first process group
+    /// ([`Guard::watch`] waits until the guard runs). Without `/bin/sh` there is none, and the
+    /// run goes on without it.
     pub(crate) fn start(grace: Duration) -> Guard {
-        let spawned = Command::new("/bin/sh")
-            .arg("-c")
-            .arg(GUARD_SCRIPT)
-            .arg("fuzz-run-guard")
-            .arg(format!("{:.3}", grace.as_secs_f64()))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn();
-        let child = spawned
-            .ok()
-            .and_then(|mut c| c.stdin.take().map(|stdin| (c, stdin)));
+        let grace = format!("{:.3}", grace.as_secs_f64());
+        let spawn = move || {
+            let spawned = Command::new("/bin/sh")
+                .arg("-c")
+                .arg(GUARD_SCRIPT)
+                .arg("fuzz-run-guard")
+                .arg(grace)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn();
+            spawned
+                .ok()
+                .and_then(|mut c| c.stdin.take().map(|stdin| (c, stdin)))
+        };
+        let state = match std::thread::Builder::new()
+            .name("fuzz-guard-start".into())
+            .spawn(spawn.clone())
+        {
+            Ok(thread) => State::Starting {
+                thread,
+                lines: String::new(),
+            },
+            // No thread: started here.
+            Err(_) => match spawn() {
+                Some((child, stdin)) => State::Running(child, stdin),
+                None => State::Gone,
+            },
+        };
         Guard {
-            child: Mutex::new(child),
+            state: Mutex::new(state),
         }
     }
 
-    fn send(&self, line: &str) {
-        if let Ok(mut g) = self.child.lock() {
-            if let Some((_, stdin)) = g.as_mut() {
-                let _ = writeln!(stdin, "{line}");
+    /// Waits until the guard runs, and gives it the lines said meanwhile.
+    fn running(state: &mut State) {
+        if !matches!(state, State::Starting { .. }) {
+            return;
+        }
+        if let State::Starting { thread, lines } = std::mem::replace(state, State::Gone) {
+            if let Ok(Some((child, mut stdin))) = thread.join() {
+                let _ = stdin.write_all(lines.as_bytes());
+                *state = State::Running(child, stdin);
             }
         }
     }
 
-    /// A process group the runner started.
+    /// Says `line` to the guard; while it is being started, once it runs.
+    fn send(&self, line: &str) {
+        if let Ok(mut g) = self.state.lock() {
+            match &mut *g {
+                State::Starting { lines, .. } => {
+                    lines.push_str(line);
+                    lines.push('\n');
+                }
+                State::Running(_, stdin) => {
+                    let _ = writeln!(stdin, "{line}");
+                }
+                State::Told(_) | State::Gone => {}
+            }
+        }
+    }
+
+    /// A process group the runner started (the guard runs from here on).
     pub(crate) fn watch(&self, pgid: i32) {
+        if let Ok(mut g) = self.state.lock() {
+            Self::running(&mut g);
+        }
         self.send(&format!("+{pgid}"));
     }
 
@@ -111,12 +170,39 @@ impl Guard {
         self.send(&format!("-{pgid}"));
     }
 
-    /// The run ended normally: the guard exits and touches nothing.
-    pub(crate) fn finish(&self) {
-        if let Ok(mut g) = self.child.lock() {
-            if let Some((mut child, mut stdin)) = g.take() {
+    /// The run ended normally: the guard is ended with SIGKILL while its pipe is still open (so
+    /// it never sees the end of its input and touches nothing; `done` follows in case the
+    /// signal could not be sent), without waiting for it to read what it was told; its process
+    /// id, which the run's final sweep must spare (it is the runner's child until
+    /// [`Guard::reap`]).
+    pub(crate) fn finish(&self) -> Option<u32> {
+        let Ok(mut g) = self.state.lock() else {
+            return None;
+        };
+        Self::running(&mut g);
+        match std::mem::replace(&mut *g, State::Gone) {
+            State::Running(mut child, mut stdin) => {
+                let _ = child.kill();
                 let _ = writeln!(stdin, "done");
                 drop(stdin);
+                let pid = child.id();
+                *g = State::Told(child);
+                Some(pid)
+            }
+            State::Told(child) => {
+                let pid = child.id();
+                *g = State::Told(child);
+                Some(pid)
+            }
+            State::Starting { .. } | State::Gone => None,
+        }
+    }
+
+    /// Waits for the guard's exit once it was told the run ended (by then it has, as a rule).
+    pub(crate) fn reap(&self) {
+        self.finish();
+        if let Ok(mut g) = self.state.lock() {
+            if let State::Told(mut child) = std::mem::replace(&mut *g, State::Gone) {
                 let _ = child.wait();
             }
         }
@@ -125,6 +211,6 @@ impl Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        self.finish();
+        self.reap();
     }
 }

@@ -290,8 +290,11 @@ impl Tracker {
     /// The run's end: whatever is left of any instance (by tag or in the run's cgroup), and
     /// every process re-parented to the runner, is ended and reaped; the run's cgroup removed.
     /// (Re-parented processes only when this is the process's one run: a library user's other
-    /// children are not the run's. Never podman's `conmon`, which removes a stopped container.)
-    pub(crate) fn finish(&self, grace: Duration) {
+    /// children are not the run's. Never podman's `conmon`, which removes a stopped container,
+    /// nor `spare`: the run's guard, told that the run ended, exits by itself and is waited for
+    /// by its owner.)
+    pub(crate) fn finish(&self, grace: Duration, spare: Option<u32>) {
+        let spare = spare.and_then(|p| i32::try_from(p).ok());
         let prefix = format!("{INSTANCE_VAR}={}", self.tag_prefix());
         let me = std::process::id() as i32;
         let alone = ACTIVE.load(Ordering::SeqCst) == 1;
@@ -307,7 +310,8 @@ impl Tracker {
             }
             if alone {
                 m.extend(own_children().into_iter().filter(|&p| {
-                    stat(p).is_some_and(|(state, ppid)| ppid == me && state != 'Z')
+                    Some(p) != spare
+                        && stat(p).is_some_and(|(state, ppid)| ppid == me && state != 'Z')
                         && std::fs::read_to_string(format!("/proc/{p}/comm"))
                             .is_ok_and(|c| c.trim() != "conmon")
                 }));
@@ -319,7 +323,9 @@ impl Tracker {
         // Zombies re-parented to the runner that nobody else waits for.
         if alone && has_unwaited_children() {
             for p in own_children() {
-                if stat(p).is_some_and(|(state, ppid)| ppid == me && state == 'Z') {
+                if Some(p) != spare
+                    && stat(p).is_some_and(|(state, ppid)| ppid == me && state == 'Z')
+                {
                     let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
                 }
             }
