@@ -229,7 +229,7 @@ fn content_end(
                 Some(&i) => id = i,
                 None => return Some(node.range.end as usize),
             },
-            NodeKind::Scalar(s) if s.style.is_block() => {
+            NodeKind::Scalar(s) if s.style().is_block() => {
                 let header =
                     fuzzfile_diagnostics::lines(text.get(node.range.as_usize())?).next()?;
                 if header.contains('+') {

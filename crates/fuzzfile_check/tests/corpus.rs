@@ -129,6 +129,7 @@ fn every_scalar_offset_map_in_the_corpus_is_exact() {
             }
             for (_, node) in a.tree.nodes() {
                 if let fuzzfile_syntax::NodeKind::Scalar(s) = &node.kind {
+                    let s = a.tree.scalar_of(s);
                     assert!(
                         s.map.is_exact(),
                         "{}: inexact map for {:?}",

@@ -278,10 +278,7 @@ impl<'a> Builder<'a> {
             let krid = self.tree.resolve(e.key);
             let tree: &'a Tree = self.tree;
             match tree.scalar(krid) {
-                Some(s) => out.push((
-                    Spanned::new(s.value.as_str(), tree.node(krid).range, krid),
-                    e.value,
-                )),
+                Some(s) => out.push((Spanned::new(s.value, tree.node(krid).range, krid), e.value)),
                 None => {
                     let r = self.range(e.key);
                     self.emit(Diagnostic::new(
@@ -302,7 +299,7 @@ impl<'a> Builder<'a> {
                 if !self.spend(items.len() + 1, id) {
                     return Vec::new();
                 }
-                items.clone()
+                items.to_vec()
             }
             _ => {
                 if !self.tree.is_null(rid) {
@@ -327,7 +324,7 @@ impl<'a> Builder<'a> {
                     return None;
                 }
                 Some(Spanned::new(
-                    s.value.clone(),
+                    self.tree.scalar_of(s).value.to_owned(),
                     self.tree.node(rid).range,
                     rid,
                 ))
@@ -524,7 +521,7 @@ impl<'a> Builder<'a> {
             if let Some(s) = self.tree.scalar(rid) {
                 out.push(KeyValue {
                     key: owned(key),
-                    value: Spanned::new(s.value.clone(), self.tree.node(rid).range, rid),
+                    value: Spanned::new(s.value.to_owned(), self.tree.node(rid).range, rid),
                 });
             } else {
                 self.invalid(v, &format!("a string value for `{}`", key.value));
@@ -899,7 +896,7 @@ impl<'a> Builder<'a> {
         let range = self.range(id);
         if let Some(s) = self.tree.scalar(rid) {
             if !self.tree.is_null(rid) {
-                let v = s.value.clone();
+                let v = s.value;
                 self.emit(
                     Diagnostic::new(
                         Rule::InvalidValue,
@@ -909,7 +906,7 @@ impl<'a> Builder<'a> {
                     .with_help(format!(
                         "write `image: {{uri: {}}}`",
                         if v.contains("://") {
-                            v.clone()
+                            v.to_owned()
                         } else {
                             format!("docker://{v}")
                         }
@@ -992,7 +989,7 @@ impl<'a> Builder<'a> {
                 );
                 return None;
             }
-            let v = s.value.clone();
+            let v = s.value;
             let src = range.slice(self.text);
             let mut d = Diagnostic::new(Rule::InvalidValue, range, format!("{what} is a list of arguments, not a string"))
                 .with_help(format!("write `[/bin/sh, -c, {src}]` to run it in a shell, or split it into `[program, arg, ...]`"));
@@ -1005,7 +1002,7 @@ impl<'a> Builder<'a> {
                     Fix::replace(
                         "Run the string with `/bin/sh -c`",
                         range,
-                        format!("[/bin/sh, -c, {}]", quote_flow(src, &v)),
+                        format!("[/bin/sh, -c, {}]", quote_flow(src, v)),
                     )
                     .with_applicability(Applicability::Unsafe),
                 );
@@ -1020,7 +1017,7 @@ impl<'a> Builder<'a> {
                 Some(s) if !self.tree.is_null(irid) => {
                     self.no_nul(irid, &format!("an argument in {what}"));
                     out.push(Spanned::new(
-                        s.value.clone(),
+                        s.value.to_owned(),
                         self.tree.node(irid).range,
                         irid,
                     ));
@@ -1555,7 +1552,7 @@ impl<'a> Builder<'a> {
         for item in self.seq(id, "`depends-on` as a list of `{name, status}` items") {
             let range = self.range(item);
             if let Some(s) = self.tree.scalar(self.tree.resolve(item)) {
-                let name = s.value.clone();
+                let name = s.value;
                 self.emit(
                     Diagnostic::new(
                         Rule::InvalidValue,
@@ -2066,10 +2063,8 @@ impl<'a> Builder<'a> {
     /// other tag is a warning, since Fuzzball gives it no meaning.
     fn tags(&mut self) {
         let tree = self.tree;
-        for (id, node) in tree.nodes() {
-            let Some(tag) = node.tag.as_deref() else {
-                continue;
-            };
+        for (id, tag) in tree.tagged_nodes() {
+            let node = tree.node(id);
             let r = self.tag_range(node.range.start, tag);
             if fuzzfile_syntax::core_tag(tag).is_some() {
                 if let Some(m) = tree.tag_mismatch(id) {
@@ -2120,7 +2115,7 @@ impl<'a> Builder<'a> {
             }
             let keys = entries.iter().filter_map(|e| {
                 tree.scalar(e.key)
-                    .map(|s| (s.value.as_str(), tree.node(e.key).range))
+                    .map(|s| (s.value, tree.node(e.key).range))
             });
             // Small mappings (almost all of them): a linear scan beats hashing. Large ones (the
             // jobs of a generated file): a map sized to the mapping.

@@ -504,7 +504,7 @@ fn node_to_json(tree: &Tree, id: NodeId, depth: usize) -> Result<Value, ToJsonEr
             for e in tree.merged_entries(id).unwrap_or_default().iter() {
                 let k = tree.resolve(e.key);
                 let key = match tree.scalar(k) {
-                    Some(s) => s.value.clone(),
+                    Some(s) => s.value.to_owned(),
                     None => return Err(ToJsonError::ComplexKey),
                 };
                 m.insert(key, node_to_json(tree, e.value, depth + 1)?);

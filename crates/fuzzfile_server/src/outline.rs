@@ -177,7 +177,9 @@ pub fn folding(v: &View<'_>) -> Vec<FoldingRange> {
                     let value = tree.node(e.value);
                     let foldable = match &value.kind {
                         NodeKind::Mapping { .. } | NodeKind::Sequence { .. } => true,
-                        NodeKind::Scalar(s) => s.style.is_block() || s.value.contains('\n'),
+                        NodeKind::Scalar(s) => {
+                            s.style().is_block() || tree.scalar_of(s).value.contains('\n')
+                        }
                         NodeKind::Alias { .. } => false,
                     };
                     if foldable {

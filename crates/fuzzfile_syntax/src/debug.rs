@@ -35,14 +35,15 @@ fn node(text: &str, tree: &Tree, id: NodeId, depth: usize, prefix: &str, out: &m
     let n = tree.node(id);
     let pad = "  ".repeat(depth);
     let mut props = String::new();
-    if let Some((a, r)) = n.anchor.as_deref() {
+    if let Some((a, r)) = tree.anchor(id) {
         let _ = write!(props, " &{a}@{r:?}");
     }
-    if let Some(t) = &n.tag {
+    if let Some(t) = tree.tag(id) {
         let _ = write!(props, " tag={t}");
     }
     match &n.kind {
         NodeKind::Scalar(s) => {
+            let s = tree.scalar_of(s);
             let style = match s.style {
                 ScalarStyle::Plain => "plain",
                 ScalarStyle::SingleQuoted => "single",
@@ -61,7 +62,7 @@ fn node(text: &str, tree: &Tree, id: NodeId, depth: usize, prefix: &str, out: &m
             }
             out.push('\n');
             if src != s.value && !s.value.is_empty() {
-                for (start, word) in words(&s.value) {
+                for (start, word) in words(s.value) {
                     let r = s.map.range_to_source(start..start + word.len());
                     let _ = writeln!(out, "{pad}    word {word:?} -> {:?} {:?}", r, r.slice(text));
                 }
@@ -69,18 +70,19 @@ fn node(text: &str, tree: &Tree, id: NodeId, depth: usize, prefix: &str, out: &m
         }
         NodeKind::Sequence { style, items } => {
             let _ = writeln!(out, "{pad}{prefix}seq({style:?}) {:?}{props}", n.range);
-            for &i in items {
+            for &i in items.iter() {
                 node(text, tree, i, depth + 1, "- ", out);
             }
         }
         NodeKind::Mapping { style, entries } => {
             let _ = writeln!(out, "{pad}{prefix}map({style:?}) {:?}{props}", n.range);
-            for e in entries {
+            for e in entries.iter() {
                 node(text, tree, e.key, depth + 1, "? ", out);
                 node(text, tree, e.value, depth + 2, ": ", out);
             }
         }
-        NodeKind::Alias { name, target } => {
+        NodeKind::Alias { target } => {
+            let name = tree.alias_name(id).unwrap_or_default();
             let _ = writeln!(
                 out,
                 "{pad}{prefix}alias *{name} {:?} -> {:?}",

@@ -8,9 +8,10 @@
 
 use crate::{ScalarStyle, TextRange};
 
-/// Maps byte offsets in a decoded scalar to byte offsets in the source text.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OffsetMap {
+/// Maps byte offsets in a decoded scalar to byte offsets in the source text: a view of what the
+/// tree stores for one scalar (copied freely; the segments are borrowed from the tree).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OffsetMap<'a> {
     /// Source offset of decoded byte 0 when `segs` is empty (the common single-line case, kept
     /// free of allocation).
     base: u32,
@@ -18,31 +19,73 @@ pub struct OffsetMap {
     /// Decoded bytes `seg[i].0 .. seg[i+1].0` come from source bytes starting at `seg[i].1`;
     /// a segment the source spells differently (an escape, a line fold) has its source length
     /// plus one as third field (so a final line break that the source lacks can map to an
-    /// empty range at the end of the text), copied text has 0. A boxed slice: no spare
-    /// capacity and 16 bytes in every scalar node, not 24.
-    segs: Box<[(u32, u32, u32)]>,
+    /// empty range at the end of the text), copied text has 0.
+    segs: &'a [(u32, u32, u32)],
     decoded_len: u32,
     exact: bool,
 }
 
-impl OffsetMap {
+/// What the tree stores of a scalar's offset map while it is being built (the decoded length is
+/// the value's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MapData {
+    pub(crate) base: u32,
+    pub(crate) segs: Vec<(u32, u32, u32)>,
+    pub(crate) exact: bool,
+}
+
+impl MapData {
+    /// Every decoded byte is the source byte at `start + offset`.
+    pub(crate) fn identity(start: u32) -> MapData {
+        MapData {
+            base: start,
+            segs: Vec::new(),
+            exact: true,
+        }
+    }
+
+    /// Inexact: every decoded byte maps to `start`.
+    pub(crate) fn fallback(start: u32) -> MapData {
+        MapData {
+            base: start,
+            segs: Vec::new(),
+            exact: false,
+        }
+    }
+}
+
+impl<'a> OffsetMap<'a> {
     /// A map where every decoded byte is the source byte at `start + offset` (one plain line).
-    pub fn identity(start: u32, len: u32) -> OffsetMap {
+    pub fn identity(start: u32, len: u32) -> OffsetMap<'static> {
         OffsetMap {
             base: start,
-            segs: Box::default(),
+            segs: &[],
             decoded_len: len,
             exact: true,
         }
     }
 
+    pub(crate) fn from_parts(
+        base: u32,
+        segs: &'a [(u32, u32, u32)],
+        decoded_len: u32,
+        exact: bool,
+    ) -> OffsetMap<'a> {
+        OffsetMap {
+            base,
+            segs,
+            decoded_len,
+            exact,
+        }
+    }
+
     /// Whether the map was verified against the parser's decoded value.
-    pub fn is_exact(&self) -> bool {
+    pub fn is_exact(self) -> bool {
         self.exact
     }
 
     /// Source offset of decoded byte `offset` (an offset at the end maps past the last byte).
-    pub fn to_source(&self, offset: usize) -> u32 {
+    pub fn to_source(self, offset: usize) -> u32 {
         let offset = u32::try_from(offset)
             .unwrap_or(u32::MAX)
             .min(self.decoded_len);
@@ -66,7 +109,7 @@ impl OffsetMap {
         s + (offset - d)
     }
 
-    fn to_source_end(&self, end: u32) -> u32 {
+    fn to_source_end(self, end: u32) -> u32 {
         if self.segs.is_empty() {
             return self.base + end;
         }
@@ -83,7 +126,7 @@ impl OffsetMap {
     }
 
     /// Source range covering decoded bytes `range`.
-    pub fn range_to_source(&self, range: std::ops::Range<usize>) -> TextRange {
+    pub fn range_to_source(self, range: std::ops::Range<usize>) -> TextRange {
         if !self.exact {
             return TextRange::new(self.base, self.base);
         }
@@ -100,15 +143,6 @@ impl OffsetMap {
             self.to_source_end(end_u)
         };
         TextRange::new(start, end.max(start))
-    }
-
-    pub(crate) fn fallback(start: u32, decoded_len: usize) -> OffsetMap {
-        OffsetMap {
-            base: start,
-            segs: Box::default(),
-            decoded_len: u32::try_from(decoded_len).unwrap_or(u32::MAX),
-            exact: false,
-        }
     }
 }
 
@@ -175,12 +209,12 @@ pub(crate) fn offset_map(
     range: TextRange,
     style: ScalarStyle,
     expected: &str,
-) -> OffsetMap {
+) -> MapData {
     let r = range.as_usize();
     let decoded = match style {
         ScalarStyle::Plain => {
             if !expected.contains([' ', '\t', '\n']) && src.get(r.clone()) == Some(expected) {
-                return OffsetMap::identity(range.start, range.len());
+                return MapData::identity(range.start);
             }
             src.get(r.clone()).map(|s| flow(s, r.start, Quote::None))
         }
@@ -202,13 +236,13 @@ pub(crate) fn offset_map(
         }
     };
     match decoded {
-        Some((value, segs)) if value == expected => exact_map(range.start, value.len(), segs),
+        Some((value, segs)) if value == expected => exact_map(range.start, segs),
         _ => {
             let start = match style {
                 ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => range.start + 1,
                 _ => range.start,
             };
-            OffsetMap::fallback(start.min(range.end), expected.len())
+            MapData::fallback(start.min(range.end))
         }
     }
 }
@@ -219,19 +253,14 @@ pub(crate) type Decoded = (String, Vec<(u32, u32, u32)>);
 /// The exact map of a decoded value from its segments (`start`: the scalar's source start, used
 /// when there are none). One copied segment from decoded byte 0 is stored as an identity map,
 /// without allocation; it maps every offset the same way.
-pub(crate) fn exact_map(
-    start: u32,
-    decoded_len: usize,
-    mut segs: Vec<(u32, u32, u32)>,
-) -> OffsetMap {
+pub(crate) fn exact_map(start: u32, mut segs: Vec<(u32, u32, u32)>) -> MapData {
     let base = segs.first().map_or(start, |s| s.1);
     if segs.len() == 1 && segs[0].0 == 0 && segs[0].2 == 0 {
         segs = Vec::new();
     }
-    OffsetMap {
+    MapData {
         base,
-        segs: segs.into_boxed_slice(),
-        decoded_len: u32::try_from(decoded_len).unwrap_or(u32::MAX),
+        segs,
         exact: true,
     }
 }

@@ -44,15 +44,17 @@ pub fn compare(text: &str, fast: &Tree, reference: &Tree) -> Result<(), String> 
     }
     for ((id, f), (_, r)) in fast.nodes().zip(reference.nodes()) {
         let what = format!("node {} {:?}", id.0, r.range);
-        if f.range != r.range || f.anchor != r.anchor || f.tag != r.tag {
+        let (f_anchor, r_anchor) = (fast.anchor(id), reference.anchor(id));
+        let (f_tag, r_tag) = (fast.tag(id), reference.tag(id));
+        if f.range != r.range || f_anchor != r_anchor || f_tag != r_tag {
             return Err(format!(
-                "{what}: range/anchor/tag {:?} {:?} {:?}, reference {:?} {:?} {:?}",
-                f.range, f.anchor, f.tag, r.range, r.anchor, r.tag
+                "{what}: range/anchor/tag {:?} {f_anchor:?} {f_tag:?}, reference {:?} {r_anchor:?} {r_tag:?}",
+                f.range, r.range
             ));
         }
         let same = match (&f.kind, &r.kind) {
             (NodeKind::Scalar(a), NodeKind::Scalar(b)) => {
-                a.value == b.value && a.style == b.style && a.map == b.map
+                fast.scalar_of(a) == reference.scalar_of(b)
             }
             (
                 NodeKind::Sequence {
@@ -78,19 +80,12 @@ pub fn compare(text: &str, fast: &Tree, reference: &Tree) -> Result<(), String> 
                     && e1.len() == e2.len()
                     && e1
                         .iter()
-                        .zip(e2)
+                        .zip(e2.iter())
                         .all(|(a, b)| a.key == b.key && a.value == b.value)
             }
-            (
-                NodeKind::Alias {
-                    name: n1,
-                    target: t1,
-                },
-                NodeKind::Alias {
-                    name: n2,
-                    target: t2,
-                },
-            ) => n1 == n2 && t1 == t2,
+            (NodeKind::Alias { target: t1 }, NodeKind::Alias { target: t2 }) => {
+                fast.alias_name(id) == reference.alias_name(id) && t1 == t2
+            }
             _ => false,
         };
         if !same {

@@ -24,12 +24,12 @@
 //! allocation per character, identity offset maps (no segments) for plain and unescaped
 //! quoted scalars, one exact-size allocation per collection.
 
-use crate::decode::{self, Quote};
+use crate::decode::{self, MapData, Quote};
 use crate::parse::Limits;
 use crate::{
-    CollectionStyle, Comment, Entry, Node, NodeId, NodeKind, OffsetMap, Scalar, ScalarStyle,
-    TextRange, Tree,
+    CollectionStyle, Comment, Entry, Node, NodeId, NodeKind, ScalarStyle, TextRange, Tree,
 };
+use std::borrow::Cow;
 
 /// Parse `text` if it is in the subset; `None` otherwise.
 pub(crate) fn parse(text: &str, limits: Limits) -> Option<Tree> {
@@ -48,6 +48,8 @@ pub(crate) fn parse(text: &str, limits: Limits) -> Option<Tree> {
     };
     // About one node per 11 bytes in typical Fuzzfiles.
     tree.nodes.reserve(text.len() / 10 + 4);
+    // Scalars' decoded text is about half of a typical Fuzzfile's bytes.
+    tree.reserve_values(text.len() / 2 + 16);
     let mut p = Fast {
         text,
         b,
@@ -61,6 +63,7 @@ pub(crate) fn parse(text: &str, limits: Limits) -> Option<Tree> {
         pending: Vec::new(),
     };
     p.document(bom).ok()?;
+    p.tree.shrink_values();
     Some(p.tree)
 }
 
@@ -176,12 +179,13 @@ enum Stop {
 }
 
 /// A scalar scanned but not yet added to the tree (children come after their parent).
-struct Tok {
+struct Tok<'a> {
     start: usize,
     end: usize,
-    value: String,
+    /// Borrowed from the text unless decoding changed it.
+    value: Cow<'a, str>,
     style: ScalarStyle,
-    map: OffsetMap,
+    map: MapData,
     /// A quoted scalar over more than one line (never a key).
     multiline: bool,
 }
@@ -235,7 +239,7 @@ fn u(x: usize) -> u32 {
     x as u32 // the text is shorter than u32::MAX / 2 (checked in `parse`)
 }
 
-impl Fast<'_> {
+impl<'a> Fast<'a> {
     fn enter(&mut self) -> R<()> {
         self.depth += 1;
         if self.depth > self.max_depth {
@@ -392,38 +396,28 @@ impl Fast<'_> {
         }
     }
 
-    fn push_scalar(&mut self, t: Tok) -> NodeId {
-        self.tree.push(Node {
-            kind: NodeKind::Scalar(Scalar {
-                value: t.value,
-                style: t.style,
-                map: t.map,
-            }),
-            range: TextRange::new(u(t.start), u(t.end)),
-            anchor: None,
-            tag: None,
-        })
+    fn push_scalar(&mut self, t: Tok<'a>) -> NodeId {
+        self.tree.push_scalar(
+            TextRange::new(u(t.start), u(t.end)),
+            &t.value,
+            t.style,
+            t.map,
+        )
     }
 
     fn push_empty(&mut self, at: usize) -> NodeId {
-        self.tree.push(Node {
-            kind: NodeKind::Scalar(Scalar {
-                value: String::new(),
-                style: ScalarStyle::Plain,
-                map: OffsetMap::identity(u(at), 0),
-            }),
-            range: TextRange::empty(u(at)),
-            anchor: None,
-            tag: None,
-        })
+        self.tree.push_scalar(
+            TextRange::empty(u(at)),
+            "",
+            ScalarStyle::Plain,
+            MapData::identity(u(at)),
+        )
     }
 
     fn push_collection(&mut self, start: usize, kind: NodeKind) -> NodeId {
         self.tree.push(Node {
             kind,
             range: TextRange::empty(u(start)),
-            anchor: None,
-            tag: None,
         })
     }
 
@@ -433,7 +427,7 @@ impl Fast<'_> {
 
     /// A block mapping whose first key `key` (ended by the `:` at `colon`) is on line `l`,
     /// at the column of `l.first`.
-    fn mapping(&mut self, l: Line, key: Tok, colon: usize) -> R<(NodeId, Option<Line>)> {
+    fn mapping(&mut self, l: Line, key: Tok<'a>, colon: usize) -> R<(NodeId, Option<Line>)> {
         self.enter()?;
         let col = l.col;
         let start = key.start;
@@ -441,7 +435,7 @@ impl Fast<'_> {
             start,
             NodeKind::Mapping {
                 style: CollectionStyle::Block,
-                entries: Vec::new(),
+                entries: Box::default(),
             },
         );
         let base = self.entries.len();
@@ -475,7 +469,7 @@ impl Fast<'_> {
                 Some(_) => return bail(),
             }
         };
-        let entries = self.entries.split_off(base);
+        let entries = self.entries.split_off(base).into_boxed_slice();
         let node = self.tree.node_mut(id);
         node.range = TextRange::new(u(start), end);
         node.kind = NodeKind::Mapping {
@@ -581,7 +575,7 @@ impl Fast<'_> {
                         start,
                         NodeKind::Sequence {
                             style: CollectionStyle::Block,
-                            items: Vec::new(),
+                            items: Box::default(),
                         },
                     );
                     id = Some(s);
@@ -643,7 +637,7 @@ impl Fast<'_> {
         let Some(id) = id else {
             return bail();
         };
-        let items = self.items.split_off(base);
+        let items = self.items.split_off(base).into_boxed_slice();
         let node = self.tree.node_mut(id);
         node.range = TextRange::new(u(start), end.max(u(start)));
         node.kind = NodeKind::Sequence {
@@ -656,7 +650,7 @@ impl Fast<'_> {
 
     /// A single-line plain or a quoted scalar at `p` in block context, in a collection at
     /// column `n`; a `Stop::Colon` makes it a key.
-    fn scalar_block(&mut self, p: usize, n: usize) -> R<(Tok, Stop)> {
+    fn scalar_block(&mut self, p: usize, n: usize) -> R<(Tok<'a>, Stop)> {
         let b = self.b;
         match b[p] {
             b'"' | b'\'' => {
@@ -683,20 +677,20 @@ impl Fast<'_> {
         }
     }
 
-    fn plain_tok(&self, p: usize, end: usize) -> Tok {
+    fn plain_tok(&self, p: usize, end: usize) -> Tok<'a> {
         Tok {
             start: p,
             end,
-            value: self.text[p..end].to_owned(),
+            value: Cow::Borrowed(&self.text[p..end]),
             style: ScalarStyle::Plain,
-            map: OffsetMap::identity(u(p), u(end - p)),
+            map: MapData::identity(u(p)),
             multiline: false,
         }
     }
 
     /// A quoted scalar at `p`, in a collection at column `n`; returns it and the offset after
     /// the closing quote. Continuation lines must be indented more than `n`.
-    fn quoted(&self, p: usize, n: usize) -> R<(Tok, usize)> {
+    fn quoted(&self, p: usize, n: usize) -> R<(Tok<'a>, usize)> {
         let b = self.b;
         let q = b[p];
         let mut i = p + 1;
@@ -758,15 +752,15 @@ impl Fast<'_> {
         let body = &self.text[p + 1..close];
         let (value, map) = if !escapes && !multiline {
             let map = if body.is_empty() {
-                OffsetMap::identity(u(p), 0)
+                MapData::identity(u(p))
             } else {
-                OffsetMap::identity(u(p + 1), u(body.len()))
+                MapData::identity(u(p + 1))
             };
-            (body.to_owned(), map)
+            (Cow::Borrowed(body), map)
         } else {
             let (value, segs) = decode::flow(body, p + 1, quote);
-            let map = decode::exact_map(u(p), value.len(), segs);
-            (value, map)
+            let map = decode::exact_map(u(p), segs);
+            (Cow::Owned(value), map)
         };
         Ok((
             Tok {
@@ -783,7 +777,7 @@ impl Fast<'_> {
 
     /// A block scalar whose `|` or `>` is at `p`, in a collection at column `n`. Returns the
     /// scalar and the start of the line that ends it.
-    fn block_scalar(&mut self, p: usize, n: usize) -> R<(Tok, usize)> {
+    fn block_scalar(&mut self, p: usize, n: usize) -> R<(Tok<'a>, usize)> {
         let b = self.b;
         let folded = b[p] == b'>';
         let mut q = p + 1;
@@ -948,12 +942,12 @@ impl Fast<'_> {
         while node_end > content_start && matches!(b[node_end - 1], b' ' | b'\t') {
             node_end -= 1;
         }
-        let map = decode::exact_map(u(content_start), value.len(), segs);
+        let map = decode::exact_map(u(content_start), segs);
         Ok((
             Tok {
                 start: p,
                 end: node_end,
-                value,
+                value: Cow::Owned(value),
                 style: if folded {
                     ScalarStyle::Folded
                 } else {
@@ -1013,12 +1007,12 @@ impl Fast<'_> {
             if is_map {
                 NodeKind::Mapping {
                     style: CollectionStyle::Flow,
-                    entries: Vec::new(),
+                    entries: Box::default(),
                 }
             } else {
                 NodeKind::Sequence {
                     style: CollectionStyle::Flow,
-                    items: Vec::new(),
+                    items: Box::default(),
                 }
             },
         );
@@ -1068,12 +1062,12 @@ impl Fast<'_> {
         let kind = if is_map {
             NodeKind::Mapping {
                 style: CollectionStyle::Flow,
-                entries: self.entries.split_off(entries_base),
+                entries: self.entries.split_off(entries_base).into_boxed_slice(),
             }
         } else {
             NodeKind::Sequence {
                 style: CollectionStyle::Flow,
-                items: self.items.split_off(items_base),
+                items: self.items.split_off(items_base).into_boxed_slice(),
             }
         };
         let node = self.tree.node_mut(id);
@@ -1104,7 +1098,7 @@ impl Fast<'_> {
 
     /// A plain or quoted scalar inside a flow collection. Plain scalars stop at a flow
     /// indicator (`Stop::Flow`, the offset after trailing spaces) or at `: ` (`Stop::Colon`).
-    fn scalar_flow(&mut self, p: usize, n: usize) -> R<(Tok, Stop)> {
+    fn scalar_flow(&mut self, p: usize, n: usize) -> R<(Tok<'a>, Stop)> {
         let b = self.b;
         match b[p] {
             b'"' | b'\'' => {

@@ -74,8 +74,8 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
     for (id, node) in tree.nodes() {
         let what = format!("node {}", id.0);
         check_range(&what, node.range)?;
-        if let Some((name, r)) = node.anchor.as_deref() {
-            check_range(&format!("{what} anchor &{name}"), *r)?;
+        if let Some((name, r)) = tree.anchor(id) {
+            check_range(&format!("{what} anchor &{name}"), r)?;
         }
         let child = |c: NodeId| -> Result<(), String> {
             if c.0 as usize >= len {
@@ -92,12 +92,12 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
         };
         match &node.kind {
             NodeKind::Sequence { items, .. } => {
-                for &i in items {
+                for &i in items.iter() {
                     child(i)?;
                 }
             }
             NodeKind::Mapping { entries, .. } => {
-                for e in entries {
+                for e in entries.iter() {
                     child(e.key)?;
                     child(e.value)?;
                 }
@@ -130,7 +130,8 @@ pub fn check_invariants(text: &str, tree: &Tree) -> Result<(), String> {
                 }
             }
             NodeKind::Scalar(s) => {
-                let value = s.value.as_str();
+                let s = tree.scalar_of(s);
+                let value = s.value;
                 let exact = s.map.is_exact();
                 let whole = s.map.range_to_source(0..value.len());
                 if !fits(whole) {

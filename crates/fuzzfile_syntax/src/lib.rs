@@ -30,6 +30,7 @@ mod parse;
 mod recovery;
 
 pub use debug::debug_tree;
+use decode::MapData;
 pub use decode::OffsetMap;
 pub use fuzzfile_diagnostics::TextRange;
 pub use merge::MERGE_VALUE_MESSAGE;
@@ -39,6 +40,7 @@ pub use parse::{
     parse_reference_with_limits,
 };
 pub use parse::{parse, parse_bytes, parse_with_limits, Limits};
+use std::collections::BTreeMap;
 
 /// Index of a node in its [`Tree`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -72,17 +74,45 @@ pub enum CollectionStyle {
     Flow,
 }
 
-#[derive(Clone, Debug)]
-pub struct Scalar {
+/// A scalar as the tree stores it: its decoded value is a range of the tree's one value buffer
+/// and its offset map's parts are inline (segments only for scalars the source spells
+/// differently). Read it through [`Tree::scalar`] or [`Tree::scalar_of`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalarNode {
+    value_start: u32,
+    value_len: u32,
+    map_base: u32,
+    style: ScalarStyle,
+    map_exact: bool,
+    /// Boxed twice so that the common case (no segments) costs one pointer, not two words.
+    map_segments: Option<Box<Segments>>,
+}
+
+/// An offset map's `(decoded, source, synthesized source length)` segments.
+type Segments = Box<[(u32, u32, u32)]>;
+
+impl ScalarNode {
+    pub fn style(&self) -> ScalarStyle {
+        self.style
+    }
+    /// Length in bytes of the decoded value.
+    pub fn value_len(&self) -> usize {
+        self.value_len as usize
+    }
+}
+
+/// A scalar: its decoded value, style and offset map, borrowed from the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scalar<'a> {
     /// The value after YAML escape processing and line folding.
-    pub value: String,
+    pub value: &'a str,
     pub style: ScalarStyle,
     /// Decoded byte offset → source byte offset.
-    pub map: OffsetMap,
+    pub map: OffsetMap<'a>,
 }
 
 /// One `key: value` pair of a mapping.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub key: NodeId,
     pub value: NodeId,
@@ -90,18 +120,19 @@ pub struct Entry {
 
 #[derive(Clone, Debug)]
 pub enum NodeKind {
-    Scalar(Scalar),
+    Scalar(ScalarNode),
+    /// Items and entries are boxed slices: exact size, no spare capacity.
     Sequence {
         style: CollectionStyle,
-        items: Vec<NodeId>,
+        items: Box<[NodeId]>,
     },
     Mapping {
         style: CollectionStyle,
-        entries: Vec<Entry>,
+        entries: Box<[Entry]>,
     },
-    /// `*name`; `target` is the anchored node, `None` when no anchor of that name precedes it.
+    /// `*name` ([`Tree::alias_name`]); `target` is the anchored node, `None` when no anchor of
+    /// that name precedes it.
     Alias {
-        name: String,
         target: Option<NodeId>,
     },
 }
@@ -112,23 +143,21 @@ pub struct Node {
     /// Byte range of the node in the source: a scalar including its quotes or block header,
     /// a collection from its first to its last byte.
     pub range: TextRange,
-    /// `&name` defined on this node, with the range of the `&name` token.
-    /// Boxed: few nodes have one, and every node pays for the field's size (8 bytes, not 32).
-    pub anchor: Option<Box<(String, TextRange)>>,
-    /// Explicit tag as written (`!!str`), if any (boxed text: 16 bytes per node, not 24).
-    pub tag: Option<Box<str>>,
 }
 
 // Every node of a big file pays for these sizes (a 50 MB Fuzzfile has about 5 million nodes, and
 // the node vector is most of the analysis's peak memory): a field that makes them grow fails the
-// build here instead of showing only as a bigger run. 64-bit targets; 136 bytes a node before the
-// anchor, the tag and the offset map's segments were boxed.
+// build here instead of showing only as a bigger run. 64-bit targets; a node was 136 bytes with
+// its anchor, tag and map segments inline, 96 with them boxed and a `String` per scalar value,
+// NODE_SIZE with the values in one buffer and anchors, tags and alias names in side tables.
 #[cfg(target_pointer_width = "64")]
 const _: () = {
-    assert!(std::mem::size_of::<Node>() <= 96);
-    assert!(std::mem::size_of::<Scalar>() <= 64);
+    assert!(std::mem::size_of::<Node>() <= NODE_SIZE);
+    assert!(std::mem::size_of::<ScalarNode>() <= 24);
     assert!(std::mem::size_of::<OffsetMap>() <= 32);
 };
+#[cfg(target_pointer_width = "64")]
+const NODE_SIZE: usize = 40;
 
 /// A `# comment`: `range` covers `#` to the end of the line (without the line break).
 #[derive(Clone, Debug)]
@@ -155,6 +184,15 @@ pub struct SyntaxError {
 pub struct Tree {
     nodes: Vec<Node>,
     root: Option<NodeId>,
+    /// Every scalar's decoded value, one after another: one buffer instead of a `String` per
+    /// scalar.
+    values: String,
+    /// `&name` defined on a node, with the range of the `&name` token (few nodes have one).
+    anchors: BTreeMap<NodeId, (Box<str>, TextRange)>,
+    /// Explicit tags as written (`!!str`).
+    tags: BTreeMap<NodeId, Box<str>>,
+    /// The names of alias nodes (`*name` without the `*`).
+    alias_names: BTreeMap<NodeId, Box<str>>,
     pub comments: Vec<Comment>,
     pub errors: Vec<SyntaxError>,
     /// The text started with a UTF-8 byte order mark (its 3 bytes stay part of the offsets).
@@ -208,11 +246,49 @@ impl Tree {
     }
 
     /// The scalar behind `id` (after aliases), if it is one.
-    pub fn scalar(&self, id: NodeId) -> Option<&Scalar> {
+    pub fn scalar(&self, id: NodeId) -> Option<Scalar<'_>> {
         match &self.node(self.resolve(id)).kind {
-            NodeKind::Scalar(s) => Some(s),
+            NodeKind::Scalar(s) => Some(self.scalar_of(s)),
             _ => None,
         }
+    }
+
+    /// The value, style and offset map of a scalar node of this tree.
+    pub fn scalar_of<'a>(&'a self, s: &'a ScalarNode) -> Scalar<'a> {
+        let start = s.value_start as usize;
+        let value = self
+            .values
+            .get(start..start + s.value_len as usize)
+            .unwrap_or("");
+        let segments: &[(u32, u32, u32)] = match &s.map_segments {
+            Some(segments) => segments,
+            None => &[],
+        };
+        Scalar {
+            value,
+            style: s.style,
+            map: OffsetMap::from_parts(s.map_base, segments, s.value_len, s.map_exact),
+        }
+    }
+
+    /// The anchor `&name` defined on node `id` and the range of the `&name` token.
+    pub fn anchor(&self, id: NodeId) -> Option<(&str, TextRange)> {
+        self.anchors.get(&id).map(|(name, range)| (&**name, *range))
+    }
+
+    /// The explicit tag of node `id` as written (`!!str`).
+    pub fn tag(&self, id: NodeId) -> Option<&str> {
+        self.tags.get(&id).map(|t| &**t)
+    }
+
+    /// The nodes with an explicit tag and their tags, in node order.
+    pub fn tagged_nodes(&self) -> impl Iterator<Item = (NodeId, &str)> {
+        self.tags.iter().map(|(id, t)| (*id, &**t))
+    }
+
+    /// The name of alias node `id` (`*name` without the `*`).
+    pub fn alias_name(&self, id: NodeId) -> Option<&str> {
+        self.alias_names.get(&id).map(|t| &**t)
     }
 
     pub fn entries(&self, id: NodeId) -> Option<&[Entry]> {
@@ -231,7 +307,7 @@ impl Tree {
 
     /// The decoded text of a scalar key or value.
     pub fn text(&self, id: NodeId) -> Option<&str> {
-        self.scalar(id).map(|s| s.value.as_str())
+        self.scalar(id).map(|s| s.value)
     }
 
     /// Look up `key` in the mapping `id`: the first entry whose key is a scalar equal to `key`.
@@ -259,10 +335,11 @@ impl Tree {
         let NodeKind::Scalar(s) = &node.kind else {
             return None;
         };
-        match node.tag.as_deref().map(core_tag) {
-            Some(Some(CoreTag::Str)) => return Some(CoreValue::Str(&s.value)),
+        let s = self.scalar_of(s);
+        match self.tag(rid).map(core_tag) {
+            Some(Some(CoreTag::Str)) => return Some(CoreValue::Str(s.value)),
             Some(Some(tag @ (CoreTag::Int | CoreTag::Float | CoreTag::Bool | CoreTag::Null))) => {
-                match (tag, resolve_core(&s.value)) {
+                match (tag, resolve_core(s.value)) {
                     (CoreTag::Int, v @ CoreValue::Int(_))
                     | (CoreTag::Float, v @ CoreValue::Float(_))
                     | (CoreTag::Bool, v @ CoreValue::Bool(_))
@@ -274,12 +351,12 @@ impl Tree {
             _ => {}
         }
         if s.style != ScalarStyle::Plain {
-            return Some(CoreValue::Str(&s.value));
+            return Some(CoreValue::Str(s.value));
         }
         if node.range.is_empty() {
             return Some(CoreValue::Null);
         }
-        Some(resolve_core(&s.value))
+        Some(resolve_core(s.value))
     }
 
     /// What is wrong with node `id`'s explicit core tag, in the words of Go's `yaml.v3` (which
@@ -289,7 +366,7 @@ impl Tree {
     /// [`core_tag`]).
     pub fn tag_mismatch(&self, id: NodeId) -> Option<String> {
         let node = self.node(id);
-        let tag = core_tag(node.tag.as_deref()?)?;
+        let tag = core_tag(self.tag(id)?)?;
         let shown = |t: CoreTag| t.as_str();
         match (&node.kind, tag) {
             (NodeKind::Alias { .. }, _) => None,
@@ -298,7 +375,8 @@ impl Tree {
             (NodeKind::Sequence { .. }, t) => Some(format!("a list cannot be a {}", shown(t))),
             (NodeKind::Mapping { .. }, t) => Some(format!("a mapping cannot be a {}", shown(t))),
             (NodeKind::Scalar(s), t) => {
-                let found = match resolve_core(&s.value) {
+                let s = self.scalar_of(s);
+                let found = match resolve_core(s.value) {
                     CoreValue::Null => CoreTag::Null,
                     CoreValue::Bool(_) => CoreTag::Bool,
                     CoreValue::Int(_) => CoreTag::Int,
@@ -323,7 +401,10 @@ impl Tree {
         match &self.node(rid).kind {
             NodeKind::Mapping { .. } => "a mapping".into(),
             NodeKind::Sequence { .. } => "a list".into(),
-            NodeKind::Alias { name, .. } => format!("the unresolved alias `*{name}`"),
+            NodeKind::Alias { .. } => format!(
+                "the unresolved alias `*{}`",
+                self.alias_name(rid).unwrap_or_default()
+            ),
             NodeKind::Scalar(_) => match self.core_value(rid) {
                 Some(CoreValue::Null) => "nothing (null)".into(),
                 Some(CoreValue::Bool(b)) => format!("the boolean `{b}`"),
@@ -357,6 +438,65 @@ impl Tree {
         let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
         self.nodes.push(node);
         id
+    }
+
+    /// Add a scalar node: its value goes to the value buffer.
+    pub(crate) fn push_scalar(
+        &mut self,
+        range: TextRange,
+        value: &str,
+        style: ScalarStyle,
+        map: MapData,
+    ) -> NodeId {
+        let value_start = u32::try_from(self.values.len()).unwrap_or(u32::MAX);
+        self.values.push_str(value);
+        let map_segments = if map.segs.is_empty() {
+            None
+        } else {
+            Some(Box::new(map.segs.into_boxed_slice()))
+        };
+        self.push(Node {
+            kind: NodeKind::Scalar(ScalarNode {
+                value_start,
+                value_len: u32::try_from(value.len()).unwrap_or(u32::MAX),
+                map_base: map.base,
+                style,
+                map_exact: map.exact,
+                map_segments,
+            }),
+            range,
+        })
+    }
+
+    /// Make the map of scalar `id` inexact, pointing at `start`.
+    pub(crate) fn demote_map(&mut self, id: NodeId, start: u32) {
+        if let NodeKind::Scalar(s) = &mut self.node_mut(id).kind {
+            s.map_base = start;
+            s.map_exact = false;
+            s.map_segments = None;
+        }
+    }
+
+    pub(crate) fn set_anchor(&mut self, id: NodeId, name: &str, range: TextRange) {
+        self.anchors.insert(id, (name.into(), range));
+    }
+
+    pub(crate) fn set_tag(&mut self, id: NodeId, tag: Box<str>) {
+        self.tags.insert(id, tag);
+    }
+
+    pub(crate) fn set_alias_name(&mut self, id: NodeId, name: &str) {
+        self.alias_names.insert(id, name.into());
+    }
+
+    /// Reserve room for about `bytes` of decoded values.
+    pub(crate) fn reserve_values(&mut self, bytes: usize) {
+        self.values.reserve(bytes);
+    }
+
+    /// Give back the value buffer's spare capacity.
+    pub(crate) fn shrink_values(&mut self) {
+        self.values.shrink_to_fit();
     }
     pub(crate) fn node_mut(&mut self, id: NodeId) -> &mut Node {
         &mut self.nodes[id.0 as usize]

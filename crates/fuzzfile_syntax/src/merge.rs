@@ -32,11 +32,11 @@ impl Tree {
         let NodeKind::Scalar(s) = &node.kind else {
             return false;
         };
-        if s.value != "<<" || s.style != crate::ScalarStyle::Plain {
+        if s.style() != crate::ScalarStyle::Plain || self.scalar_of(s).value != "<<" {
             return false;
         }
         matches!(
-            node.tag.as_deref(),
+            self.tag(key),
             None | Some("!") | Some("!!merge") | Some("!<tag:yaml.org,2002:merge>")
         )
     }

@@ -1,10 +1,10 @@
 //! Driving the event parser and building the span tree.
 
-use crate::decode::offset_map;
+use crate::decode::{offset_map, MapData};
 use crate::recovery;
 use crate::{
-    CollectionStyle, Comment, Entry, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
-    TextRange, Tree,
+    CollectionStyle, Comment, Entry, Node, NodeId, NodeKind, ScalarStyle, SyntaxError, TextRange,
+    Tree,
 };
 use granit_parser::{ErrorKind, Event, Options, Parser, ScanError, Span, StructureStyle};
 use std::collections::HashMap;
@@ -215,18 +215,17 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
             }
             Event::Anchor(_, name) => {
                 if let Some(id) = last_node {
-                    tree.node_mut(id).anchor = Some(Box::new((name.into_owned(), range)));
+                    tree.set_anchor(id, &name, range);
                 }
             }
             Event::Alias(anchor_id) => {
-                let name = range.slice(text).trim_start_matches('*').to_owned();
+                let name = range.slice(text).trim_start_matches('*');
                 let target = anchors.get(&anchor_id).copied();
                 let id = tree.push(Node {
-                    kind: NodeKind::Alias { name, target },
+                    kind: NodeKind::Alias { target },
                     range,
-                    anchor: None,
-                    tag: None,
                 });
+                tree.set_alias_name(id, name);
                 last_node = Some(id);
                 attach(&mut tree, &mut stack, id);
             }
@@ -238,14 +237,10 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
                     help: Some("define the anchor with `&name` on a node before this alias, or check the spelling".into()),
                 });
                 let id = tree.push(Node {
-                    kind: NodeKind::Alias {
-                        name: name.into_owned(),
-                        target: None,
-                    },
+                    kind: NodeKind::Alias { target: None },
                     range,
-                    anchor: None,
-                    tag: None,
                 });
+                tree.set_alias_name(id, &name);
                 attach(&mut tree, &mut stack, id);
             }
             Event::Scalar(value, style, anchor_id, tag) => {
@@ -264,22 +259,20 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
                         offset_map(text, range, style, &value),
                     )
                 } else if range.is_empty() {
-                    (range, crate::OffsetMap::identity(range.start, 0))
+                    (range, MapData::identity(range.start))
                 } else {
                     (range, offset_map(text, range, style, &value))
                 };
                 let value = if range.is_empty() && style == ScalarStyle::Plain {
-                    String::new()
+                    ""
                 } else {
-                    value.into_owned()
+                    &value
                 };
                 let tag = tag.map(|t| tag_text(text, &span, &t).into_boxed_str());
-                let id = tree.push(Node {
-                    kind: NodeKind::Scalar(Scalar { value, style, map }),
-                    range: node_range,
-                    anchor: None,
-                    tag,
-                });
+                let id = tree.push_scalar(node_range, value, style, map);
+                if let Some(tag) = tag {
+                    tree.set_tag(id, tag);
+                }
                 if anchor_id != 0 {
                     anchors.insert(anchor_id, id);
                 }
@@ -292,12 +285,13 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
                 let id = tree.push(Node {
                     kind: NodeKind::Sequence {
                         style: cstyle(flow),
-                        items: Vec::new(),
+                        items: Box::default(),
                     },
                     range,
-                    anchor: None,
-                    tag,
                 });
+                if let Some(tag) = tag {
+                    tree.set_tag(id, tag);
+                }
                 if anchor_id != 0 {
                     anchors.insert(anchor_id, id);
                 }
@@ -315,12 +309,13 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
                 let id = tree.push(Node {
                     kind: NodeKind::Mapping {
                         style: cstyle(flow),
-                        entries: Vec::new(),
+                        entries: Box::default(),
                     },
                     range,
-                    anchor: None,
-                    tag,
                 });
+                if let Some(tag) = tag {
+                    tree.set_tag(id, tag);
+                }
                 if anchor_id != 0 {
                     anchors.insert(anchor_id, id);
                 }
@@ -347,6 +342,7 @@ pub(crate) fn parse_pass(text: &str, limits: Limits) -> Pass {
         let id = close(&mut tree, frame, None);
         attach(&mut tree, &mut stack, id);
     }
+    tree.shrink_values();
     Pass { tree, error }
 }
 
@@ -436,7 +432,7 @@ fn close(tree: &mut Tree, frame: Frame, end_event: Option<TextRange>) -> NodeId 
             let node = tree.node_mut(id);
             node.range = TextRange::new(node.range.start, end.max(node.range.start));
             if let NodeKind::Sequence { items: slot, .. } = &mut node.kind {
-                *slot = items;
+                *slot = items.into_boxed_slice();
             }
             id
         }
@@ -450,16 +446,12 @@ fn close(tree: &mut Tree, frame: Frame, end_event: Option<TextRange>) -> NodeId 
             if let Some(k) = key {
                 // A key whose value the error cut off: give it an empty value.
                 let at = tree.node(k).range.end;
-                let v = tree.push(Node {
-                    kind: NodeKind::Scalar(Scalar {
-                        value: String::new(),
-                        style: ScalarStyle::Plain,
-                        map: crate::OffsetMap::identity(at, 0),
-                    }),
-                    range: TextRange::empty(at),
-                    anchor: None,
-                    tag: None,
-                });
+                let v = tree.push_scalar(
+                    TextRange::empty(at),
+                    "",
+                    ScalarStyle::Plain,
+                    MapData::identity(at),
+                );
                 entries.push(Entry { key: k, value: v });
             }
             let end = match end_event {
@@ -470,7 +462,7 @@ fn close(tree: &mut Tree, frame: Frame, end_event: Option<TextRange>) -> NodeId 
             // A block mapping's start event sits at its first key already.
             node.range = TextRange::new(node.range.start, end.max(node.range.start));
             if let NodeKind::Mapping { entries: slot, .. } = &mut node.kind {
-                *slot = entries;
+                *slot = entries.into_boxed_slice();
             }
             id
         }

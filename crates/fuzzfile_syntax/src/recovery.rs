@@ -4,7 +4,7 @@
 //! its length and every range computed on it is a range in the original text.
 
 use crate::parse::{parse_pass, Limits};
-use crate::{NodeId, NodeKind, OffsetMap, Tree};
+use crate::{NodeId, NodeKind, Tree};
 
 pub(crate) fn parse_recovering(text: &str, limits: Limits) -> Tree {
     let mut pass = parse_pass(text, limits);
@@ -84,16 +84,15 @@ fn demote_split_maps(text: &str, tree: &mut Tree) {
         let NodeKind::Scalar(s) = &node.kind else {
             continue;
         };
+        let s = tree.scalar_of(s);
         let split = s.map.is_exact()
             && s.value.char_indices().any(|(i, c)| {
                 let r = s.map.range_to_source(i..i + c.len_utf8());
                 !text.is_char_boundary(r.start as usize) || !text.is_char_boundary(r.end as usize)
             });
         if split {
-            let map = OffsetMap::fallback(node.range.start, s.value.len());
-            if let NodeKind::Scalar(s) = &mut tree.node_mut(id).kind {
-                s.map = map;
-            }
+            let start = node.range.start;
+            tree.demote_map(id, start);
         }
     }
 }

@@ -70,6 +70,7 @@ fn check_file(path: &Path) -> usize {
         let NodeKind::Scalar(s) = &node.kind else {
             continue;
         };
+        let s = tree.scalar_of(s);
         assert!(
             s.map.is_exact(),
             "{name}: inexact map for node {} at {:?}: {:?}",
@@ -77,7 +78,7 @@ fn check_file(path: &Path) -> usize {
             node.range,
             s.value
         );
-        for (start, word) in words(&s.value) {
+        for (start, word) in words(s.value) {
             let r = s.map.range_to_source(start..start + word.len());
             let src = r.slice(&text);
             let plain_word = !word.contains(['\\', '\'', '"']);

@@ -313,7 +313,7 @@ pub(super) fn read_config(
         let r = ct.node(e.value).range;
         let (at, exact) = place(r);
         Some((
-            s.value.clone(),
+            s.value.to_owned(),
             at,
             exact && r.slice(file.content) == s.value,
         ))
