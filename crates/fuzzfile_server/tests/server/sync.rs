@@ -833,3 +833,64 @@ fn a_flush_skips_what_a_waiting_message_makes_stale() {
         vec![(URI.to_owned(), 2), (OTHER.to_owned(), 1)]
     );
 }
+
+/// Everything queued before the server loop starts (so every message has arrived when the
+/// loop looks ahead): a request cancelled while queued is answered `RequestCancelled` and not
+/// run, the requests around it are answered, a cancellation of an unknown request changes
+/// nothing, and a burst of changes publishes its last version only.
+#[test]
+fn the_loop_looks_ahead_at_queued_messages() {
+    use lsp_server::{Connection, Message, Notification, Request, RequestId};
+    let (server, client) = Connection::memory();
+    let send = |m: Message| client.sender.send(m).unwrap();
+    let request = |id: i32, method: &str, params: Value| -> Message {
+        Request::new(RequestId::from(id), method.into(), params).into()
+    };
+    let note = |method: &str, params: Value| -> Message {
+        Notification::new(method.into(), params).into()
+    };
+    send(request(1, "initialize", json!({"capabilities": {}})));
+    send(note("initialized", json!({})));
+    send(note(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "fuzzfile", "version": 1, "text": TRAIN}}),
+    ));
+    for v in 2..=10 {
+        let text = TRAIN.replace("nproc-per-node=8", &format!("nproc-per-node={v}"));
+        send(note(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": v}, "contentChanges": [{"text": text}]}),
+        ));
+    }
+    let hover = json!({"textDocument": {"uri": URI}, "position": {"line": 6, "character": 3}});
+    send(request(2, "textDocument/hover", hover.clone()));
+    send(note("$/cancelRequest", json!({"id": 2})));
+    send(note("$/cancelRequest", json!({"id": 99})));
+    send(request(3, "textDocument/hover", hover));
+    let thread = std::thread::spawn(move || fuzzfile_server::run(server));
+    let mut answers = std::collections::BTreeMap::new();
+    let mut published = Vec::new();
+    while published.last() != Some(&10) {
+        match client
+            .receiver
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("the diagnostics of version 10")
+        {
+            Message::Response(r) => {
+                answers.insert(format!("{}", r.id), r.response_result);
+            }
+            Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => {
+                published.push(n.params["version"].as_i64().unwrap());
+            }
+            _ => {}
+        }
+    }
+    send(request(4, "shutdown", Value::Null));
+    send(note("exit", Value::Null));
+    assert_eq!(thread.join().unwrap(), 0);
+    let cancelled = answers["2"].as_ref().unwrap_err();
+    assert_eq!(cancelled.code, -32800, "{cancelled:?}");
+    let shown = answers["3"].as_ref().unwrap()["contents"]["value"].clone();
+    assert!(shown.as_str().unwrap().contains("job `train`"), "{shown}");
+    assert_eq!(published, vec![10]);
+}
