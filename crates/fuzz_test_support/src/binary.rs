@@ -1,8 +1,9 @@
 //! The crate's own binary under test, and the usual flags of `fuzz run`.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// A binary of the workspace under test; made by [`crate::fuzz_binary!`] or
 /// [`crate::fuzzlint_binary!`] (only the crate's own tests know where cargo built it).
@@ -94,6 +95,18 @@ impl ProgramBinary {
     /// Runs it with `args` in `dir`, `NO_COLOR` as `colour` says, to its end. Fails the test
     /// when it cannot start, is killed by a signal, or prints anything but UTF-8.
     pub fn run_in(&self, dir: &Path, args: &[&str], colour: NoColorVariable) -> BinaryRun {
+        self.run_with_input(dir, args, colour, "")
+    }
+
+    /// [`ProgramBinary::run_in`] with `input` on its standard input (written from another
+    /// thread, so that a large input cannot block on a full output pipe).
+    pub fn run_with_input(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        colour: NoColorVariable,
+        input: &str,
+    ) -> BinaryRun {
         let mut cmd = self.command();
         cmd.args(args).current_dir(dir);
         match colour {
@@ -104,19 +117,8 @@ impl ProgramBinary {
                 cmd.env_remove("NO_COLOR");
             }
         }
-        let out = cmd
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {}: {e}", self.path.display()));
-        BinaryRun {
-            code: out
-                .status
-                .code()
-                .unwrap_or_else(|| panic!("{} was killed by a signal", self.path.display())),
-            stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-            stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-        }
+        finish(&mut cmd, input)
     }
-
     /// `fuzz run FILE --workdir WORKDIR` with the runtime and status flags of `flags`; the
     /// caller adds the rest (more flags, environment) and runs it.
     pub fn fuzz_run_command(&self, file: &Path, workdir: &Path, flags: FuzzRunFlags) -> Command {
@@ -172,4 +174,34 @@ impl FuzzRunFlags {
         runtime: RuntimeFlag::NotGiven,
         status: StatusLine::Never,
     };
+}
+
+/// Runs `cmd` with `input` on its standard input, to its end: its exit code and UTF-8 output.
+/// Fails the test when it cannot start, is killed by a signal, or prints anything but UTF-8.
+pub fn finish(cmd: &mut Command, input: &str) -> BinaryRun {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    let input = input.to_owned();
+    let writer = std::thread::spawn(move || {
+        // A program that does not read its input closes the pipe: not an error here.
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("cannot wait for {program}: {e}"));
+    writer.join().expect("the input writer");
+    BinaryRun {
+        code: out
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("{program} was killed by a signal")),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
 }

@@ -21,7 +21,6 @@
 //! those that return `Result` leave the choice (skip or fail) to the test.
 
 pub mod binary;
-pub mod cli;
 pub mod corpus;
 pub mod fake_node;
 pub mod growth;

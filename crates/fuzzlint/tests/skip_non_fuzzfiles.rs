@@ -6,12 +6,9 @@
 //! a directory walk judges files by the same predicate. The files are the sample repository
 //! of tests/ci/sample-repo (also used by the pre-commit and GitHub Action tests).
 
-use fuzz_test_support::cli::{self, Run};
-use fuzz_test_support::scratch::ScratchDirectory;
+use fuzz_test_support::{fuzzlint_binary, BinaryRun, NoColorVariable, ScratchDirectory};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
 
 fn sample_repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ci/sample-repo")
@@ -29,8 +26,8 @@ const NOT_FUZZFILES: &[&str] = &[
 ];
 const FUZZFILES: &[&str] = &["workflows/train.yaml", "workflows/broken.yaml"];
 
-fn run_in(dir: &Path, args: &[&str]) -> Run {
-    cli::run_in(BIN, dir, args)
+fn run_in(dir: &Path, args: &[&str]) -> BinaryRun {
+    fuzzlint_binary!().run_in(dir, args, NoColorVariable::Set)
 }
 
 /// The files with findings, sorted and deduplicated.

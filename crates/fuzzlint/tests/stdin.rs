@@ -2,43 +2,22 @@
 //! lookup, template detection and messages; `--fix` prints the fixed text on standard output
 //! and the report on standard error, writing no file.
 
-use fuzz_test_support::{fuzzlint_binary, ScratchDirectory};
-use std::io::Write;
+use fuzz_test_support::binary::finish;
+use fuzz_test_support::{fuzzlint_binary, BinaryRun, ScratchDirectory};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-/// What one run gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// `fuzzlint ARGS` in `dir` with `input` on standard input.
-fn run_with_stdin(dir: &Path, args: &[&str], input: &str) -> Run {
-    let mut child = Command::new(fuzzlint_binary!().path())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove(fuzzfile_diagnostics::docs::DOCS_URL_VARIABLE)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fuzzlint");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_owned();
-    // Written from another thread: a large input must not block on a full output pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    Run {
-        code: out.status.code().expect("exit code"),
-        stdout: String::from_utf8(out.stdout).expect("UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("UTF-8"),
-    }
+/// `fuzzlint ARGS` in `dir` with `input` on standard input (`NO_COLOR` and the rule
+/// documentation's URL variable removed).
+fn run_with_stdin(dir: &Path, args: &[&str], input: &str) -> BinaryRun {
+    finish(
+        fuzzlint_binary!()
+            .command()
+            .args(args)
+            .current_dir(dir)
+            .env_remove("NO_COLOR")
+            .env_remove(fuzzfile_diagnostics::docs::DOCS_URL_VARIABLE),
+        input,
+    )
 }
 
 const BROKEN: &str = "version: v4

@@ -3,48 +3,16 @@
 //! format, values named where printed text came from them, `--fix` only in copied text, and
 //! the catalog corpus without an error that is not reviewed.
 
-use fuzz_test_support::cli::{self, Run};
+use fuzz_test_support::{fuzzlint_binary, BinaryRun, NoColorVariable, ScratchDirectory};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fuzzlint");
-
-fn run_in(dir: &Path, args: &[&str]) -> Run {
-    cli::run_in(BIN, dir, args)
+fn run_in(dir: &Path, args: &[&str]) -> BinaryRun {
+    fuzzlint_binary!().run_in(dir, args, NoColorVariable::Set)
 }
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!(
-            "fuzzlint-templates-test-{}-{tag}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("create temp dir");
-        TempDir(path)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn write(&self, rel: &str, contents: &str) -> PathBuf {
-        let p = self.0.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("create parent");
-        }
-        std::fs::write(&p, contents).expect("write temp file");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn scratch(tag: &str) -> ScratchDirectory {
+    ScratchDirectory::create("fuzzlint-templates-test", tag)
 }
 
 /// Two lines of template actions that render to nothing come first, so every rendered line
@@ -76,10 +44,10 @@ const VALUES: &str = r#"values:
     uint_value: 2
 "#;
 
-fn app(tag: &str) -> TempDir {
-    let dir = TempDir::new(tag);
-    dir.write("app/template.yaml", TEMPLATE);
-    dir.write("app/values.yaml", VALUES);
+fn app(tag: &str) -> ScratchDirectory {
+    let dir = scratch(tag);
+    dir.write_file("app/template.yaml", TEMPLATE);
+    dir.write_file("app/values.yaml", VALUES);
     dir
 }
 
@@ -173,7 +141,7 @@ fn set_and_values_override_the_defaults() {
     assert_eq!(findings(&doc, "policy-retry-ignored").len(), 1);
     assert_eq!(r.code, 0, "{doc:#}");
     // The same through --values (a plain mapping).
-    dir.write("over.yaml", "ContainerUri: docker://alpine:3.20\n");
+    dir.write_file("over.yaml", "ContainerUri: docker://alpine:3.20\n");
     let doc = run_in(
         dir.path(),
         &["check", "--format", "json", "--values", "over.yaml", "app"],
@@ -207,9 +175,9 @@ fn set_and_values_override_the_defaults() {
 
 #[test]
 fn values_file_errors_are_reported_in_the_values_file() {
-    let dir = TempDir::new("values-error");
-    dir.write("app/template.yaml", TEMPLATE);
-    dir.write(
+    let dir = scratch("values-error");
+    dir.write_file("app/template.yaml", TEMPLATE);
+    dir.write_file(
         "app/values.yaml",
         "values:\n  - name: ContainerUri\n    string_value: docker://alpine:3.20\n  - name: Cores\n    uint_value: -2\n",
     );
@@ -222,8 +190,8 @@ fn values_file_errors_are_reported_in_the_values_file() {
 
 #[test]
 fn a_values_file_named_alone_is_checked_as_one() {
-    let dir = TempDir::new("values-alone");
-    dir.write("good.values.yaml", VALUES);
+    let dir = scratch("values-alone");
+    dir.write_file("good.values.yaml", VALUES);
     let r = run_in(
         dir.path(),
         &["check", "--format", "json", "good.values.yaml"],
@@ -236,9 +204,9 @@ fn a_values_file_named_alone_is_checked_as_one() {
         "not checked as a Fuzzfile"
     );
     assert_eq!(r.code, 0);
-    dir.write(
+    dir.write_file(
         "values.yaml",
-        &VALUES.replace("uint_value: 2", "uint_value: two"),
+        VALUES.replace("uint_value: 2", "uint_value: two"),
     );
     let r = run_in(dir.path(), &["check", "--format", "json", "values.yaml"]);
     let doc = r.json();
@@ -250,8 +218,8 @@ fn a_values_file_named_alone_is_checked_as_one() {
 
 #[test]
 fn a_template_without_values_is_said_once() {
-    let dir = TempDir::new("no-values");
-    dir.write("x.template.yaml", TEMPLATE);
+    let dir = scratch("no-values");
+    dir.write_file("x.template.yaml", TEMPLATE);
     let doc = run_in(
         dir.path(),
         &["check", "--format", "json", "x.template.yaml"],
@@ -269,19 +237,19 @@ fn a_template_without_values_is_said_once() {
 
 #[test]
 fn template_errors_are_findings_at_the_action() {
-    let dir = TempDir::new("errors");
-    dir.write(
+    let dir = scratch("errors");
+    dir.write_file(
         "a.template.yaml",
         "version: v4\njobs:\n  hello:\n    image:\n      uri: {{ .ContainerUri | trimm }}\n    command: [echo]\n",
     );
-    dir.write("a.values.yaml", VALUES);
-    dir.write(
+    dir.write_file("a.values.yaml", VALUES);
+    dir.write_file(
         "b.template.yaml",
         "{{- if not .Cores }}{{ fail \"Cores must be set\" }}{{ end }}\nversion: v4\njobs:\n  hello:\n    image:\n      uri: docker://alpine\n    command: [echo]\n",
     );
-    dir.write(
+    dir.write_file(
         "b.values.yaml",
-        &VALUES.replace("uint_value: 2", "uint_value: 0"),
+        VALUES.replace("uint_value: 2", "uint_value: 0"),
     );
     let r = run_in(dir.path(), &["check", "--format", "json", "."]);
     let doc = r.json();
@@ -298,12 +266,12 @@ fn template_errors_are_findings_at_the_action() {
 
 #[test]
 fn a_fail_that_asks_for_an_empty_value_is_a_note_until_it_is_given() {
-    let dir = TempDir::new("required");
-    dir.write(
+    let dir = scratch("required");
+    dir.write_file(
         "app/template.yaml",
         "{{- if not (trim .ApiKey) }}\n  {{- fail \"ApiKey is required\" }}\n{{- end }}\nversion: v4\njobs:\n  hello:\n    image:\n      uri: docker://alpine\n    command: [echo, \"{{ .ApiKey }}\"]\n    policy:\n      retry:\n        attempts: 2\n",
     );
-    dir.write(
+    dir.write_file(
         "app/values.yaml",
         "values:\n  - name: ApiKey\n    display_name: The key\n    string_value: \"\"\n  - name: Other\n    display_name: Another empty value\n    string_value: \"\"\n",
     );
@@ -342,12 +310,12 @@ fn a_fail_that_asks_for_an_empty_value_is_a_note_until_it_is_given() {
 
 #[test]
 fn all_branches_checks_each_choice() {
-    let dir = TempDir::new("branches");
-    dir.write(
+    let dir = scratch("branches");
+    dir.write_file(
         "app/template.yaml",
         "version: v4\njobs:\n  hello:\n    image:\n      uri: {{ if eq .Flavor \"custom\" }}{{ .CustomImage }}{{ else }}docker://alpine{{ end }}\n    command: [echo, hello]\n{{- if .Debug }}\n    policy:\n      retry:\n        attempts: 2\n{{- end }}\n",
     );
-    dir.write(
+    dir.write_file(
         "app/values.yaml",
         "values:\n  - name: Flavor\n    display_name: Which image\n    string_value: stock\n    options_input:\n      options: [stock, custom]\n  - name: CustomImage\n    display_name: Your image\n    string_value: \"\"\n  - name: Debug\n    display_name: Debug\n    bool_value: false\n",
     );
@@ -381,15 +349,15 @@ fn all_branches_checks_each_choice() {
 
 #[test]
 fn suppressions_in_the_template_apply() {
-    let dir = TempDir::new("suppress");
-    dir.write(
+    let dir = scratch("suppress");
+    dir.write_file(
         "app/template.yaml",
-        &TEMPLATE.replace(
+        TEMPLATE.replace(
             "      retry:\n",
             "      # fuzzlint: ignore[policy-retry-ignored] kept on purpose\n      retry:\n",
         ),
     );
-    dir.write("app/values.yaml", VALUES);
+    dir.write_file("app/values.yaml", VALUES);
     let doc = run_in(dir.path(), &["check", "--format", "json", "app"]).json();
     assert!(findings(&doc, "policy-retry-ignored").is_empty(), "{doc:#}");
     assert!(findings(&doc, "unused-suppression").is_empty(), "{doc:#}");
@@ -397,9 +365,9 @@ fn suppressions_in_the_template_apply() {
     // The template's own rules: a comment above the line, used (no unused-suppression from
     // the rendered text, where no finding of that rule can be); one that suppresses nothing
     // is still reported.
-    dir.write(
+    dir.write_file(
         "app/template.yaml",
-        &TEMPLATE
+        TEMPLATE
             .replace(
                 "    command: [echo, hello]\n",
                 "    # fuzzlint: ignore[template-missing-value] read by older values files\n    command: [echo, \"{{ .Greeting }}\"]\n",
@@ -453,11 +421,11 @@ fn fix_edits_copied_text_only() {
 fn discovery_takes_templates_and_leaves_values_files_and_other_templates() {
     let dir = app("discover");
     // An AWS SAM template is named template.yaml too: not a Fuzzfile, not checked.
-    dir.write(
+    dir.write_file(
         "sam/template.yaml",
         "AWSTemplateFormatVersion: '2010-09-09'\nResources: {}\n",
     );
-    dir.write("sam/values.yaml", "values: []\n");
+    dir.write_file("sam/values.yaml", "values: []\n");
     let doc = run_in(dir.path(), &["check", "--format", "json", "."]).json();
     assert_eq!(doc["files"], 1, "{doc:#}");
     for d in doc["diagnostics"].as_array().expect("diagnostics") {
