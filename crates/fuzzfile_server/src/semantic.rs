@@ -42,7 +42,7 @@ pub fn tokens(v: &View<'_>) -> SemanticTokens {
         if !scalar.map.is_exact() {
             continue;
         }
-        let parsed = fuzzfile_shell::parse(&scalar.value);
+        let parsed = fuzzfile_shell::parse(scalar.value);
         let map = |r: std::ops::Range<usize>| scalar.map.range_to_source(r);
         for cmd in &parsed.commands {
             // The command name, and the command a wrapper (`exec_all torchrun ...`) runs.
