@@ -42,16 +42,18 @@ pub fn entry(out: &mut dyn Write, c: &Checked, color: bool, max_per_file: usize)
     // What the file holds reaches the terminal only in printable form: control characters
     // in the frames are replaced, byte for byte, and escaped in messages and paths.
     let text = frame_source(c.text());
-    let source = Source::from(text.as_ref());
-    let shown = diagnostics.len().min(max_per_file);
-    for d in &diagnostics[..shown] {
-        if fits_ariadne(c, d) {
-            ariadne_frame(out, c, &source, d, color)?;
+    let shown = &diagnostics[..diagnostics.len().min(max_per_file)];
+    let fits: Vec<bool> = shown.iter().map(|d| fits_ariadne(c, d)).collect();
+    let mut frame_sources = FrameSources::for_file(c, &text, shown, &fits);
+    for (d, fits) in shown.iter().zip(fits) {
+        if fits {
+            let (source, shift) = frame_sources.of(c, &text, d);
+            ariadne_frame(out, c, source, shift, d, color)?;
         } else {
             compact_frame(out, c, d)?;
         }
     }
-    let rest = diagnostics.len() - shown;
+    let rest = diagnostics.len() - shown.len();
     if rest > 0 {
         writeln!(
             out,
@@ -61,6 +63,97 @@ pub fn entry(out: &mut dyn Write, c: &Checked, color: bool, max_per_file: usize)
         )?;
     }
     Ok(())
+}
+
+/// The text ariadne is given for a file's frames. ariadne draws only the lines a finding's
+/// spans touch, but `Source::from` scans the whole text it is given (every character, for its
+/// line table): for a file with one finding that scan was most of the frame's cost. A window
+/// of the lines around a finding is given instead, after one empty line for each line before
+/// it, so that ariadne numbers the lines as in the file; that costs a byte per line before the
+/// window. The whole text is given once when that is cheaper (many findings in a long file).
+///
+/// ariadne breaks lines at `\r\n`, `\n`, `\r`, vertical tab, form feed, U+0085, U+2028 and
+/// U+2029; the frame's text has only the first three (`frame_source` replaces the others), the
+/// line breaks of the file's [`fuzzfile_check::LineIndex`], so a window starts on one of
+/// ariadne's lines and ariadne counts the lines before it as the index does.
+enum FrameSources<'t> {
+    Whole(Source<&'t str>),
+    /// Each finding's window, made when its frame is drawn.
+    Windows(Option<Source<String>>),
+}
+
+/// What one empty line before a window costs ariadne's scan, against a byte of the text.
+const EMPTY_LINE_COST: usize = 3;
+
+/// The lines of `d`'s window: from the line before its first span (an offset at the end of a
+/// text that ends with a line break is on the last line, for ariadne) to the line after its
+/// last one, as the first line and the byte range.
+fn window(c: &Checked, d: &Diagnostic) -> (usize, std::ops::Range<usize>) {
+    let index = c.line_index();
+    let (mut first, mut last) = (usize::MAX, 0);
+    for r in ranges(d) {
+        first = first.min(index.line_of(r.start));
+        last = last.max(index.line_of(r.end));
+    }
+    let first = first.saturating_sub(1);
+    let start = index.line_start(first) as usize;
+    let end = (index.line_start(last + 2) as usize).max(start);
+    (first, start..end)
+}
+
+impl<'t> FrameSources<'t> {
+    fn for_file(c: &Checked, text: &'t str, shown: &[Diagnostic], fits: &[bool]) -> Self {
+        let windows_cost: usize = shown
+            .iter()
+            .zip(fits)
+            .filter(|(_, fits)| **fits)
+            .map(|(d, _)| {
+                let (first, bytes) = window(c, d);
+                first * EMPTY_LINE_COST + bytes.len()
+            })
+            .sum();
+        if windows_cost < text.len() {
+            FrameSources::Windows(None)
+        } else {
+            FrameSources::Whole(Source::from(text))
+        }
+    }
+
+    /// The source for `d`'s frame, and what to add to its byte offsets.
+    fn of(&mut self, c: &Checked, text: &str, d: &Diagnostic) -> (&dyn AriadneSource, isize) {
+        match self {
+            FrameSources::Whole(source) => (source, 0),
+            FrameSources::Windows(slot) => {
+                let (first, bytes) = window(c, d);
+                let mut padded = String::with_capacity(first + bytes.len());
+                padded.extend(std::iter::repeat_n('\n', first));
+                padded.push_str(&text[bytes.clone()]);
+                let shift = first as isize - bytes.start as isize;
+                (slot.insert(Source::from(padded)), shift)
+            }
+        }
+    }
+}
+
+/// A source ariadne can draw from, whatever holds its text.
+trait AriadneSource {
+    fn write_report(
+        &self,
+        report: &Report<'_, (String, std::ops::Range<usize>)>,
+        file: String,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()>;
+}
+
+impl<I: AsRef<str>> AriadneSource for Source<I> {
+    fn write_report(
+        &self,
+        report: &Report<'_, (String, std::ops::Range<usize>)>,
+        file: String,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        report.write((file, self), out)
+    }
 }
 
 fn ranges(d: &Diagnostic) -> impl Iterator<Item = TextRange> + '_ {
@@ -91,12 +184,17 @@ fn kind_name(s: Severity) -> (ReportKind<'static>, Color, &'static str) {
 fn ariadne_frame(
     out: &mut dyn Write,
     c: &Checked,
-    source: &Source<&str>,
+    source: &dyn AriadneSource,
+    shift: isize,
     d: &Diagnostic,
     color: bool,
 ) -> io::Result<()> {
     let (kind, col, _) = kind_name(d.severity);
-    let span = d.range.as_usize();
+    let shifted = |r: TextRange| {
+        let r = r.as_usize();
+        r.start.saturating_add_signed(shift)..r.end.saturating_add_signed(shift)
+    };
+    let span = shifted(d.range);
     let file = printable(&c.display).into_owned();
     // ariadne starts a new frame, headed by the primary position, for a label above an
     // earlier one: order the labels by position so that one frame shows them all.
@@ -117,7 +215,7 @@ fn ariadne_frame(
         );
     for l in &d.labels {
         report = report.with_label(
-            Label::new((file.clone(), l.range.as_usize()))
+            Label::new((file.clone(), shifted(l.range)))
                 .with_message(printable(&l.message))
                 .with_color(Color::Blue)
                 .with_order(order(l.range.start)),
@@ -130,7 +228,7 @@ fn ariadne_frame(
         report = report.with_note(crate::fix_apply::note(d, &printable(&f.message)));
     }
     let mut buf = Vec::new();
-    report.finish().write((file, source), &mut buf)?;
+    source.write_report(&report.finish(), file, &mut buf)?;
     // The header line is `[CODE name] Advice: message`: ariadne's name of the kind, first.
     if d.severity == Severity::Info {
         let header_end = buf.iter().position(|&b| b == b'\n').unwrap_or(buf.len());
