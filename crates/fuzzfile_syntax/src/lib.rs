@@ -75,8 +75,9 @@ pub enum CollectionStyle {
 }
 
 /// A scalar as the tree stores it: its decoded value is a range of the tree's one value buffer
-/// and its offset map's parts are inline (segments only for scalars the source spells
-/// differently). Read it through [`Tree::scalar`] or [`Tree::scalar_of`].
+/// and its offset map's base is inline; the map's segments (only for scalars the source spells
+/// differently: escapes, folded lines, block scalars) are in a side table of the tree. Read it
+/// through [`Tree::scalar`] or [`Tree::scalar_of`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScalarNode {
     value_start: u32,
@@ -84,12 +85,10 @@ pub struct ScalarNode {
     map_base: u32,
     style: ScalarStyle,
     map_exact: bool,
-    /// Boxed twice so that the common case (no segments) costs one pointer, not two words.
-    map_segments: Option<Box<Segments>>,
+    /// The map has segments, under `value_start` in [`Tree`]'s segment table (only scalars with
+    /// a non-empty value have any: an empty value maps to the base either way).
+    map_has_segments: bool,
 }
-
-/// An offset map's `(decoded, source, synthesized source length)` segments.
-type Segments = Box<[(u32, u32, u32)]>;
 
 impl ScalarNode {
     pub fn style(&self) -> ScalarStyle {
@@ -100,6 +99,9 @@ impl ScalarNode {
         self.value_len as usize
     }
 }
+
+/// An offset map's `(decoded, source, synthesized source length)` segments.
+type Segments = Box<[(u32, u32, u32)]>;
 
 /// A scalar: its decoded value, style and offset map, borrowed from the tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,15 +151,16 @@ pub struct Node {
 // the node vector is most of the analysis's peak memory): a field that makes them grow fails the
 // build here instead of showing only as a bigger run. 64-bit targets; a node was 136 bytes with
 // its anchor, tag and map segments inline, 96 with them boxed and a `String` per scalar value,
-// NODE_SIZE with the values in one buffer and anchors, tags and alias names in side tables.
+// 40 with the values in one buffer and anchors, tags and alias names in side tables, NODE_SIZE
+// with the map segments in a side table too.
 #[cfg(target_pointer_width = "64")]
 const _: () = {
     assert!(std::mem::size_of::<Node>() <= NODE_SIZE);
-    assert!(std::mem::size_of::<ScalarNode>() <= 24);
+    assert!(std::mem::size_of::<ScalarNode>() <= 16);
     assert!(std::mem::size_of::<OffsetMap>() <= 32);
 };
 #[cfg(target_pointer_width = "64")]
-const NODE_SIZE: usize = 40;
+const NODE_SIZE: usize = 32;
 
 /// A `# comment`: `range` covers `#` to the end of the line (without the line break).
 #[derive(Clone, Debug)]
@@ -193,6 +196,10 @@ pub struct Tree {
     tags: BTreeMap<NodeId, Box<str>>,
     /// The names of alias nodes (`*name` without the `*`).
     alias_names: BTreeMap<NodeId, Box<str>>,
+    /// Offset map segments of the scalars that have them, by the start of their value in
+    /// `values` (increasing: scalars are added in order, and only non-empty values have
+    /// segments, so no two share a start).
+    segments: Vec<(u32, Segments)>,
     pub comments: Vec<Comment>,
     pub errors: Vec<SyntaxError>,
     /// The text started with a UTF-8 byte order mark (its 3 bytes stay part of the offsets).
@@ -260,9 +267,16 @@ impl Tree {
             .values
             .get(start..start + s.value_len as usize)
             .unwrap_or("");
-        let segments: &[(u32, u32, u32)] = match &s.map_segments {
-            Some(segments) => segments,
-            None => &[],
+        let segments: &[(u32, u32, u32)] = if s.map_has_segments {
+            match self
+                .segments
+                .binary_search_by_key(&s.value_start, |(start, _)| *start)
+            {
+                Ok(i) => &self.segments[i].1,
+                Err(_) => &[],
+            }
+        } else {
+            &[]
         };
         Scalar {
             value,
@@ -450,11 +464,11 @@ impl Tree {
     ) -> NodeId {
         let value_start = u32::try_from(self.values.len()).unwrap_or(u32::MAX);
         self.values.push_str(value);
-        let map_segments = if map.segs.is_empty() {
-            None
-        } else {
-            Some(Box::new(map.segs.into_boxed_slice()))
-        };
+        let map_has_segments = !map.segs.is_empty() && !value.is_empty();
+        if map_has_segments {
+            self.segments
+                .push((value_start, map.segs.into_boxed_slice()));
+        }
         self.push(Node {
             kind: NodeKind::Scalar(ScalarNode {
                 value_start,
@@ -462,7 +476,7 @@ impl Tree {
                 map_base: map.base,
                 style,
                 map_exact: map.exact,
-                map_segments,
+                map_has_segments,
             }),
             range,
         })
@@ -473,7 +487,7 @@ impl Tree {
         if let NodeKind::Scalar(s) = &mut self.node_mut(id).kind {
             s.map_base = start;
             s.map_exact = false;
-            s.map_segments = None;
+            s.map_has_segments = false;
         }
     }
 
@@ -494,9 +508,10 @@ impl Tree {
         self.values.reserve(bytes);
     }
 
-    /// Give back the value buffer's spare capacity.
+    /// Give back the spare capacity of the value buffer and the segment table.
     pub(crate) fn shrink_values(&mut self) {
         self.values.shrink_to_fit();
+        self.segments.shrink_to_fit();
     }
     pub(crate) fn node_mut(&mut self, id: NodeId) -> &mut Node {
         &mut self.nodes[id.0 as usize]
