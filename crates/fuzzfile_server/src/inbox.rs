@@ -10,11 +10,12 @@
 //!   the same document arrived while it ran: they are published for the latest text, after
 //!   the change is applied.
 //!
-//! "Arrived" means delivered by the reader, or with its bytes already read ([`Arrivals`]):
-//! a burst written at once by the client is taken whole before the next analysis.
+//! "Arrived" means delivered by the reader, being delivered, or with its bytes already read
+//! ([`Arrivals`]): a burst written at once by the client is taken whole before the next
+//! analysis.
 
 use crate::server::Interruptions;
-use crate::transport::Arrivals;
+use crate::transport::{Arrivals, InFlight};
 use crossbeam_channel::{Receiver, RecvTimeoutError, TryRecvError};
 use lsp_server::{ErrorCode, Message, RequestId, Response, ResponseError};
 use std::collections::VecDeque;
@@ -64,7 +65,7 @@ impl<'a> Inbox<'a> {
         while self.queue.len() < LOOK_AHEAD && !self.disconnected {
             match self.receiver.try_recv() {
                 Ok(m) => {
-                    self.queue.push_back(m);
+                    self.push(m);
                     continue;
                 }
                 Err(TryRecvError::Disconnected) => {
@@ -73,21 +74,44 @@ impl<'a> Inbox<'a> {
                 }
                 Err(TryRecvError::Empty) => {}
             }
-            if !self.arrivals.as_ref().is_some_and(Arrivals::frame_arriving) {
+            let in_flight = match &self.arrivals {
+                Some(a) => a.in_flight(),
+                None => InFlight::Nothing,
+            };
+            if in_flight == InFlight::Nothing {
+                // Once more: a message delivered since the first look is in the channel.
+                match self.receiver.try_recv() {
+                    Ok(m) => {
+                        self.push(m);
+                        continue;
+                    }
+                    Err(TryRecvError::Disconnected) => self.disconnected = true,
+                    Err(TryRecvError::Empty) => {}
+                }
                 return;
             }
             let since = *waited_since.get_or_insert_with(Instant::now);
             if since.elapsed() >= FRAME_WAIT {
                 return;
             }
-            // In short steps: the reader clears the flag when the bytes it has end before a
-            // whole frame and it waits for the client.
-            match self.receiver.recv_timeout(Duration::from_millis(1)) {
-                Ok(m) => self.queue.push_back(m),
+            // In short steps, looking again after each: a message being delivered comes at
+            // once (or was taken already, and the reader has yet to count it as delivered);
+            // the reader clears the flag when the bytes it has end before a whole frame and it
+            // waits for the client.
+            let step = match in_flight {
+                InFlight::Message => Duration::from_micros(200),
+                _ => Duration::from_millis(1),
+            };
+            match self.receiver.recv_timeout(step) {
+                Ok(m) => self.push(m),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => self.disconnected = true,
             }
         }
+    }
+
+    fn push(&mut self, m: Message) {
+        self.queue.push_back(m);
     }
 
     /// The next message, within `timeout` (`None`: as long as it takes).

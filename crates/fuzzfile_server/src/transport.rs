@@ -22,8 +22,9 @@
 //!   while the server is busy, so that after an analysis the server sees every message that
 //!   arrived during it (a burst of `didChange` is applied before the next analysis, a
 //!   `$/cancelRequest` is seen before the request it cancels is answered). [`Arrivals`] says
-//!   whether the bytes of a further frame are already here, being decoded: the server then
-//!   waits for that frame before it starts an analysis (`crate::inbox`).
+//!   whether a message is being delivered or the bytes of a further frame are already here,
+//!   being decoded: the server then waits for it before it starts an analysis
+//!   (`crate::inbox`).
 //!
 //! The rest of the server sees an ordinary [`lsp_server::Connection`].
 
@@ -31,7 +32,7 @@ use crossbeam_channel::{bounded, Sender};
 use lsp_server::{Connection, Message};
 use serde_json::{json, Value};
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -51,22 +52,60 @@ pub const READ_AHEAD: usize = 64;
 /// 2 MiB larger; 64 KiB and 1 MiB cost 0.5 MiB.)
 pub const INPUT_BUFFER: usize = 64 << 10;
 
-/// Whether the bytes of a frame not yet delivered have arrived: set when a read returns data,
-/// cleared before a read that may wait for input, and, when a message is delivered, set to
-/// whether more input is already buffered behind it. Shared by the reader thread and the
-/// server loop.
+/// What the reader has that the server loop may not have yet, shared by the two threads: how
+/// many messages it has announced (each just before it is delivered) and delivered, and
+/// whether the bytes of a further frame have arrived (set when a read returns data, cleared
+/// before a read that may wait for input, and, when a message is announced, set to whether
+/// more input is buffered behind it).
 #[derive(Clone, Debug, Default)]
-pub struct Arrivals(Arc<AtomicBool>);
+pub struct Arrivals {
+    announced: Arc<AtomicU64>,
+    delivered: Arc<AtomicU64>,
+    arriving: Arc<AtomicBool>,
+}
+
+/// What is on its way to the server loop, beyond what is in the channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlight {
+    /// A message announced and not yet in the channel: it is being delivered.
+    Message,
+    /// Bytes of a frame: it is being decoded, or the rest of it is on the way.
+    Bytes,
+    /// Nothing; a message delivered since the channel was last looked at may be there.
+    Nothing,
+}
 
 impl Arrivals {
-    /// The reader holds bytes of a frame it has not delivered yet (it is decoding it, or the
-    /// rest of it is on the way).
-    pub fn frame_arriving(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+    /// What is on its way. After `Nothing`, the channel is to be looked at once more: a
+    /// message delivered in between is in it.
+    pub fn in_flight(&self) -> InFlight {
+        // The flag first: the reader announces a message before it clears the flag, so a
+        // cleared flag read here means the counts read next include that message.
+        let arriving = self.arriving.load(Ordering::SeqCst);
+        let announced = self.announced.load(Ordering::SeqCst);
+        let delivered = self.delivered.load(Ordering::SeqCst);
+        if announced > delivered {
+            InFlight::Message
+        } else if arriving {
+            InFlight::Bytes
+        } else {
+            InFlight::Nothing
+        }
+    }
+
+    /// A message is about to be delivered; `more`: input is buffered behind it.
+    fn announce(&self, more: bool) {
+        self.announced.fetch_add(1, Ordering::SeqCst);
+        self.arriving.store(more, Ordering::SeqCst);
+    }
+
+    /// The message announced is in the channel.
+    fn delivered(&self) {
+        self.delivered.fetch_add(1, Ordering::SeqCst);
     }
 
     fn set(&self, arriving: bool) {
-        self.0.store(arriving, Ordering::Release);
+        self.arriving.store(arriving, Ordering::SeqCst);
     }
 }
 
@@ -516,8 +555,10 @@ fn read_loop<R: Read>(
                 let is_exit = matches!(&m, Message::Notification(n) if n.method == "exit");
                 // Said before the message is delivered, so that the server, once it has this
                 // message, knows whether another is on its way.
-                arrivals.set(frames.has_buffered_input());
-                if tx.send(m).is_err() || is_exit {
+                arrivals.announce(frames.has_buffered_input());
+                let sent = tx.send(m);
+                arrivals.delivered();
+                if sent.is_err() || is_exit {
                     return;
                 }
             }
