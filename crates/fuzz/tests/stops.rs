@@ -15,7 +15,7 @@ use fuzz_test_support::{require, LocalSlurm, ScratchDirectory, Sshd};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -78,6 +78,30 @@ impl Case {
     /// `fuzz run FILE` with the flags every case uses (a grace period of 1 s).
     fn fuzz_run(&self, file: &Path) -> Command {
         self.fuzz_run_with_grace(file, "1")
+    }
+
+    /// `fuzz run` of `text` (written to `file_name` in the case's directory) with
+    /// `FUZZ_PROCESS_TRACKING=tracking` and an event log: its output, and the tracking the
+    /// run reported in its first event (`plan_ready`'s `process_tracking`).
+    fn run_tracked(&self, file_name: &str, text: &str, tracking: &str) -> (Output, String) {
+        let f = self.dir.join(file_name);
+        std::fs::write(&f, text).expect("write Fuzzfile");
+        let events = self.dir.join("events.jsonl");
+        let out = self
+            .fuzz_run(&f)
+            .env("FUZZ_PROCESS_TRACKING", tracking)
+            .arg("--events")
+            .arg(&events)
+            .output()
+            .expect("fuzz run");
+        let ev = std::fs::read_to_string(&events).expect("events");
+        let ready: serde_json::Value =
+            serde_json::from_str(ev.lines().next().expect("plan_ready")).expect("json");
+        let how = ready["process_tracking"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        (out, how)
     }
 
     fn fuzz_run_with_grace(&self, file: &Path, grace: &str) -> Command {
@@ -351,23 +375,11 @@ fn setsid_escapes_end_with_their_instance() {
         let text = format!(
             "version: v4\njobs:\n  first:\n    image:\n      uri: docker://alpine:3.20\n    script: |\n      #!/bin/sh\n      setsid sleep {m} &\n      env -i /bin/sh -c 'setsid sleep {m} &'\n  second:\n    image:\n      uri: docker://alpine:3.20\n    depends-on:\n      - name: first\n        status: FINISHED\n    script: |\n      #!/bin/sh\n      pgrep -f 'sleep {m}' > {d}/seen || true\n      echo $FUZZ_INSTANCE_ID > {d}/second.tag\n"
         );
-        let f = case.dir.join("esc.fz");
-        std::fs::write(&f, text).expect("write Fuzzfile");
-        let events = case.dir.join("events.jsonl");
-        let out = case
-            .fuzz_run(&f)
-            .env("FUZZ_PROCESS_TRACKING", tracking)
-            .arg("--events")
-            .arg(&events)
-            .output()
-            .expect("fuzz run");
+        let (out, how) = case.run_tracked("esc.fz", &text, tracking);
+        let how = how.as_str();
         let se = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{tracking}: {se}");
         case.assert_gone(&format!("setsid escape, tracking {tracking}"));
-        let ev = std::fs::read_to_string(&events).expect("events");
-        let ready: serde_json::Value =
-            serde_json::from_str(ev.lines().next().expect("plan_ready")).expect("json");
-        let how = ready["process_tracking"].as_str().unwrap_or_default();
         if tracking == "subreaper" {
             assert_eq!(how, "subreaper (forced)");
             // The tagged escapee was ended when `first` ended, before `second` started; the
@@ -401,26 +413,14 @@ fn the_command_starts_in_its_cgroup_with_dev_null_as_standard_input() {
         let text = format!(
             "version: v4\njobs:\n  one:\n    image:\n      uri: docker://alpine:3.20\n    command: [/bin/sh, -c, 'readlink /proc/self/fd/0 > {d}/stdin; cat /proc/self/cgroup > {d}/cgroup; read -r line && echo \"$line\" > {d}/read']\n"
         );
-        let f = case.dir.join("one.fz");
-        std::fs::write(&f, text).expect("write Fuzzfile");
-        let events = case.dir.join("events.jsonl");
-        let out = case
-            .fuzz_run(&f)
-            .env("FUZZ_PROCESS_TRACKING", tracking)
-            .arg("--events")
-            .arg(&events)
-            .output()
-            .expect("fuzz run");
+        let (out, how) = case.run_tracked("one.fz", &text, tracking);
+        let how = how.as_str();
         let se = String::from_utf8_lossy(&out.stderr);
         // `read` finds the end of `/dev/null` at once: the shell exits 1, the job fails.
         assert_eq!(out.status.code(), Some(1), "{tracking}: {se}");
         let stdin = std::fs::read_to_string(case.dir.join("stdin")).expect("stdin written");
         assert_eq!(stdin.trim(), "/dev/null", "{tracking}");
         assert!(!case.dir.join("read").exists(), "{tracking}: read a line");
-        let ev = std::fs::read_to_string(&events).expect("events");
-        let ready: serde_json::Value =
-            serde_json::from_str(ev.lines().next().expect("plan_ready")).expect("json");
-        let how = ready["process_tracking"].as_str().unwrap_or_default();
         let cgroup = std::fs::read_to_string(case.dir.join("cgroup")).expect("cgroup written");
         let own = cgroup
             .lines()
