@@ -1131,7 +1131,9 @@ impl<'a> Builder<'a> {
                         name_range,
                         value_range,
                         secret,
-                        entry: s.clone(),
+                        entry_range: s.range,
+                        entry_node: s.node,
+                        value_offset: u32::try_from(name.len() + 1).ok(),
                         from_defaults,
                     });
                 }

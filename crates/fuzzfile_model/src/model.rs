@@ -232,8 +232,13 @@ pub struct Image {
 pub struct EnvVar {
     pub name: String,
     pub value: String,
-    /// The whole entry scalar.
-    pub entry: Spanned<String>,
+    /// The whole entry scalar's range and node (its text is the tree's: `NAME=VALUE`, not
+    /// copied here).
+    pub entry_range: TextRange,
+    pub entry_node: NodeId,
+    /// Where `value` starts in the entry's text, `None` when the entry does not end with it
+    /// (an `export` of a script whose value is computed).
+    pub value_offset: Option<u32>,
     /// Source range of `NAME` and of `VALUE`.
     pub name_range: TextRange,
     pub value_range: TextRange,
@@ -493,3 +498,9 @@ pub struct DefaultsJob {
 // (multinode, task-array, network, readiness-probe) are boxed; 1,520 bytes a task before.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Task>() <= 912);
+// Every `env` entry of every task pays for it, twice (the model's and the task's facts); 160
+// bytes with a copy of the whole entry's text.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<EnvVar>() <= ENV_VAR_SIZE);
+#[cfg(target_pointer_width = "64")]
+const ENV_VAR_SIZE: usize = 136;

@@ -713,18 +713,13 @@ impl<'a> Builder<'a> {
         }
         let mut initial: Vec<(String, eval::Initial)> = Vec::new();
         for e in &env {
-            let offset = e.entry.value.len().saturating_sub(e.value.len());
             let id = add(
                 &mut infos,
                 &mut texts,
                 &e.value,
                 SourceInfo {
-                    node: e.entry.node,
-                    offset: if e.entry.value.ends_with(&e.value) {
-                        offset
-                    } else {
-                        usize::MAX
-                    },
+                    node: e.entry_node,
+                    offset: e.value_offset.map_or(usize::MAX, |o| o as usize),
                     fallback: e.value_range,
                     origin,
                     env_value: true,
@@ -917,7 +912,12 @@ impl<'a> Builder<'a> {
         Some(EnvVar {
             name: name.to_owned(),
             value: value.clone(),
-            entry: fuzzfile_model::Spanned::new(written.to_owned(), range, info.node),
+            entry_range: range,
+            entry_node: info.node,
+            value_offset: written
+                .ends_with(value.as_str())
+                .then(|| u32::try_from(written.len() - value.len()).ok())
+                .flatten(),
             name_range,
             value_range: if literal { value_range } else { range },
             secret: None,
