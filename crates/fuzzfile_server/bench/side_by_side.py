@@ -49,6 +49,18 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def open_document(s, binary, path):
+    """didOpen `path` and wait for its first diagnostics: its URI and the length of its first
+    line (where the edits type)."""
+    uri = path.as_uri()
+    text = path.read_text()
+    mark = len(s.diagnostics)
+    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}})
+    if s.wait_diagnostics(uri, mark, timeout=60) is None:
+        raise SystemExit(f"no diagnostics from {binary} on opening {path}")
+    return uri, len(text.split("\n", 1)[0])
+
+
 def edit_sequence(binary, path, edits):
     """bench/compare.py's edit sequence (its `lsp_latency`): `path` opened, then `edits`
     edits, a character typed into the first line's comment and removed again, each waiting
@@ -62,13 +74,7 @@ def edit_sequence(binary, path, edits):
         "workspaceFolders": [{"uri": root, "name": "bench"}],
     })
     s.notify("initialized", {})
-    uri = path.as_uri()
-    text = path.read_text()
-    col = len(text.split("\n", 1)[0])
-    mark = len(s.diagnostics)
-    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}})
-    if s.wait_diagnostics(uri, mark, timeout=60) is None:
-        raise SystemExit(f"no diagnostics from {binary} on opening {path}")
+    uri, col = open_document(s, binary, path)
     cpu = cpu_seconds(s.p.pid)
     times = []
     for r in range(edits):
@@ -96,12 +102,7 @@ def burst(binary, path, size, bursts):
     s.request("initialize", {"processId": None, "capabilities": {
         "textDocument": {"publishDiagnostics": {"versionSupport": True}}}})
     s.notify("initialized", {})
-    uri = path.as_uri()
-    text = path.read_text()
-    col = len(text.split("\n", 1)[0])
-    mark = len(s.diagnostics)
-    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}})
-    s.wait_diagnostics(uri, mark, timeout=60)
+    uri, col = open_document(s, binary, path)
     version = 1
     times, published = [], []
     for _ in range(bursts):
