@@ -29,7 +29,7 @@
 use std::collections::BTreeSet;
 
 use crate::ast::{Arg, Branch, Command, Node, Number, Pipeline};
-use crate::funcs::gv::V;
+use crate::funcs::gv::{TimeUnit, V};
 use crate::funcs::{self, gofmt, CallError, Ctx, Random, Ty};
 use crate::{
     ExecError, ExecErrorKind, Note, NoteKind, Origin, RenderOptions, Rendered, Segment, Span,
@@ -720,6 +720,18 @@ impl State<'_> {
         final_: Option<Ev>,
     ) -> R<Ev> {
         let has_args = cmd.args.len() > 1 || final_.is_some();
+        if has_args && names.last().is_some_and(|n| n == "String") {
+            // time.Month's and time.Weekday's `String()` takes no argument.
+            let recv = self.field_chain(recv, span, &names[..names.len() - 1], false)?;
+            if let V::TimeUnit(..) = recv.v {
+                let got = cmd.args.len().saturating_sub(1) + usize::from(final_.is_some());
+                return Err(wrong(
+                    &cmd.span,
+                    format!("wrong number of args for String: want 0 got {got}"),
+                ));
+            }
+            return self.field_chain(recv, span, &names[names.len() - 1..], true);
+        }
         if has_args && names.last().is_some_and(|n| n == "Format") {
             // exec.go `evalField` calling a method with arguments: time.Time's
             // `Format(layout string) string`.
@@ -830,6 +842,11 @@ impl State<'_> {
                     format!("can't evaluate field {name} in type {}", recv.go_type()),
                 )),
             },
+            // time.Month's and time.Weekday's one method.
+            V::TimeUnit(unit, n) if name == "String" => {
+                // With arguments, eval_field_chain has reported them.
+                Ok(Ev::with_prov(V::Str(unit.string(*n)), prov))
+            }
             _ => Err(bad(
                 span,
                 format!("can't evaluate field {name} in type {}", recv.go_type()),
@@ -1192,9 +1209,8 @@ fn pipe_string(p: &Pipeline) -> String {
     s
 }
 
-/// time.Time's methods without arguments that return a number, a bool or a time (Go's
-/// time.go), of a time in UTC. `Month` and `Weekday` (types of their own with a `String`
-/// method) are not here.
+/// time.Time's methods without arguments that return a number, a bool, a time or a
+/// `time.Month`/`time.Weekday` (Go's time.go), of a time in UTC.
 fn time_method(unix_seconds: i64, nanos: u32, name: &str) -> Option<V> {
     let c = || funcs::gotime::civil(unix_seconds, nanos);
     let nanos_i = i64::from(nanos);
@@ -1204,6 +1220,8 @@ fn time_method(unix_seconds: i64, nanos: u32, name: &str) -> Option<V> {
         "UnixMicro" => V::Int64(unix_seconds.saturating_mul(1_000_000) + nanos_i / 1000),
         "UnixNano" => V::Int64(unix_seconds.saturating_mul(1_000_000_000) + nanos_i),
         "Year" => V::Int(c().year),
+        "Month" => V::TimeUnit(TimeUnit::Month, c().month.into()),
+        "Weekday" => V::TimeUnit(TimeUnit::Weekday, c().weekday.into()),
         "Day" => V::Int(c().day.into()),
         "Hour" => V::Int(c().hour.into()),
         "Minute" => V::Int(c().minute.into()),

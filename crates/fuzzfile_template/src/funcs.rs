@@ -480,7 +480,7 @@ fn builtin_len(v: &V) -> Result<i64, CallError> {
 /// funcs.go `indexArg`.
 fn index_arg(index: &V, cap: usize) -> Result<usize, CallError> {
     let x: i64 = match index {
-        V::Int(i) | V::Int64(i) => *i,
+        V::Int(i) | V::Int64(i) | V::TimeUnit(_, i) => *i,
         V::Uint(u) => *u as i64,
         V::Byte(b) => i64::from(*b),
         V::Invalid | V::Nil => {
@@ -581,7 +581,7 @@ enum Kind {
 fn basic_kind(v: &V) -> Kind {
     match v {
         V::Bool(_) => Kind::Bool,
-        V::Int(_) | V::Int64(_) => Kind::Int,
+        V::Int(_) | V::Int64(_) | V::TimeUnit(..) => Kind::Int,
         V::Uint(_) | V::Byte(_) => Kind::Uint,
         V::Float(_) => Kind::Float,
         V::Str(_) => Kind::String,
@@ -591,7 +591,7 @@ fn basic_kind(v: &V) -> Kind {
 
 fn int_of(v: &V) -> i64 {
     match v {
-        V::Int(i) | V::Int64(i) => *i,
+        V::Int(i) | V::Int64(i) | V::TimeUnit(_, i) => *i,
         _ => 0,
     }
 }
@@ -632,6 +632,7 @@ fn reflect_kind(v: &V) -> u8 {
         V::List(_) | V::Strs(_) | V::Ints(_) => 23,
         V::Map(_) | V::StrMap(_) => 21,
         V::Time { .. } => 25,
+        V::TimeUnit(..) => 2,
     }
 }
 

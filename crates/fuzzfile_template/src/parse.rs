@@ -23,9 +23,10 @@
 //! (parentheses plus `if`/`with`/`range`/`define`/`block`, `else if` counting one more) is
 //! bounded by [`MAX_NESTING`] so that no input can exhaust the stack. Letters, digits and
 //! printable characters are Go's (`unicode.IsLetter`, `IsDigit`, `strconv.IsPrint`: by
-//! general category, from the `unicode-general-category` tables). Against Go 1.19 (Debian's, which the differential tests run): an unmatched `)` is
-//! `unexpected right paren` (the lexer's message since Go 1.20) and `{{else with}}` parses
-//! (Go 1.23); `tests/parse_go.rs` lists these.
+//! general category, from the `unicode-general-category` tables). Against Go 1.19 (Debian's, which the differential tests run):
+//! `{{else with}}` parses (Go 1.23); `tests/parse_go.rs` lists this. An unmatched `)` is
+//! Go 1.19's `unexpected ")" in CONTEXT`: the lexer emits the `)` before its own error, so
+//! the parser meets it first (Go 1.20's lexer reports `unexpected right paren` itself).
 
 mod lex;
 mod literal;

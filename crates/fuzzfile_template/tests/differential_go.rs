@@ -619,23 +619,7 @@ fn engine_renders_every_branch_of_the_corpus_as_go_does() {
 /// Engine cases where the engine is known to differ from Go, each with the reason (reported
 /// to the owners of the engine's parts). The test fails when one of them agrees with Go:
 /// then remove it here.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "time methods other than Unix and Year",
-        "exec.rs: a time has the methods that return numbers, bools and times, and Format; \
-         not Month and Weekday (Go types of their own, printed by their String method)",
-    ),
-    (
-        "unmatched right paren in an action is a parse error",
-        "parse.rs: Go 1.19 reports an unmatched `)` in the parser, `unexpected \")\" in \
-         command`; the engine says `unexpected right paren` (the lexer's message of later Go)",
-    ),
-    (
-        "unmatched right paren in an unclosed action",
-        "parse.rs: see `unmatched right paren in an action is a parse error` (a catalog \
-         template with one `}}` removed: printer's `$(seq 1 {{.Seconds); do`)",
-    ),
-];
+const PENDING: &[(&str, &str)] = &[];
 
 #[test]
 fn engine_renders_every_case_as_go_does() {
@@ -1368,11 +1352,8 @@ fn engine_functions_agree_with_go_on_generated_arguments() {
 }
 
 /// Differences of the engine on broken catalog templates that pending engine cases already
-/// show: a text of the mismatch, and which case.
-const BROKEN_GAPS: &[(&str, &str)] = &[(
-    ": unexpected right paren",
-    "see the pending engine case `unmatched right paren in an action is a parse error`",
-)];
+/// show: a text of the mismatch, and which case. None at present.
+const BROKEN_GAPS: &[(&str, &str)] = &[];
 
 /// Each catalog template broken in small ways (an action or its `}}` removed, a function name
 /// or a value name misspelt, an `{{ end }}` added, the text cut short, two lines swapped),

@@ -345,7 +345,9 @@ fn int_from_arg(args: &[V], arg_num: &mut usize) -> Option<i64> {
     let a = args.get(*arg_num)?;
     *arg_num += 1;
     match a {
-        V::Int(i) | V::Int64(i) => Some(*i).filter(|i| i.unsigned_abs() <= 1_000_000),
+        V::Int(i) | V::Int64(i) | V::TimeUnit(_, i) => {
+            Some(*i).filter(|i| i.unsigned_abs() <= 1_000_000)
+        }
         V::Uint(u) if *u <= 1_000_000 => Some(*u as i64),
         V::Byte(b) => Some(i64::from(*b)),
         _ => None,
@@ -369,6 +371,13 @@ pub fn print_arg(out: &mut String, v: &V, verb: char, f: &Flags) {
             _ => bad_verb(out, v, verb, f),
         },
         V::Int(i) | V::Int64(i) => fmt_integer_verb(out, *i as u64, true, verb, f, v),
+        // time.Month and time.Weekday are fmt.Stringers (print.go `handleMethods`): their
+        // String() under the string verbs, an int under the others and `%#v`.
+        V::TimeUnit(unit, n) => match verb {
+            'v' if f.sharp_v => fmt_integer_verb(out, *n as u64, true, verb, f, v),
+            'v' | 's' | 'x' | 'X' | 'q' => fmt_string(out, &unit.string(*n), verb, f, v),
+            _ => fmt_integer_verb(out, *n as u64, true, verb, f, v),
+        },
         V::Uint(u) => fmt_integer_verb(out, *u, false, verb, f, v),
         V::Byte(b) => fmt_integer_verb(out, u64::from(*b), false, verb, f, v),
         V::Float(x) => match verb {
@@ -492,7 +501,12 @@ fn bad_verb(out: &mut String, v: &V, verb: char, f: &Flags) {
     } else {
         out.push_str(v.type_name());
         out.push('=');
-        print_arg(out, v, 'v', f);
+        match v {
+            // print.go `badVerb` sets `erroring`, which turns `handleMethods` off: a
+            // Stringer's number, not its String().
+            V::TimeUnit(_, n) => fmt_integer_verb(out, *n as u64, true, 'v', f, v),
+            _ => print_arg(out, v, 'v', f),
+        }
     }
     out.push(')');
 }

@@ -66,7 +66,8 @@ pub(crate) const MONTHS: [&str; 12] = [
     "December",
 ];
 
-const DAYS: [&str; 7] = [
+/// Go's weekday names (time.Weekday.String).
+pub(crate) const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",

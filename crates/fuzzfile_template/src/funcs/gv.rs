@@ -45,6 +45,48 @@ pub enum V {
         unix_seconds: i64,
         nanos: u32,
     },
+    /// A time's `Month` or `Weekday`: a Go integer type (kind `int`) whose `String` method
+    /// `fmt` and sprig's `toString` print (`November`, `Tuesday`).
+    TimeUnit(TimeUnit, i64),
+}
+
+/// The integer types of Go's time package that a time's methods return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// `time.Month`, 1 (January) ..= 12.
+    Month,
+    /// `time.Weekday`, 0 (Sunday) ..= 6.
+    Weekday,
+}
+
+impl TimeUnit {
+    /// The type's name, as `%T` prints it.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            TimeUnit::Month => "time.Month",
+            TimeUnit::Weekday => "time.Weekday",
+        }
+    }
+
+    /// Go's `Month.String` and `Weekday.String`: the English name, or `%!Month(N)` /
+    /// `%!Weekday(N)` out of range.
+    pub fn string(self, number: i64) -> String {
+        let (names, what): (&[&str], &str) = match self {
+            TimeUnit::Month => (&super::gotime::MONTHS, "Month"),
+            TimeUnit::Weekday => (&super::gotime::DAYS, "Weekday"),
+        };
+        let index = match self {
+            TimeUnit::Month => number.checked_sub(1),
+            TimeUnit::Weekday => Some(number),
+        };
+        match index
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| names.get(i))
+        {
+            Some(name) => (*name).to_string(),
+            None => format!("%!{what}({number})"),
+        }
+    }
 }
 
 impl V {
@@ -98,6 +140,7 @@ impl V {
             V::Map(_) => "map[string]interface {}",
             V::StrMap(_) => "map[string]string",
             V::Time { .. } => "time.Time",
+            V::TimeUnit(unit, _) => unit.type_name(),
         }
     }
 
@@ -107,7 +150,7 @@ impl V {
         match self {
             V::Invalid | V::Nil => false,
             V::Bool(b) => *b,
-            V::Int(i) | V::Int64(i) => *i != 0,
+            V::Int(i) | V::Int64(i) | V::TimeUnit(_, i) => *i != 0,
             V::Uint(u) => *u != 0,
             V::Byte(b) => *b != 0,
             V::Float(f) => *f != 0.0,

@@ -1061,6 +1061,7 @@ pub(crate) fn strval(v: &V) -> String {
     match v {
         V::Str(s) => s.clone(),
         V::Time { .. } => gofmt::time_string(v),
+        V::TimeUnit(unit, n) => unit.string(*n),
         v => gofmt::format_v(v),
     }
 }
@@ -1097,7 +1098,7 @@ fn atoi(s: &str) -> i64 {
 pub(crate) fn to_int64(v: &V) -> i64 {
     match v {
         V::Str(s) => s.parse::<i64>().unwrap_or(0),
-        V::Int(i) | V::Int64(i) => *i,
+        V::Int(i) | V::Int64(i) | V::TimeUnit(_, i) => *i,
         V::Uint(u) => i64::try_from(*u).unwrap_or(i64::MAX),
         V::Byte(b) => i64::from(*b),
         V::Float(f) => go_f64_to_i64(*f),
@@ -1120,7 +1121,7 @@ fn go_f64_to_i64(f: f64) -> i64 {
 fn to_float64(v: &V) -> f64 {
     match v {
         V::Str(s) => s.parse::<f64>().unwrap_or(0.0),
-        V::Int(i) | V::Int64(i) => *i as f64,
+        V::Int(i) | V::Int64(i) | V::TimeUnit(_, i) => *i as f64,
         V::Uint(u) => *u as f64,
         V::Byte(b) => f64::from(*b),
         V::Float(f) => *f,
@@ -1164,6 +1165,7 @@ fn reflect_kind_name(v: &V) -> &'static str {
         V::List(_) | V::Strs(_) | V::Ints(_) => "slice",
         V::Map(_) | V::StrMap(_) => "map",
         V::Time { .. } => "struct",
+        V::TimeUnit(..) => "int",
     }
 }
 
@@ -1643,7 +1645,7 @@ fn json_value(out: &mut String, v: &V, level: Option<usize>, html: bool) -> Resu
     match v {
         V::Invalid | V::Nil => out.push_str("null"),
         V::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        V::Int(i) | V::Int64(i) => out.push_str(&i.to_string()),
+        V::Int(i) | V::Int64(i) | V::TimeUnit(_, i) => out.push_str(&i.to_string()),
         V::Uint(u) => out.push_str(&u.to_string()),
         V::Byte(b) => out.push_str(&b.to_string()),
         V::Float(f) => out.push_str(&json_float(*f).ok_or_else(|| {

@@ -449,11 +449,14 @@ impl<'a> Lexer<'a> {
                 self.emit(TokKind::LeftParen);
                 Next::Continue
             }
+            // Go 1.19 emits the `)` before its error, so the parser meets an unmatched one
+            // first and reports it as `unexpected ")" in CONTEXT`.
             ')' => {
+                self.emit(TokKind::RightParen);
                 if self.open_parens.pop().is_none() {
-                    self.error("unexpected right paren".into())
+                    let paren = self.pos - 1..self.pos;
+                    self.error_spanning("unexpected right paren U+0029 ')'".into(), paren)
                 } else {
-                    self.emit(TokKind::RightParen);
                     Next::Continue
                 }
             }
