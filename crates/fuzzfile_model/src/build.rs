@@ -961,9 +961,10 @@ impl<'a> Builder<'a> {
                         }
                     }
                 }
-                "secret" => img.secret = self.secret(v, "`image.secret`"),
+                "secret" => img.secret = self.secret(v, "`image.secret`").map(Box::new),
                 "decryption-secret" => {
-                    img.decryption_secret = self.secret(v, "`image.decryption-secret`")
+                    img.decryption_secret =
+                        self.secret(v, "`image.decryption-secret`").map(Box::new)
                 }
                 _ => {}
             }

@@ -98,6 +98,10 @@ impl Semantics {
         cache: Option<&EvaluationCache>,
     ) -> Semantics {
         let mut s = Semantics::default();
+        // At their exact length: doubling left up to half of a big file's facts as spare room.
+        let count = model.tasks().count();
+        s.tasks.reserve_exact(count);
+        s.by_body.reserve(count);
         for task in model.tasks() {
             let facts = task_facts(text, tree, model, task, cache);
             s.by_body.insert(task.body, s.tasks.len());
