@@ -13,6 +13,7 @@
 pub(crate) mod gofmt;
 mod goregex;
 pub(crate) mod gotime;
+mod gourl;
 pub(crate) mod gv;
 mod sprig;
 pub(crate) mod unicode_tables;
@@ -250,7 +251,7 @@ pub const NAMES: &[&str] = &[
 ];
 /// The names of [`NAMES`] that parse (slim-sprig has them) but whose call is an
 /// [`crate::ExecErrorKind::WrongArgument`] error here: dates and durations, regular
-/// JSON decoding, sha1, base32 decoding, DNS, URLs.
+/// JSON decoding, sha1, base32 decoding, DNS.
 pub const NOT_BUILT: &[&str] = &[
     "htmlDate",
     "htmlDateInZone",
@@ -259,8 +260,6 @@ pub const NOT_BUILT: &[&str] = &[
     "toDate",
     "mustToDate",
     "getHostByName",
-    "urlParse",
-    "urlJoin",
 ];
 
 pub fn is_defined(name: &str) -> bool {
@@ -388,6 +387,8 @@ pub(crate) fn signature(name: &str) -> Option<Sig> {
         "dateInZone" | "date_in_zone" => fixed(&[Str, Any, Str]),
         "dateModify" | "date_modify" | "mustDateModify" | "must_date_modify" => fixed(&[Str, Time]),
         "duration" => fixed(&[Any]),
+        "urlParse" => fixed(&[Str]),
+        "urlJoin" => fixed(&[Map]),
         n if NOT_BUILT.contains(&n) => var(&[], Any),
         "unixEpoch" => fixed(&[Time]),
         _ => return None,

@@ -585,6 +585,8 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
         }),
         "fromJson" => Ok(from_json(s(&args, 0)).unwrap_or(V::Nil)),
         "mustFromJson" => from_json(s(&args, 0)).map_err(op),
+        "urlParse" => url_parse(s(&args, 0)),
+        "urlJoin" => url_join(a(&args, 0)),
         n if super::NOT_BUILT.contains(&n) => Err(CallError::Argument(format!(
             "{n} is not available in this template engine (slim-sprig has it; Fuzzball renders it)"
         ))),
@@ -1785,4 +1787,72 @@ fn parse_int10(t: &str) -> i64 {
     }
     let v = if neg { -v } else { v };
     v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// url.go `urlParse`: the parts of a URL as a dict of strings; a URL that `url.Parse`
+/// refuses panics.
+fn url_parse(raw: &str) -> Result<V, CallError> {
+    use super::gourl::text;
+    let url =
+        super::gourl::parse(raw.as_bytes()).map_err(|e| op(format!("unable to parse url: {e}")))?;
+    let parts = [
+        ("scheme", text(&url.scheme)),
+        ("host", text(&url.host)),
+        ("hostname", text(&url.hostname())),
+        ("path", text(&url.path)),
+        ("query", text(&url.raw_query)),
+        ("opaque", text(&url.opaque)),
+        ("fragment", text(&url.fragment)),
+        (
+            "userinfo",
+            url.user
+                .as_ref()
+                .map(|u| text(&u.string()))
+                .unwrap_or_default(),
+        ),
+    ];
+    Ok(V::map(
+        parts
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), V::Str(v)))
+            .collect(),
+    ))
+}
+
+/// url.go `dictGetOrEmpty`: a missing key is empty; a value that is not a string panics.
+fn dict_get_or_empty(dict: &V, key: &str) -> Result<Vec<u8>, CallError> {
+    let value = match dict {
+        V::Map(m) => m.borrow().get(key).cloned(),
+        _ => None,
+    };
+    match value {
+        None => Ok(Vec::new()),
+        Some(V::Str(s)) => Ok(s.into_bytes()),
+        // reflect.TypeOf(nil).Kind() dereferences a nil Type.
+        Some(v) if v.is_nilish() => Err(op(NIL_DEREF)),
+        Some(v) => Err(op(format!(
+            "unable to parse {key} key, must be of type string, but {} found",
+            reflect_kind_name(&v)
+        ))),
+    }
+}
+
+/// url.go `urlJoin`: the URL of a dict's parts (as `urlParse` gives them).
+fn url_join(dict: &V) -> Result<V, CallError> {
+    use super::gourl::{parse_userinfo, text, Url};
+    let scheme = dict_get_or_empty(dict, "scheme")?;
+    let host = dict_get_or_empty(dict, "host")?;
+    let path = dict_get_or_empty(dict, "path")?;
+    let query = dict_get_or_empty(dict, "query")?;
+    let opaque = dict_get_or_empty(dict, "opaque")?;
+    let fragment = dict_get_or_empty(dict, "fragment")?;
+    let userinfo = dict_get_or_empty(dict, "userinfo")?;
+    let user = if userinfo.is_empty() {
+        None
+    } else {
+        parse_userinfo(&userinfo)
+            .map_err(|e| op(format!("unable to parse userinfo in dict: {e}")))?
+    };
+    let url = Url::from_parts(scheme, host, path, query, opaque, fragment, user);
+    Ok(V::Str(text(&url.string())))
 }
