@@ -463,6 +463,7 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
                 n.wrapping_mul(1_000_000_000),
             ))
         }
+        "durationRound" => st(duration_round(a(&args, 0))),
         "regexQuoteMeta" => st(super::goregex::quote_meta(s(&args, 0))),
         // The rest of genericMap.
         "hello" => st("Hello!".into()),
@@ -1855,4 +1856,48 @@ fn url_join(dict: &V) -> Result<V, CallError> {
     };
     let url = Url::from_parts(scheme, host, path, query, opaque, fragment, user);
     Ok(V::Str(text(&url.string())))
+}
+
+/// date.go `durationRound`: a duration (a string Go's ParseDuration reads, nanoseconds as an
+/// int64, or the time since a time.Time: since it on the system clock, as Go's `time.Since`)
+/// in its largest whole unit above one: `2y`, `3mo` (30 days), `4d`, `5h`, `6m`, `7s`, else
+/// `0s`. Any other type, Go's `int` included, is 0.
+fn duration_round(duration: &V) -> String {
+    let d: i64 = match duration {
+        V::Str(t) => super::gotime::parse_duration(t).unwrap_or(0),
+        V::Int64(n) => *n,
+        V::Time {
+            unix_seconds,
+            nanos,
+        } => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+                .unwrap_or(0);
+            let then = i128::from(*unix_seconds) * 1_000_000_000 + i128::from(*nanos);
+            // time.Since saturates at the bounds of a Duration.
+            i64::try_from(now - then).unwrap_or(if now > then { i64::MAX } else { i64::MIN })
+        }
+        _ => 0,
+    };
+    let u = d.unsigned_abs();
+    const SECOND: u64 = 1_000_000_000;
+    const MINUTE: u64 = 60 * SECOND;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    const MONTH: u64 = 30 * DAY;
+    const YEAR: u64 = 365 * DAY;
+    for (unit, suffix) in [
+        (YEAR, "y"),
+        (MONTH, "mo"),
+        (DAY, "d"),
+        (HOUR, "h"),
+        (MINUTE, "m"),
+        (SECOND, "s"),
+    ] {
+        if u > unit {
+            return format!("{}{suffix}", u / unit);
+        }
+    }
+    "0s".to_string()
 }
