@@ -252,14 +252,7 @@ pub const NAMES: &[&str] = &[
 /// The names of [`NAMES`] that parse (slim-sprig has them) but whose call is an
 /// [`crate::ExecErrorKind::WrongArgument`] error here: dates and durations, regular
 /// JSON decoding, sha1, base32 decoding, DNS.
-pub const NOT_BUILT: &[&str] = &[
-    "htmlDate",
-    "htmlDateInZone",
-    "ago",
-    "toDate",
-    "mustToDate",
-    "getHostByName",
-];
+pub const NOT_BUILT: &[&str] = &["ago", "toDate", "mustToDate", "getHostByName"];
 
 pub fn is_defined(name: &str) -> bool {
     NAMES.contains(&name)
@@ -385,7 +378,8 @@ pub(crate) fn signature(name: &str) -> Option<Sig> {
         "date" => fixed(&[Str, Any]),
         "dateInZone" | "date_in_zone" => fixed(&[Str, Any, Str]),
         "dateModify" | "date_modify" | "mustDateModify" | "must_date_modify" => fixed(&[Str, Time]),
-        "duration" | "durationRound" => fixed(&[Any]),
+        "duration" | "durationRound" | "htmlDate" => fixed(&[Any]),
+        "htmlDateInZone" => fixed(&[Any, Str]),
         "urlParse" => fixed(&[Str]),
         "urlJoin" => fixed(&[Map]),
         n if NOT_BUILT.contains(&n) => var(&[], Any),

@@ -464,6 +464,21 @@ pub(super) fn call(name: &str, args: Vec<V>, ctx: &mut Ctx) -> Result<V, CallErr
             ))
         }
         "durationRound" => st(duration_round(a(&args, 0))),
+        // date.go `htmlDate` and `htmlDateInZone`: `dateInZone "2006-01-02"` (in the
+        // machine's zone for htmlDate: UTC, as above).
+        "htmlDate" | "htmlDateInZone" => {
+            let zone = if name == "htmlDate" {
+                V::Str("Local".into())
+            } else {
+                a(&args, 1).clone()
+            };
+            let date = a(&args, 0).clone();
+            call(
+                "dateInZone",
+                vec![V::Str("2006-01-02".into()), date, zone],
+                ctx,
+            )
+        }
         "regexQuoteMeta" => st(super::goregex::quote_meta(s(&args, 0))),
         // The rest of genericMap.
         "hello" => st("Hello!".into()),
