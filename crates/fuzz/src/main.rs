@@ -731,7 +731,7 @@ fn plan(
             }
         };
     }
-    let a = fuzzfile_check::analyze_bytes_with(&bytes, &options);
+    let a = fuzzfile_check::analyze_owned_bytes_with(bytes, &options);
     let plan = match fuzzfile_plan::lower(&a, &plan_options) {
         Ok(p) => p,
         Err(Refusal::Errors(_)) => {

@@ -95,6 +95,13 @@ pub fn analyze_bytes_with(bytes: &[u8], options: &Options) -> Analysis {
     finish(text, tree, options)
 }
 
+/// [`analyze_bytes_with`] of bytes the caller gives up (a file just read): UTF-8 input becomes
+/// the analysis's text without a copy, so the input is held once while it is analysed.
+pub fn analyze_owned_bytes_with(bytes: Vec<u8>, options: &Options) -> Analysis {
+    let (text, tree) = fuzzfile_syntax::parse_owned_bytes(bytes);
+    finish(text, tree, options)
+}
+
 fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
     let line_index = LineIndex::new(&text);
     let mut diagnostics: Vec<Diagnostic> = tree

@@ -39,7 +39,7 @@ pub use parse::{
     fast_path_bail_line, parse_fast, parse_fast_with_limits, parse_reference,
     parse_reference_with_limits,
 };
-pub use parse::{parse, parse_bytes, parse_with_limits, Limits};
+pub use parse::{parse, parse_bytes, parse_owned_bytes, parse_with_limits, Limits};
 use std::collections::BTreeMap;
 
 /// Index of a node in its [`Tree`].

@@ -39,14 +39,21 @@ pub fn parse(text: &str) -> Tree {
 /// empty tree. Returns the text as read (lossy) so that positions can be shown; the error's range
 /// is a range of that text (the replacement character standing for the bad bytes).
 pub fn parse_bytes(bytes: &[u8]) -> (String, Tree) {
-    match std::str::from_utf8(bytes) {
+    parse_owned_bytes(bytes.to_vec())
+}
+
+/// [`parse_bytes`] of bytes the caller gives up: valid UTF-8 becomes the returned text without
+/// a copy (a file read whole is then held once, not twice, while it is analysed).
+pub fn parse_owned_bytes(bytes: Vec<u8>) -> (String, Tree) {
+    match String::from_utf8(bytes) {
         Ok(text) => {
-            let tree = parse(text);
-            (text.to_owned(), tree)
+            let tree = parse(&text);
+            (text, tree)
         }
         Err(e) => {
-            let at = e.valid_up_to();
-            let text = String::from_utf8_lossy(bytes).into_owned();
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let text = String::from_utf8_lossy(&bytes).into_owned();
             let bad = bytes.get(at).copied().unwrap_or(0);
             // The range is in the returned text, where the bad bytes are one U+FFFD: it starts
             // at the same offset as in `bytes` (all before it is valid) and covers that char.
@@ -709,4 +716,41 @@ fn clean_message(info: &str) -> String {
     }
     out.push_str(chars.as_str());
     out
+}
+
+#[cfg(test)]
+mod owned_bytes_tests {
+    use super::{parse_bytes, parse_owned_bytes};
+    use crate::debug_tree;
+
+    /// The owned path gives what the borrowed one gives: the same text, tree and errors, for
+    /// valid UTF-8 and for each place of an invalid byte.
+    #[test]
+    fn owned_bytes_parse_as_borrowed_bytes_do() {
+        let inputs: [&[u8]; 6] = [
+            b"version: v4\njobs:\n  a:\n    command: [echo, hi]\n",
+            b"\xef\xbb\xbfversion: v4\njobs: {}\n",
+            b"version: v4\njobs:\n  a:\n    command: [echo, \xff]\n",
+            b"\xef\xbb\xbf\xc3",
+            b"\x80version: v4\n",
+            b"",
+        ];
+        for bytes in inputs {
+            let (text, tree) = parse_bytes(bytes);
+            let (owned_text, owned_tree) = parse_owned_bytes(bytes.to_vec());
+            assert_eq!(owned_text, text, "{bytes:?}");
+            assert_eq!(owned_tree.errors, tree.errors, "{bytes:?}");
+            assert_eq!(owned_tree.has_bom, tree.has_bom, "{bytes:?}");
+            assert_eq!(
+                debug_tree(&owned_text, &owned_tree),
+                debug_tree(&text, &tree),
+                "{bytes:?}"
+            );
+        }
+        // An invalid byte is reported at its offset, whichever path read it.
+        let (_, tree) = parse_owned_bytes(b"version: v4\n\xffjobs: {}\n".to_vec());
+        assert_eq!(tree.errors.len(), 1);
+        assert_eq!(tree.errors[0].range.start, 12);
+        assert!(tree.errors[0].message.contains("byte 0xff"));
+    }
 }

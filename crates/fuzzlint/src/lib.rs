@@ -518,7 +518,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
         }
         let bytes =
             fuzzfile_io::read(path, fuzzfile_io::Kind::FUZZFILE).map_err(|e| e.to_string())?;
-        let analysis = fuzzfile_check::analyze_bytes_with(&bytes, &settings.options);
+        let analysis = fuzzfile_check::analyze_owned_bytes_with(bytes, &settings.options);
         Ok(vec![Checked {
             path: path.clone(),
             display: discover::display(name),
