@@ -199,7 +199,7 @@ mod tests {
     fn devices_of(text: &str) -> PlannedDevices {
         let a = crate::analyze(text);
         let task = a.model.jobs.first().expect("a job");
-        planned_devices(task, a.semantics.task(task))
+        planned_devices(task, a.facts(task))
     }
 
     fn paths(p: &PlannedDevices) -> Vec<&str> {

@@ -12,7 +12,7 @@ use fuzzfile_model::{EnvVar, KeyValue, Task, TaskKind};
 
 /// `multinode.nodes` when it is more than one node.
 pub fn multinode(ctx: &Context<'_>, task: &Task) -> Option<(u64, TextRange)> {
-    ctx.semantics.task(task).nodes.filter(|n| n.0 > 1)
+    ctx.facts(task).nodes.filter(|n| n.0 > 1)
 }
 
 /// An nccl-tests program (`all_reduce_perf`, `sendrecv_perf`, ...).
@@ -41,7 +41,7 @@ pub fn is_nccl_test(program: &str) -> bool {
 /// alone or under mpirun, srun asking GPUs with `--gpus-per-task`, `--gpus-per-node`,
 /// `--gpus` or `--gres=gpu:N`) or sets `NCCL_*` variables.
 pub fn uses_gpus(ctx: &Context<'_>, task: &Task, env: &[&EnvVar]) -> bool {
-    let facts = ctx.semantics.task(task);
+    let facts = ctx.facts(task);
     match facts.gpus_per_node {
         Some((0, _)) => return false,
         Some(_) => return true,
@@ -72,7 +72,7 @@ pub fn multinode_gpu_job(ctx: &Context<'_>, task: &Task) -> Option<(u64, TextRan
         return None;
     }
     let n = multinode(ctx, task)?;
-    let env: Vec<&EnvVar> = ctx.semantics.task(task).env.iter().collect();
+    let env: Vec<&EnvVar> = ctx.facts(task).env.iter().collect();
     uses_gpus(ctx, task, &env).then_some(n)
 }
 

@@ -26,6 +26,7 @@ pub mod rules;
 pub mod semantics;
 pub mod settings;
 pub mod suppress;
+pub mod task_cache;
 pub mod template;
 
 pub use fuzzfile_diagnostics::{
@@ -44,8 +45,9 @@ pub struct Analysis {
     pub tree: Tree,
     pub model: Fuzzfile,
     pub diagnostics: Vec<Diagnostic>,
-    /// What each job and service runs, derived once ([`semantics`]): rules, hover, inlay hints,
-    /// the launch plan and the runner read it.
+    /// What each job and service runs, derived once on first use ([`semantics`]; read it
+    /// with [`Analysis::facts`]): rules, hover, inlay hints, the launch plan and the runner
+    /// read it.
     pub semantics: semantics::Semantics,
     /// The options the text was analysed with (a fixed text is verified with the same).
     pub options: Options,
@@ -55,6 +57,12 @@ impl Analysis {
     /// The highest severity found, if any.
     pub fn max_severity(&self) -> Option<Severity> {
         self.diagnostics.iter().map(|d| d.severity).max()
+    }
+    /// What `task` (a job or service of this analysis's model) runs, and with what: derived on
+    /// its first use.
+    pub fn facts(&self, task: &fuzzfile_model::Task) -> &semantics::TaskFacts {
+        self.semantics
+            .task_in(&self.text, &self.tree, &self.model, task)
     }
     pub fn line_col(&self, offset: u32) -> LineCol {
         self.line_index.line_col(&self.text, offset)
@@ -72,6 +80,10 @@ pub struct Options {
     /// Evaluations of shell texts kept from earlier analyses by the caller (the language server
     /// passes one per session); `None` evaluates everything.
     pub evaluations: Option<semantics::EvaluationCache>,
+    /// Each task's findings kept from earlier analyses of the same document by the caller (the
+    /// language server keeps one per open document): an analysis re-runs the per-task rules of
+    /// the tasks an edit can change only. `None` checks every task.
+    pub task_findings: Option<task_cache::TaskFindingsCache>,
 }
 
 /// Analyse a text.
@@ -121,11 +133,17 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
     let semantics = if invalid_utf8 {
         semantics::Semantics::default()
     } else {
-        semantics::Semantics::build_with(&text, &tree, &model, options.evaluations.as_ref())
+        semantics::Semantics::build_with(&model, options.evaluations.as_ref())
     };
     if !invalid_utf8 {
         let ctx = rules::Context::new(&text, &tree, &model, options.profile.as_ref(), &semantics);
-        rules::run_all(&ctx, &mut diagnostics);
+        let kept = options.task_findings.as_ref().and_then(|cache| {
+            task_cache::Session::start(cache, &text, &tree, &model, options.profile.as_ref())
+        });
+        match &kept {
+            Some(kept) => rules::run_all_reusing(&ctx, kept, &mut diagnostics),
+            None => rules::run_all(&ctx, &mut diagnostics),
+        }
     }
     if !tree.blanked_lines.is_empty() {
         drop_consequences_of_blanked_lines(&line_index, &tree, &model, &mut diagnostics);

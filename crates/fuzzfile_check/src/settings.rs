@@ -307,6 +307,7 @@ impl Resolver {
                 profile,
                 rules: RuleSettings::resolve(&layers, severities),
                 evaluations: None,
+                task_findings: None,
             },
             fail_on: self.overrides.fail_on.or(fail_on).unwrap_or_default(),
             skip_non_fuzzfiles: skip.unwrap_or(true),

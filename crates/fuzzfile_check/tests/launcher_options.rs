@@ -421,7 +421,7 @@ fn launch(launcher: &[&str], args: &[&str]) -> (Launch, LauncherArgs) {
         items.join(", ")
     );
     let a = fuzzfile_check::analyze(&text);
-    let facts = a.semantics.task(&a.model.jobs[0]);
+    let facts = a.facts(&a.model.jobs[0]);
     let l = facts
         .launches
         .first()

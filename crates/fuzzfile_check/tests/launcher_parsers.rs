@@ -32,7 +32,7 @@ fn fuzzfile(argv: &[&str], extra: &str) -> String {
 
 fn with_launch<T>(text: &str, f: impl FnOnce(&Launch) -> T) -> T {
     let a = fuzzfile_check::analyze(text);
-    let facts = a.semantics.task(&a.model.jobs[0]);
+    let facts = a.facts(&a.model.jobs[0]);
     let l = facts
         .launches
         .first()

@@ -10,8 +10,7 @@ fn analysis(jobs: &str) -> fuzzfile_check::Analysis {
 }
 
 fn first(a: &fuzzfile_check::Analysis) -> &Launch {
-    a.semantics
-        .task(&a.model.jobs[0])
+    a.facts(&a.model.jobs[0])
         .launches
         .first()
         .unwrap_or_else(|| panic!("no launch in\n{}", a.text))
@@ -128,8 +127,7 @@ fn deepspeed_reach_follows_its_hostfile_and_no_ssh() {
     for (cmd, extra, want) in cases {
         let a = job(cmd, extra);
         let l = a
-            .semantics
-            .task(&a.model.jobs[0])
+            .facts(&a.model.jobs[0])
             .launches
             .iter()
             .find(|l| l.launcher.name() == "deepspeed")

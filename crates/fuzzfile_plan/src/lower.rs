@@ -502,7 +502,7 @@ impl Lowering<'_> {
             notes.push("`requires` is ignored because `depends-on` is given".into());
         }
 
-        let env = &self.a.semantics.task(t).env;
+        let env = &self.a.facts(t).env;
         let user_env: Vec<EnvVar> = env
             .iter()
             .map(|e| EnvVar {
@@ -521,7 +521,7 @@ impl Lowering<'_> {
 
         // `/dev/infiniband` and the IMEX channels: decided once in `fuzzfile_check::devices`,
         // which the cluster rules read too.
-        let planned = fuzzfile_check::devices::planned_devices(t, self.a.semantics.task(t));
+        let planned = fuzzfile_check::devices::planned_devices(t, self.a.facts(t));
         notes.extend(planned.notes);
         let ethernet = self.options.profile.as_ref().and_then(|p| p.fabric)
             == Some(fuzzfile_check::profile::Fabric::Ethernet);
@@ -1073,7 +1073,7 @@ impl Lowering<'_> {
                 world_size: Some(mn.total_slots),
             });
         }
-        for l in &self.a.semantics.task(self.task).launches {
+        for l in &self.a.facts(self.task).launches {
             let shape = &l.shape;
             out.push(LauncherUse {
                 launcher: l.launcher.name().to_owned(),

@@ -38,6 +38,10 @@ pub struct Document {
     /// The analysis of `text` with the settings of `generation`, computed on demand (and
     /// dropped again when other documents were used more recently: see the server).
     pub analysis: Option<(u64, Arc<Analysis>)>,
+    /// Each job's and service's findings from the analyses of earlier versions: an analysis
+    /// of the next version re-runs the per-task rules of the tasks the edit can change only
+    /// ([`fuzzfile_check::task_cache`]).
+    pub task_findings: fuzzfile_check::task_cache::TaskFindingsCache,
     /// When the analysis was last used (the server's clock), for keeping the recent ones.
     pub last_used: u64,
     /// The version whose diagnostics were last published (pushed), if any.
@@ -65,6 +69,7 @@ impl Document {
             version,
             text,
             analysis: None,
+            task_findings: Default::default(),
             last_used: 0,
             published: None,
             published_any: false,

@@ -88,7 +88,7 @@ pub fn hover(v: &View<'_>, offset: u32) -> Option<Hover> {
             sections.push(md);
             range.get_or_insert(r);
         }
-        let launches = &a.semantics.task(task).launches;
+        let launches = &a.facts(task).launches;
         if let Some(l) = launches.iter().find(|l| {
             l.launcher != fuzzfile_check::semantics::Launcher::ExecAll
                 && l.range().touches(offset)
@@ -172,7 +172,7 @@ fn exec_all_markdown(
     offset: u32,
 ) -> Option<(TextRange, String)> {
     use fuzzfile_check::semantics::Launcher;
-    let facts = a.semantics.task(task);
+    let facts = a.facts(task);
     // A launch behind `exec_all` records the helper's word; its own words are what it starts.
     let (word, l) = facts.launches.iter().find_map(|l| {
         let r = l.exec_all?;
@@ -394,7 +394,7 @@ fn word_markdown(
                 .tasks()
                 .find(|t| t.range.touches(offset))
                 .and_then(|t| {
-                    v.analysis.semantics.task(t).env_var(name).map(|e| {
+                    v.analysis.facts(t).env_var(name).map(|e| {
                         let from = if e.from_defaults {
                             "`defaults.job.env`"
                         } else {
@@ -425,8 +425,7 @@ fn word_markdown(
         let task = v.analysis.model.tasks().find(|t| t.range.touches(offset))?;
         let is_flag = v
             .analysis
-            .semantics
-            .task(task)
+            .facts(task)
             .distributed()
             // torchrun's own flags (accelerate, fabric and deepspeed are torchrun-like too,
             // with flags of their own).

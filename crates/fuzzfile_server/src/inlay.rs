@@ -23,7 +23,7 @@ pub fn hints(v: &View<'_>, range: lsp_types::Range) -> Vec<InlayHint> {
         if task.range.end < r.start || task.range.start > r.end {
             continue;
         }
-        for l in &a.semantics.task(task).launches {
+        for l in &a.facts(task).launches {
             let at = l.range();
             if !r.touches(at.start) && !r.touches(at.end) {
                 continue;

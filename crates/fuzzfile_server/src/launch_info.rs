@@ -14,7 +14,7 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 /// One line about a job or service: nodes × GPUs, and what it launches with which world
 /// size.
 pub fn summary(a: &Analysis, task: &Task) -> String {
-    let facts = a.semantics.task(task);
+    let facts = a.facts(task);
     let nodes = facts.nodes.map_or(1, |(n, _)| n);
     let mut parts = Vec::new();
     let shape = match facts.gpus_per_node {
@@ -75,7 +75,7 @@ pub fn summary(a: &Analysis, task: &Task) -> String {
 /// receives (variables, arrays and `eval` resolved; a value known only at run time says whose
 /// it is), where it runs and how the job's shell reached it, and its world size.
 pub fn launch_markdown(a: &Analysis, task: &Task, l: &Launch) -> String {
-    let facts = a.semantics.task(task);
+    let facts = a.facts(task);
     let mut words = Vec::new();
     for w in &l.words {
         let shown = match &w.value {
@@ -152,7 +152,7 @@ mod tests {
     fn a_launch_as_it_runs() {
         let a = fuzzfile_check::analyze("version: v4\njobs:\n  t:\n    image: {uri: docker://x:1}\n    script: |\n      ARGS=\"--nproc_per_node 4 --nnodes 2\"\n      exec_all torchrun $ARGS --node_rank \"$RANK\" --master_addr \"$MULTINODE_NODE_IP\" x.py\n    resource: {devices: {nvidia.com/gpu: 4}}\n    multinode: {nodes: 2, implementation: generic}\n");
         let t = &a.model.jobs[0];
-        let l = &a.semantics.task(t).launches[0];
+        let l = &a.facts(t).launches[0];
         let md = launch_markdown(&a, t, l);
         assert!(
             md.starts_with("**`torchrun`** as it runs (on every node)"),

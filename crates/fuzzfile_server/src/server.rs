@@ -709,6 +709,7 @@ impl Server {
         }
         options.evaluations = Some(self.evaluations.clone());
         let doc = self.docs.get_mut(key)?;
+        options.task_findings = Some(doc.task_findings.clone());
         let a = Arc::new(fuzzfile_check::analyze_with(&doc.text, &options));
         doc.analysis = Some((generation, Arc::clone(&a)));
         self.evict();

@@ -290,6 +290,11 @@ impl Tree {
         self.anchors.get(&id).map(|(name, range)| (&**name, *range))
     }
 
+    /// The nodes that define an anchor (`&name`), in node order.
+    pub fn anchored_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.anchors.keys().copied()
+    }
+
     /// The explicit tag of node `id` as written (`!!str`).
     pub fn tag(&self, id: NodeId) -> Option<&str> {
         self.tags.get(&id).map(|t| &**t)

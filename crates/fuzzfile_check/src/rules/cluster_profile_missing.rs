@@ -89,7 +89,7 @@ impl Check for ClusterProfileMissing {
             return;
         }
         let Some(task) = ctx.model.tasks().find(|t| {
-            let env: Vec<&EnvVar> = ctx.semantics.task(t).env.iter().collect();
+            let env: Vec<&EnvVar> = ctx.facts(t).env.iter().collect();
             uses_gpus(ctx, t, &env)
         }) else {
             return;

@@ -65,7 +65,7 @@ impl Check for InfinibandOnEthernet {
         // The tasks that get the device, in file order, with where they ask for it.
         let mut tasks: Vec<(&fuzzfile_model::Task, TextRange, String)> = Vec::new();
         for task in ctx.model.tasks() {
-            let planned = planned_devices(task, ctx.semantics.task(task));
+            let planned = planned_devices(task, ctx.facts(task));
             if let Some(d) = planned
                 .devices
                 .into_iter()

@@ -172,7 +172,7 @@ pub struct TaskContext<'c> {
 
 impl<'c> TaskContext<'c> {
     pub fn new(ctx: &'c Context<'_>, task: &'c fuzzfile_model::Task) -> Self {
-        let facts = ctx.semantics.task(task);
+        let facts = ctx.facts(task);
         TaskContext {
             task,
             facts,
@@ -212,6 +212,12 @@ pub struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
+    /// The facts of `task`, a task of this context's model (derived on first use).
+    pub fn facts(&self, task: &fuzzfile_model::Task) -> &'a crate::semantics::TaskFacts {
+        self.semantics
+            .task_in(self.text, self.tree, self.model, task)
+    }
+
     pub fn new(
         text: &'a str,
         tree: &'a Tree,
@@ -253,13 +259,46 @@ macro_rules! registry {
         /// Run every rule: each file hook, then for each job and service its facts once and
         /// each task hook.
         pub fn run_all(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-            $( Check::file(&$module::$variant, ctx, out); )*
+            run_file_hooks(ctx, out);
             for task in ctx.model.tasks() {
-                let facts = TaskContext::new(ctx, task);
-                $( Check::task(&$module::$variant, ctx, &facts, out); )*
+                run_task_hooks(ctx, task, out);
             }
         }
+
+        /// Every rule's file hook.
+        fn run_file_hooks(ctx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+            $( Check::file(&$module::$variant, ctx, out); )*
+        }
+
+        /// The facts of `task` once, then every rule's task hook.
+        fn run_task_hooks(
+            ctx: &Context<'_>,
+            task: &fuzzfile_model::Task,
+            out: &mut Vec<Diagnostic>,
+        ) {
+            let facts = TaskContext::new(ctx, task);
+            $( Check::task(&$module::$variant, ctx, &facts, out); )*
+        }
     };
+}
+
+/// [`run_all`], taking each task's findings from `kept` when what its hooks read is unchanged
+/// ([`crate::task_cache`]), and keeping the findings of the tasks checked.
+pub(crate) fn run_all_reusing(
+    ctx: &Context<'_>,
+    kept: &crate::task_cache::Session<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    run_file_hooks(ctx, out);
+    let mut found = Vec::new();
+    for task in ctx.model.tasks() {
+        if kept.reuse(ctx.text, task, out) {
+            continue;
+        }
+        run_task_hooks(ctx, task, &mut found);
+        kept.store(ctx.text, task, &found);
+        out.append(&mut found);
+    }
 }
 
 /// What the launcher rules share (not a rule, so not in the registry).

@@ -75,47 +75,61 @@ pub const PROVIDED_VARIABLES: &[&str] = &[
 const REMOTE_RUNNERS: &[&str] = &["exec_all"];
 const REMOTE_WRAPPERS: &[&str] = &["MULTINODE_SSH_WRAPPER", "MULTINODE_RSH_WRAPPER"];
 
-/// The facts of every task of one Fuzzfile.
+/// The facts of every task of one Fuzzfile, each derived on its first use: a task whose
+/// findings an analysis reuses ([`crate::task_cache`]) has its facts derived only when a
+/// request (hover, the launch plan) asks for them.
 #[derive(Debug, Default)]
 pub struct Semantics {
     by_body: HashMap<NodeId, usize>,
-    tasks: Vec<TaskFacts>,
+    tasks: Vec<std::sync::OnceLock<TaskFacts>>,
+    /// The evaluations of shell texts the facts are derived with.
+    cache: Option<EvaluationCache>,
     empty: TaskFacts,
 }
 
 impl Semantics {
-    /// Derive the facts of every job and service of `model`.
-    pub fn build(text: &str, tree: &Tree, model: &Fuzzfile) -> Semantics {
-        Semantics::build_with(text, tree, model, None)
+    /// The facts of every job and service of `model`, to be derived on first use
+    /// ([`Semantics::task_in`]).
+    pub fn build(model: &Fuzzfile) -> Semantics {
+        Semantics::build_with(model, None)
     }
 
     /// [`Semantics::build`], taking the evaluations of shell texts from `cache` when it holds
     /// them (what it holds is exactly what evaluating would give: see [`EvaluationCache`]).
-    pub fn build_with(
-        text: &str,
-        tree: &Tree,
-        model: &Fuzzfile,
-        cache: Option<&EvaluationCache>,
-    ) -> Semantics {
-        let mut s = Semantics::default();
-        // At their exact length: doubling left up to half of a big file's facts as spare room.
+    pub fn build_with(model: &Fuzzfile, cache: Option<&EvaluationCache>) -> Semantics {
         let count = model.tasks().count();
+        let mut s = Semantics {
+            cache: cache.cloned(),
+            ..Semantics::default()
+        };
         s.tasks.reserve_exact(count);
         s.by_body.reserve(count);
         for task in model.tasks() {
-            let facts = task_facts(text, tree, model, task, cache);
             s.by_body.insert(task.body, s.tasks.len());
-            s.tasks.push(facts);
+            s.tasks.push(std::sync::OnceLock::new());
         }
         s
     }
 
-    /// The facts of `task` (a task of the model this was built from).
-    pub fn task(&self, task: &Task) -> &TaskFacts {
-        self.by_body
+    /// The facts of `task`, a task of `model` (the model this was built from, of `tree` and
+    /// `text`), derived now if this is their first use. Front ends call
+    /// [`crate::Analysis::facts`] and rules [`crate::rules::Context::facts`].
+    pub fn task_in(&self, text: &str, tree: &Tree, model: &Fuzzfile, task: &Task) -> &TaskFacts {
+        match self
+            .by_body
             .get(&task.body)
             .and_then(|&i| self.tasks.get(i))
-            .unwrap_or(&self.empty)
+        {
+            Some(cell) => {
+                cell.get_or_init(|| task_facts(text, tree, model, task, self.cache.as_ref()))
+            }
+            None => &self.empty,
+        }
+    }
+
+    /// How many tasks' facts have been derived so far.
+    pub fn derived(&self) -> usize {
+        self.tasks.iter().filter(|c| c.get().is_some()).count()
     }
 }
 
@@ -871,7 +885,11 @@ impl<'a> Builder<'a> {
             ) {
                 if l.launcher != Launcher::ExecAll {
                     launched.insert(index);
-                    for (name, v) in exec.variables.iter() {
+                    // In name order: the shell's variables are a hash map, and the facts must
+                    // not change from one analysis of the same text to the next.
+                    let mut variables: Vec<_> = exec.variables.iter().collect();
+                    variables.sort_by(|a, b| a.0.cmp(b.0));
+                    for (name, v) in variables {
                         if !matters_to_launchers(name) {
                             continue;
                         }
@@ -1545,12 +1563,12 @@ mod tests {
 
     fn facts(src: &str) -> (crate::Analysis, usize) {
         let a = crate::analyze(src);
-        let n = a.semantics.task(&a.model.jobs[0]).launches.len();
+        let n = a.facts(&a.model.jobs[0]).launches.len();
         (a, n)
     }
 
     fn first(a: &crate::Analysis) -> &Launch {
-        &a.semantics.task(&a.model.jobs[0]).launches[0]
+        &a.facts(&a.model.jobs[0]).launches[0]
     }
 
     fn value<'a>(l: &'a Launch, name: &str) -> &'a Resolved {
@@ -1622,10 +1640,9 @@ mod tests {
         let src = format!("{HEAD}    script: |\n      #!/bin/bash\n      exec_all torchrun --nnodes 2 --node-rank '$RANK' --master-addr \"$MULTINODE_NODE_IP\" a.py\n      exec_all torchrun --nnodes 2 --node-rank \"$RANK\" --master-addr '$MULTINODE_NODE_IP' b.py\n      exec_all bash -c 'torchrun --nnodes 2 --node-rank $RANK --master-addr $MULTINODE_NODE_IP c.py'\n    multinode: {{nodes: 2, implementation: generic}}\n");
         let (a, n) = facts(&src);
         // The three torchruns, and the `exec_all bash -c` that starts the third.
-        assert_eq!(n, 4, "{:?}", a.semantics.task(&a.model.jobs[0]).launches);
+        assert_eq!(n, 4, "{:?}", a.facts(&a.model.jobs[0]).launches);
         let ls: Vec<&Launch> = a
-            .semantics
-            .task(&a.model.jobs[0])
+            .facts(&a.model.jobs[0])
             .distributed()
             .map(|(l, _)| l)
             .collect();
@@ -1680,7 +1697,7 @@ mod tests {
         assert_eq!(value(first(&a), "nproc-per-node"), &lit("2"));
         // eval of a known string; bash -c with positional parameters.
         let (a, _) = facts(&format!("{HEAD}    script: |\n      CMD=\"torchrun --nproc-per-node 4 x.py\"\n      eval \"$CMD\"\n      bash -c 'torchrun --nproc-per-node \"$1\" y.py' arg0 2\n"));
-        let ls = &a.semantics.task(&a.model.jobs[0]).launches;
+        let ls = &a.facts(&a.model.jobs[0]).launches;
         assert_eq!(ls.len(), 2, "{ls:?}");
         assert_eq!(value(&ls[0], "nproc-per-node"), &lit("4"));
         assert_eq!(value(&ls[1], "nproc-per-node"), &lit("2"));
@@ -1728,8 +1745,7 @@ mod tests {
     fn each_invocation_sees_the_assignments_before_it() {
         let (a, _) = facts(&format!("{HEAD}    env: [NP=1]\n    script: |\n      torchrun --nproc-per-node $NP a.py\n      NP=2\n      NP=4\n      torchrun --nproc-per-node $NP b.py\n      NP=8\n      OTHER=1\n      torchrun --nproc-per-node $NP c.py\n"));
         let nps: Vec<Resolved> = a
-            .semantics
-            .task(&a.model.jobs[0])
+            .facts(&a.model.jobs[0])
             .launches
             .iter()
             .map(|l| value(l, "nproc-per-node").clone())
@@ -1741,8 +1757,7 @@ mod tests {
     fn effective_env_keeps_each_name_at_its_last_entry() {
         let a = crate::analyze("version: v4\ndefaults:\n  job:\n    env: [A=d, B=d, C=d]\njobs:\n  t:\n    image: {uri: docker://x:1}\n    command: [x]\n    env: [B=1, D=1, A=2, B=3]\n");
         let env: Vec<(&str, &str)> = a
-            .semantics
-            .task(&a.model.jobs[0])
+            .facts(&a.model.jobs[0])
             .env
             .iter()
             .map(|e| (e.name.as_str(), e.value.as_str()))
@@ -1803,7 +1818,7 @@ mod tests {
         let moved = crate::analyze_with(&job("4", "# a comment\n"), &options);
         assert_eq!(cache.hits(), 1);
         let np = |a: &crate::Analysis| {
-            let l = &a.semantics.task(&a.model.jobs[0]).launches[0];
+            let l = &a.facts(&a.model.jobs[0]).launches[0];
             let s = l.setting("nproc-per-node").expect("nproc");
             (
                 s.value.clone(),
