@@ -19,6 +19,20 @@ pub fn check_fast_path(text: &str) -> Result<bool, String> {
     Ok(true)
 }
 
+/// Parse a text the fast path does not take, as [`crate::parse`] does (error recovery whose
+/// passes after the first try the fast path) and with the event parser alone, and compare the
+/// two trees. Returns whether the text needed recovery (had a syntax error), or the first
+/// difference.
+pub fn check_recovery(text: &str) -> Result<bool, String> {
+    if parse_fast(text).is_some() {
+        return Ok(false);
+    }
+    let recovered = crate::parse(text);
+    let reference = parse_reference(text);
+    compare(text, &recovered, &reference)?;
+    Ok(!recovered.blanked_lines.is_empty())
+}
+
 /// Compare two trees of `text`; describes the first difference.
 pub fn compare(text: &str, fast: &Tree, reference: &Tree) -> Result<(), String> {
     let df = debug_tree(text, fast);

@@ -79,7 +79,7 @@ pub fn parse_with_limits(text: &str, limits: Limits) -> Tree {
     if let Some(tree) = crate::fast::parse(text, limits) {
         return tree;
     }
-    recovery::parse_recovering(text, limits)
+    recovery::parse_recovering(text, limits, recovery::LaterPasses::FastPathFirst)
 }
 
 /// Parse with the event parser only, skipping the fast path: the reference the fast path is
@@ -94,7 +94,7 @@ pub fn parse_reference_with_limits(text: &str, limits: Limits) -> Tree {
     if let Some(refused) = refuse_too_large(text, limits) {
         return refused;
     }
-    recovery::parse_recovering(text, limits)
+    recovery::parse_recovering(text, limits, recovery::LaterPasses::EventParserOnly)
 }
 
 /// The fast path alone: `None` where it leaves the text to the event parser.

@@ -3,10 +3,19 @@
 //! Blanking replaces every byte of a line except its line break with a space, so the text keeps
 //! its length and every range computed on it is a range in the original text.
 
-use crate::parse::{parse_pass, Limits};
+use crate::parse::{parse_pass, Limits, Pass};
 use crate::{NodeId, NodeKind, Tree};
 
-pub(crate) fn parse_recovering(text: &str, limits: Limits) -> Tree {
+/// How the passes after the first (each on the text with more lines blanked) parse.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum LaterPasses {
+    /// The fast path, and the event parser where it does not take the text.
+    FastPathFirst,
+    /// The event parser only (the reference the fast-path passes are compared with).
+    EventParserOnly,
+}
+
+pub(crate) fn parse_recovering(text: &str, limits: Limits, later: LaterPasses) -> Tree {
     let mut pass = parse_pass(text, limits);
     let Some((first_error, first_lines)) = pass.error.take() else {
         return pass.tree;
@@ -38,7 +47,17 @@ pub(crate) fn parse_recovering(text: &str, limits: Limits) -> Tree {
         let Ok(work_text) = std::str::from_utf8(&work) else {
             break;
         };
-        let mut next = parse_pass(work_text, limits);
+        // The fast path first: most texts are valid once the bad lines are blanked, and where
+        // it takes a text its tree is the event parser's (`crate::differential`); the event
+        // parser, several times slower, only where it does not.
+        let fast = match later {
+            LaterPasses::FastPathFirst => crate::fast::parse(work_text, limits),
+            LaterPasses::EventParserOnly => None,
+        };
+        let mut next = match fast {
+            Some(tree) => Pass { tree, error: None },
+            None => parse_pass(work_text, limits),
+        };
         let err = next.error.take();
         if next.tree.len() >= best.len() || err.is_none() {
             best = next.tree;

@@ -670,3 +670,67 @@ fn precheck_rejects_unmodelled_characters() {
         "k: \u{e9}\u{e8}\u{20ac}\u{1F600}abcdefgh # \u{e9}\n"
     ));
 }
+
+/// Texts with syntax errors, as an editor holds them while a person types: every Fuzzfile of
+/// the corpus, the examples and the syntax-error specs, each with errors typed into some of its
+/// lines (a character after a key's colon, a colon deleted, an unclosed quote or bracket, a
+/// tab in the indentation).
+fn texts_with_errors() -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    for dir in [
+        "../shared/corpus/plain",
+        "../shared/corpus/docs",
+        "examples",
+    ] {
+        files.extend(files_in(&root().join(dir), Some("fz")));
+    }
+    walk(&root().join("tests/specs/yaml-syntax"), "fz", &mut files);
+    walk(&root().join("tests/specs/duplicate-key"), "fz", &mut files);
+    let mut out = Vec::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        out.push((path.clone(), text.clone()));
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for (n, line) in lines.iter().enumerate().filter(|(n, _)| n % 2 == 1) {
+            let mutated: Vec<String> = match n % 4 {
+                0 => vec![
+                    line.replacen(": ", ":x ", 1),
+                    line.replacen(":\n", ":x\n", 1),
+                ],
+                1 => vec![line.replacen(':', "", 1)],
+                2 => vec![
+                    line.replacen(": ", ": \"", 1),
+                    line.replacen(": ", ": [", 1),
+                ],
+                _ => vec![format!("\t{line}")],
+            };
+            for m in mutated {
+                if m == **line {
+                    continue;
+                }
+                let mut t = String::with_capacity(text.len() + 2);
+                t.extend(lines[..n].iter().copied());
+                t.push_str(&m);
+                t.extend(lines[n + 1..].iter().copied());
+                out.push((path.clone(), t));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn recovery_with_fast_passes_matches_the_event_parser_alone() {
+    let mut recovered = 0;
+    for (path, text) in texts_with_errors() {
+        match fuzzfile_syntax::differential::check_recovery(&text) {
+            Ok(true) => recovered += 1,
+            Ok(false) => {}
+            Err(e) => panic!("{}, text {text:?}:\n{e}", path.display()),
+        }
+    }
+    // Not vacuous: most mutations are syntax errors that recovery blanks lines for.
+    assert!(recovered > 200, "{recovered} texts recovered");
+}
