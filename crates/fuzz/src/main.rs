@@ -697,7 +697,10 @@ fn plan(
     let plan_options = plan_options(file, hosts, profile);
     if template::is_template(file) {
         // An application template: its rendered Fuzzfile is lowered, its findings are
-        // shown at template positions.
+        // shown at template positions. The whole plan is lowered first (not streamed as a
+        // plain Fuzzfile's JSON is): its positions are mapped to the template through the
+        // whole plan as JSON (`plan_positions_in_template`), volumes' transfers included, and
+        // a rendered template is an application's workflow, not a generated 10,000-job file.
         let t = match template::render(file, bytes, template_args, &options) {
             Ok(t) => t,
             Err(template::Refused(message)) => {
@@ -732,9 +735,25 @@ fn plan(
         };
     }
     let a = fuzzfile_check::analyze_owned_bytes_with(bytes, &options);
-    let plan = match fuzzfile_plan::lower(&a, &plan_options) {
-        Ok(p) => p,
-        Err(Refusal::Errors(_)) => {
+    if let Format::Json = format {
+        // Lowered and written one job at a time: memory holds the analysis and one job's plan
+        // (about 10 KB), not the whole plan. Every refusal is decided before the output is
+        // opened: nothing on standard output, no `-o` file.
+        return match fuzzfile_plan::streamed(&a, &plan_options) {
+            Ok(plan) => write_json_output(output, |out| plan.write_json(out)),
+            Err(r) => refused(file, &a, r),
+        };
+    }
+    match fuzzfile_plan::lower(&a, &plan_options) {
+        Ok(plan) => write_plan(&plan, output, format),
+        Err(r) => refused(file, &a, r),
+    }
+}
+
+/// Say why `file` has no plan; exit 1, or 2 for `--hosts` (a wrong argument).
+fn refused(file: &Path, a: &fuzzfile_check::Analysis, refusal: Refusal) -> ExitCode {
+    match refusal {
+        Refusal::Errors(_) => {
             let n = a
                 .diagnostics
                 .iter()
@@ -745,19 +764,18 @@ fn plan(
                 file.display(),
                 if n == 1 { "" } else { "s" }
             );
-            eprint!("{}", render::plain_capped(&a, MAX_SHOWN));
-            return ExitCode::from(1);
+            eprint!("{}", render::plain_capped(a, MAX_SHOWN));
+            ExitCode::from(1)
         }
-        Err(r @ Refusal::Hosts { .. }) => {
+        r @ Refusal::Hosts { .. } => {
             eprintln!("error: {r}");
-            return ExitCode::from(2);
+            ExitCode::from(2)
         }
-        Err(r) => {
+        r => {
             eprintln!("{}: {r}", file.display());
-            return ExitCode::from(1);
+            ExitCode::from(1)
         }
-    };
-    write_plan(&plan, output, format)
+    }
 }
 
 /// The plan's options: its source is the file's name.
@@ -781,7 +799,9 @@ fn plan_options(
 fn write_plan(plan: &fuzzfile_plan::Plan, output: Option<&Path>, format: Format) -> ExitCode {
     let text = match format {
         // Streamed: a plan of many jobs is tens of MB of JSON, not held a second time as text.
-        Format::Json => return write_json_plan(plan, output),
+        Format::Json => {
+            return write_json_output(output, |out| fuzzfile_plan::write_json(plan, out))
+        }
         Format::Dot => fuzzfile_plan::render::dot(plan),
         Format::Mermaid => fuzzfile_plan::render::mermaid(plan),
     };
@@ -807,20 +827,23 @@ fn write_plan(plan: &fuzzfile_plan::Plan, output: Option<&Path>, format: Format)
     ExitCode::SUCCESS
 }
 
-/// The plan as JSON, serialised straight into `output` or standard output.
-fn write_json_plan(plan: &fuzzfile_plan::Plan, output: Option<&Path>) -> ExitCode {
+/// JSON written by `write` straight into `output` (created only now) or standard output,
+/// through one buffer.
+fn write_json_output(
+    output: Option<&Path>,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> ExitCode {
     use std::io::BufWriter;
     match output {
         Some(o) => {
-            let written = std::fs::File::create(o)
-                .and_then(|f| fuzzfile_plan::write_json(plan, BufWriter::new(f)));
+            let written = std::fs::File::create(o).and_then(|f| write(&mut BufWriter::new(f)));
             if let Err(e) = written {
                 eprintln!("error: cannot write {}: {e}", o.display());
                 return ExitCode::from(2);
             }
         }
         None => {
-            if fuzzfile_plan::write_json(plan, BufWriter::new(std::io::stdout().lock())).is_err() {
+            if write(&mut BufWriter::new(std::io::stdout().lock())).is_err() {
                 return ExitCode::from(2);
             }
         }

@@ -5,7 +5,8 @@
 //! the image and each container runtime's command line, resources, the timeout, and the world
 //! size of the launchers it recognised. [`to_json`] writes it as deterministic JSON (the same
 //! input gives the same bytes), described by [`schema`] (committed as
-//! `schemas/launch-plan.schema.json`). [`render::dot`] and [`render::mermaid`] draw the job
+//! `schemas/launch-plan.schema.json`). [`streamed`] and [`write_json_streamed`] write the same
+//! bytes without holding the plan: one job's plan at a time (what `fuzz plan` does). [`render::dot`] and [`render::mermaid`] draw the job
 //! graph.
 //!
 //! Invariant: the plan is data. Everything a runner does to start the workflow is in it; a
@@ -17,6 +18,7 @@ pub mod render;
 mod runtime;
 pub mod types;
 
+pub use lower::StreamedPlan;
 pub use types::*;
 
 use fuzzfile_check::profile::ClusterProfile;
@@ -75,6 +77,67 @@ impl fmt::Display for Refusal {
 /// Lower an analysed Fuzzfile. Refused when the analysis has an error.
 pub fn lower(analysis: &Analysis, options: &PlanOptions) -> Result<Plan, Refusal> {
     lower::lower(analysis, options)
+}
+
+/// The plan of `analysis`, checked for every refusal of [`lower`] (the same refusal for the same
+/// analysis) but not lowered: [`StreamedPlan::write_json`] then lowers and writes one job (or
+/// service) at a time, so that memory holds the analysis and one task's plan, not the whole
+/// [`Plan`] (about 10 KB a job). A refusal is known before the output is opened.
+pub fn streamed<'a>(
+    analysis: &'a Analysis,
+    options: &'a PlanOptions,
+) -> Result<StreamedPlan<'a>, Refusal> {
+    lower::streamed(analysis, options)
+}
+
+impl StreamedPlan<'_> {
+    /// The bytes of `to_json(&lower(..)?)`, written to `out` as each part is lowered. `out`
+    /// should be buffered.
+    pub fn write_json(&self, mut out: impl std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut out, self)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+}
+
+/// Why [`write_json_streamed`] wrote no plan, or not all of it.
+#[derive(Debug)]
+pub enum StreamedPlanError {
+    /// Refused before anything was written.
+    Refused(Refusal),
+    /// The writer failed (part of the plan may have been written).
+    Write(std::io::Error),
+}
+
+impl fmt::Display for StreamedPlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamedPlanError::Refused(r) => r.fmt(f),
+            StreamedPlanError::Write(e) => write!(f, "cannot write the plan: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StreamedPlanError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StreamedPlanError::Refused(_) => None,
+            StreamedPlanError::Write(e) => Some(e),
+        }
+    }
+}
+
+/// [`streamed`] then [`StreamedPlan::write_json`]: the bytes of `to_json(&lower(..)?)`, or the
+/// refusal of [`lower`] with nothing written to `out`.
+pub fn write_json_streamed(
+    analysis: &Analysis,
+    options: &PlanOptions,
+    out: impl std::io::Write,
+) -> Result<(), StreamedPlanError> {
+    streamed(analysis, options)
+        .map_err(StreamedPlanError::Refused)?
+        .write_json(out)
+        .map_err(StreamedPlanError::Write)
 }
 
 /// The plan as pretty JSON with a final newline; byte-identical for the same plan.
