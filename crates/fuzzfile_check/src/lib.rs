@@ -140,7 +140,7 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
         let kept = options.task_findings.as_ref().and_then(|cache| {
             task_cache::Session::start(cache, &text, &tree, &model, options.profile.as_ref())
         });
-        match &kept {
+        match kept {
             Some(kept) => rules::run_all_reusing(&ctx, kept, &mut diagnostics),
             None => rules::run_all(&ctx, &mut diagnostics),
         }

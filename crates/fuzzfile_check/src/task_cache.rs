@@ -26,7 +26,8 @@
 //! the corpus).
 //!
 //! Owned by the caller, one per document (`Options::task_findings`); nothing is kept anywhere
-//! else. Bounded: past [`TaskFindingsCache::MAX_BYTES`] of keys it starts over.
+//! else. It holds the entries of the last analysis only (those it reused or stored), so it is
+//! about the size of the document's text and its findings, whatever the number of edits.
 
 use fuzzfile_diagnostics::{Diagnostic, TextRange};
 use fuzzfile_model::{Fuzzfile, Task, TaskKind};
@@ -69,7 +70,9 @@ struct Inner {
     jobs: HashMap<Box<str>, Entry>,
     /// The services' entries.
     services: HashMap<Box<str>, Entry>,
-    bytes: usize,
+    /// The analysis now using the cache (counted from 1); an entry used by an earlier one
+    /// only is dropped when this one ends.
+    generation: u64,
     counts: TaskCounts,
 }
 
@@ -90,6 +93,8 @@ struct Entry {
     places: Vec<Place>,
     /// The other parts of the file the findings point into, with their text then.
     others: Vec<(u32, Box<str>)>,
+    /// The last analysis that reused or stored it.
+    used: u64,
 }
 
 /// Where a range of a kept finding points.
@@ -102,8 +107,13 @@ enum Place {
 }
 
 impl TaskFindingsCache {
-    /// The most bytes of keys (the tasks' text) kept before starting over.
-    pub const MAX_BYTES: usize = 8 << 20;
+    /// How many tasks' findings are kept (those of the last analysis).
+    pub fn kept_tasks(&self) -> usize {
+        self.inner
+            .lock()
+            .map(|c| c.jobs.len() + c.services.len())
+            .unwrap_or(0)
+    }
 
     /// Tasks reused and checked so far.
     pub fn counts(&self) -> TaskCounts {
@@ -248,12 +258,12 @@ impl<'c> Session<'c> {
         let parts = Parts::of(text, model)?;
         let context = context(text, tree, model, &parts, profile);
         let mut inner = cache.inner.lock().ok()?;
-        if inner.context != context || inner.bytes > TaskFindingsCache::MAX_BYTES {
+        if inner.context != context {
             inner.jobs.clear();
             inner.services.clear();
-            inner.bytes = 0;
             inner.context = context;
         }
+        inner.generation += 1;
         Some(Session {
             cache,
             parts,
@@ -269,7 +279,8 @@ impl<'c> Session<'c> {
         let Ok(mut inner) = self.cache.inner.lock() else {
             return false;
         };
-        let Some(entry) = inner.entries(task.kind).get(self.parts.text(text, own)) else {
+        let generation = inner.generation;
+        let Some(entry) = inner.entries(task.kind).get_mut(self.parts.text(text, own)) else {
             return false;
         };
         let holds = entry.others.iter().all(|(part, then)| {
@@ -278,6 +289,7 @@ impl<'c> Session<'c> {
         if !holds {
             return false;
         }
+        entry.used = generation;
         let base = self.parts.bounds[own as usize].0;
         let mut places = entry.places.iter();
         let first = out.len();
@@ -352,17 +364,27 @@ impl<'c> Session<'c> {
             return;
         };
         inner.counts.checked += 1;
+        let generation = inner.generation;
         if whole {
             let key: Box<str> = self.parts.text(text, own).into();
-            inner.bytes += key.len();
             inner.entries(task.kind).insert(
                 key,
                 Entry {
                     findings: kept,
                     places,
                     others,
+                    used: generation,
                 },
             );
+        }
+    }
+
+    /// End the analysis: drop the entries it did not use (those of the tasks' earlier texts).
+    pub(crate) fn finish(self) {
+        if let Ok(mut inner) = self.cache.inner.lock() {
+            let generation = inner.generation;
+            inner.jobs.retain(|_, e| e.used == generation);
+            inner.services.retain(|_, e| e.used == generation);
         }
     }
 }

@@ -247,10 +247,16 @@ fn an_edit_re_checks_the_tasks_it_can_change_only() {
         }
     );
 
-    // A keystroke in one job's script: that job only, wherever it is.
-    for (job, typed) in [(0, "--epoch 0"), (17, "--epoch 17"), (39, "--epoch 39")] {
-        let edited = text.replacen(typed, &format!("{typed}1"), 1);
-        let (counts, derived) = counts_and_derived(&edited, &cache);
+    // Keystrokes in one job's script, one after the other: that job only, wherever it is.
+    let mut current = text.clone();
+    for (job, typed) in [
+        (0, "--epoch 0"),
+        (17, "--epoch 17"),
+        (39, "--epoch 39"),
+        (17, "--epoch 171"),
+    ] {
+        current = current.replacen(typed, &format!("{typed}1"), 1);
+        let (counts, derived) = counts_and_derived(&current, &cache);
         assert_eq!(
             counts,
             TaskCounts {
@@ -265,23 +271,34 @@ fn an_edit_re_checks_the_tasks_it_can_change_only() {
             derived <= 2,
             "an edit of job-{job}: {derived} tasks' facts derived"
         );
+        // What is kept is the last version's, not every version's.
+        assert_eq!(cache.kept_tasks(), jobs);
     }
     // A line added to the first job moves every job after it: none is checked again.
-    let edited = text.replacen("      - NPROC=4\n", "      - NPROC=4\n      - EXTRA=1\n", 1);
+    current = current.replacen("      - NPROC=4\n", "      - NPROC=4\n      - EXTRA=1\n", 1);
     assert_eq!(
-        counts_of(&edited, &cache),
+        counts_of(&current, &cache),
         TaskCounts {
             reused: jobs as u64 - 1,
             checked: 1
         }
     );
     // Typing in a comment between two jobs changes no task.
-    let edited = text.replacen("# stage 20", "# stage 20 (slow)", 1);
+    current = current.replacen("# stage 20", "# stage 20 (slow)", 1);
     assert_eq!(
-        counts_of(&edited, &cache),
+        counts_of(&current, &cache),
         TaskCounts {
             reused: jobs as u64,
             checked: 0
+        }
+    );
+    // Undoing the edits: the three jobs whose text changed are checked once more, the others
+    // reused.
+    assert_eq!(
+        counts_of(&text, &cache),
+        TaskCounts {
+            reused: jobs as u64 - 3,
+            checked: 3
         }
     );
     // The defaults every job reads: every job is checked again.
@@ -294,12 +311,30 @@ fn an_edit_re_checks_the_tasks_it_can_change_only() {
         }
     );
     // A job renamed: the names a dependency can read changed, every job is checked again.
-    let edited = many_jobs(jobs).replace("job-5:", "job-five:");
+    let renamed = edited.replace("job-5:", "job-five:");
     assert_eq!(
-        counts_of(&edited, &cache),
+        counts_of(&renamed, &cache),
         TaskCounts {
             reused: 0,
             checked: jobs as u64
         }
     );
+    // What that is for: a job waits for `job-x` to be RUNNING; no task has that name until one
+    // is renamed to it, and then the waiting job (its own text unchanged) has a finding
+    // (`invalid-value`: only services are ever RUNNING). `counts_of` compares with a fresh
+    // analysis.
+    let waiting = format!(
+        "{}  waiting:\n    image: {{uri: docker://alpine:3.20}}\n    command: [true]\n    depends-on:\n      - name: job-x\n        status: RUNNING\n",
+        many_jobs(3)
+    );
+    counts_of(&waiting, &cache);
+    let named = waiting.replace("job-2:", "job-x:");
+    let found = analyze_with(&named, &Options::default()).diagnostics;
+    assert!(
+        found
+            .iter()
+            .any(|d| d.rule == fuzzfile_check::Rule::InvalidValue),
+        "{found:?}"
+    );
+    assert_eq!(counts_of(&named, &cache).reused, 0);
 }

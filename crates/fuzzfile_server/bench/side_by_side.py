@@ -49,21 +49,71 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def open_document(s, binary, path):
-    """didOpen `path` and wait for its first diagnostics: its URI and the length of its first
-    line (where the edits type)."""
+def launcher_file(lines, launcher_every):
+    """A Fuzzfile of about `lines` lines whose every `launcher_every`-th job runs torchrun from a
+    script (crates/fuzzfile_server/examples/lsp_bench.rs's `big_fuzzfile`): 2 is its
+    launcher-heavy file, 8 its mixed one."""
+    s = ("# Synthetic benchmark workflow\nversion: v4\nvolumes:\n  data:\n    reference: volume://user/ephemeral\n"
+         "services:\n  cache:\n    image: {uri: docker://redis:7.4}\n    command: [redis-server]\njobs:\n")
+    i = 0
+    while s.count("\n") < lines:
+        after = "cache" if i == 0 else f"job-{i - 1}"
+        if i % launcher_every == 0:
+            s += (f"  job-{i}:\n    image:\n      uri: docker://nvcr.io/nvidia/pytorch:25.01-py3\n    env:\n"
+                  "      - NCCL_DEBUG=WARN\n      - NPROC=4\n    script: |\n      #!/bin/bash\n      set -e\n"
+                  f"      torchrun --standalone --nproc-per-node $NPROC /opt/train.py --epoch {i}\n    resource:\n"
+                  "      cpu: {cores: 16, affinity: NUMA}\n      memory: {size: 64GiB}\n      devices: {nvidia.com/gpu: 4}\n"
+                  f"    mounts:\n      /data: data\n    depends-on:\n      - name: {after}\n")
+        elif i % 2 == 0:
+            s += (f"  job-{i}:\n    image: {{uri: docker://alpine:3.20}}\n    script: |\n      #!/bin/sh\n      set -eu\n"
+                  f"      echo \"step {i}\" >> /data/log.txt\n      ls -l /data | wc -l\n    mounts:\n      /data: data\n"
+                  f"    depends-on:\n      - name: {after}\n")
+        else:
+            s += (f"  job-{i}:\n    image: {{uri: docker://alpine:3.20}}\n    command: [/bin/sh, -c, \"echo step {i} && ls /data\"]\n"
+                  f"    policy:\n      timeout: {{execute: 30m}}\n    depends-on:\n      - name: {after}\n")
+        i += 1
+    return s
+
+
+def edit_site(text, where):
+    """Where the edits type, as (line, character): `comment`, the end of the first line (a
+    comment); `job`, after the first number written as a value past the middle of the file
+    (`cores: 16` of a job)."""
+    if where == "comment":
+        return 0, len(text.split("\n", 1)[0])
+    half = len(text) // 2
+    at = half
+    while True:
+        at = text.index(": ", at) + 2
+        if text[at].isdigit():
+            break
+    line = text.count("\n", 0, at)
+    return line, at - (text.rindex("\n", 0, at) + 1)
+
+
+def open_document(s, binary, path, where):
+    """didOpen `path` and wait for its first diagnostics: its URI and where the edits type
+    (`edit_site`)."""
     uri = path.as_uri()
     text = path.read_text()
     mark = len(s.diagnostics)
     s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}})
     if s.wait_diagnostics(uri, mark, timeout=60) is None:
         raise SystemExit(f"no diagnostics from {binary} on opening {path}")
-    return uri, len(text.split("\n", 1)[0])
+    return uri, edit_site(text, where)
 
 
-def edit_sequence(binary, path, edits):
+def change_at(site, r):
+    """Edit `r` of a sequence: a character typed at `site` (even), removed again (odd)."""
+    line, col = site
+    end = col if r % 2 == 0 else col + 1
+    return {"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": end}},
+            "text": "1" if r % 2 == 0 else ""}
+
+
+def edit_sequence(binary, path, edits, where):
     """bench/compare.py's edit sequence (its `lsp_latency`): `path` opened, then `edits`
-    edits, a character typed into the first line's comment and removed again, each waiting
+    edits, a character typed at `edit_site(where)` and removed again, each waiting
     for the diagnostics published after it. Returns the latencies (s) and the server's CPU
     time over the edits (s)."""
     s = Lsp([binary, "server"], {})
@@ -74,13 +124,11 @@ def edit_sequence(binary, path, edits):
         "workspaceFolders": [{"uri": root, "name": "bench"}],
     })
     s.notify("initialized", {})
-    uri, col = open_document(s, binary, path)
+    uri, site = open_document(s, binary, path, where)
     cpu = cpu_seconds(s.p.pid)
     times = []
     for r in range(edits):
-        end = col if r % 2 == 0 else col + 1
-        change = {"range": {"start": {"line": 0, "character": col}, "end": {"line": 0, "character": end}},
-                  "text": "x" if r % 2 == 0 else ""}
+        change = change_at(site, r)
         mark = len(s.diagnostics)
         t = time.perf_counter()
         s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": r + 2}, "contentChanges": [change]})
@@ -93,7 +141,7 @@ def edit_sequence(binary, path, edits):
     return times, cpu
 
 
-def burst(binary, path, size, bursts):
+def burst(binary, path, size, bursts, where):
     """`path` opened; then `bursts` times, `size` edits (as in `edit_sequence`) written in one
     write, as an editor sends what was typed while the server was busy. Returns the times (s)
     from the write to the diagnostics of the burst's last version, and how many
@@ -102,16 +150,14 @@ def burst(binary, path, size, bursts):
     s.request("initialize", {"processId": None, "capabilities": {
         "textDocument": {"publishDiagnostics": {"versionSupport": True}}}})
     s.notify("initialized", {})
-    uri, col = open_document(s, binary, path)
+    uri, site = open_document(s, binary, path, where)
     version = 1
     times, published = [], []
     for _ in range(bursts):
         frames = []
         for r in range(size):
             version += 1
-            end = col if r % 2 == 0 else col + 1
-            change = {"range": {"start": {"line": 0, "character": col}, "end": {"line": 0, "character": end}},
-                      "text": "x" if r % 2 == 0 else ""}
+            change = change_at(site, r)
             body = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
                 "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}}).encode()
             frames.append(b"Content-Length: %d\r\n\r\n" % len(body) + body)
@@ -165,30 +211,38 @@ def main():
     ap.add_argument("--files", type=int, default=100)
     ap.add_argument("--burst", type=int, default=20, help="edits per burst (10 bursts a round)")
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    ap.add_argument("--file", choices=["compare", "mixed", "launcher-heavy"], default="compare",
+                    help="the 5,000-line file: bench/compare.py's (shell scripts), or lsp_bench's "
+                    "mixed (1 job in 8 runs torchrun) or launcher-heavy (1 in 2) one")
+    ap.add_argument("--edit-in", choices=["comment", "job"], default="comment",
+                    help="where the edits type: the first line's comment, or a value of a job "
+                    "in the middle of the file")
     args = ap.parse_args()
     binaries = {"before": args.before, "after": args.after, **{m: m for m in args.more}}
     files = typical_files(args.corpus)
     work = Path(tempfile.mkdtemp(prefix="lsp-side-by-side-"))
     big = work / "big.fz"
-    big.write_text(big_file(5000))
+    big.write_text({"compare": lambda: big_file(5000), "mixed": lambda: launcher_file(5000, 8),
+                    "launcher-heavy": lambda: launcher_file(5000, 2)}[args.file]())
     latencies = {k: [] for k in binaries}
     cpu = {k: 0.0 for k in binaries}
     bursts = {k: ([], []) for k in binaries}
     memory = {k: [] for k in binaries}
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {len(files)} typical files "
           f"({sum(len(t) for _, t in files)} bytes), {args.files} opened; {args.rounds} rounds of "
-          f"{args.edits} edits; load average before {os.getloadavg()[0]:.2f}")
+          f"{args.edits} edits; file {args.file}, edits in the {args.edit_in}; "
+          f"load average before {os.getloadavg()[0]:.2f}")
     for r in range(args.rounds):
         order = list(binaries.items())
         order = order[r % len(order):] + order[:r % len(order)]
         if (r // len(order)) % 2:
             order.reverse()
         for name, binary in order:
-            times, seconds = edit_sequence(binary, big, args.edits)
+            times, seconds = edit_sequence(binary, big, args.edits, args.edit_in)
             latencies[name] += times
             cpu[name] += seconds
             memory[name].append(open_many(binary, files, args.files))
-            times, published = burst(binary, big, args.burst, 10)
+            times, published = burst(binary, big, args.burst, 10, args.edit_in)
             bursts[name][0].extend(times)
             bursts[name][1].extend(published)
         sys.stdout.flush()

@@ -286,7 +286,7 @@ macro_rules! registry {
 /// ([`crate::task_cache`]), and keeping the findings of the tasks checked.
 pub(crate) fn run_all_reusing(
     ctx: &Context<'_>,
-    kept: &crate::task_cache::Session<'_>,
+    kept: crate::task_cache::Session<'_>,
     out: &mut Vec<Diagnostic>,
 ) {
     run_file_hooks(ctx, out);
@@ -299,6 +299,7 @@ pub(crate) fn run_all_reusing(
         kept.store(ctx.text, task, &found);
         out.append(&mut found);
     }
+    kept.finish();
 }
 
 /// What the launcher rules share (not a rule, so not in the registry).
