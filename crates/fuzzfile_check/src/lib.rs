@@ -138,7 +138,14 @@ fn finish(text: String, tree: Tree, options: &Options) -> Analysis {
     if !invalid_utf8 {
         let ctx = rules::Context::new(&text, &tree, &model, options.profile.as_ref(), &semantics);
         let kept = options.task_findings.as_ref().and_then(|cache| {
-            task_cache::Session::start(cache, &text, &tree, &model, options.profile.as_ref())
+            task_cache::Session::start(
+                cache,
+                &text,
+                &line_index,
+                &tree,
+                &model,
+                options.profile.as_ref(),
+            )
         });
         match kept {
             Some(kept) => rules::run_all_reusing(&ctx, kept, &mut diagnostics),

@@ -20,8 +20,9 @@
 //! A finding's positions are kept relative to the place they point into: its own task, or
 //! another part of the file (a label on the job a dependency names), whose text is kept with
 //! the entry and must be unchanged for a reuse. A finding with a range over several parts is
-//! not kept (its task is checked again each time). A document with a syntax error is analysed
-//! without the cache. Reused findings equal, position for position, what running the hooks
+//! not kept (its task is checked again each time). After a syntax error, a task holding a line
+//! that recovery blanked is checked each time, and the blanked lines outside the tasks are part
+//! of the context. Reused findings equal, position for position, what running the hooks
 //! again would give (`tests/task_cache.rs` compares the two over random edits of every file of
 //! the corpus).
 //!
@@ -129,6 +130,8 @@ pub(crate) struct Parts {
     bounds: Vec<(u32, u32)>,
     /// The part of each task of the model (jobs then services), by its body node.
     by_body: HashMap<fuzzfile_syntax::NodeId, u32>,
+    /// The tasks' parts holding a line recovery blanked.
+    blanked: Vec<u32>,
 }
 
 impl Parts {
@@ -139,7 +142,7 @@ impl Parts {
         let mut bounds = Vec::with_capacity(tasks.len() * 2 + 1);
         let mut by_body = HashMap::with_capacity(tasks.len());
         let mut at = 0u32;
-        for t in tasks {
+        for (i, t) in tasks.iter().enumerate() {
             if t.range.start < at || t.range.end as usize > text.len() {
                 return None;
             }
@@ -147,11 +150,19 @@ impl Parts {
             if by_body.insert(t.body, bounds.len() as u32).is_some() {
                 return None;
             }
-            bounds.push((t.range.start, t.range.end));
-            at = t.range.end;
+            let limit = tasks
+                .get(i + 1)
+                .map_or(text.len() as u32, |n| n.range.start);
+            let end = body_lines_end(text, t.range, limit);
+            bounds.push((t.range.start, end));
+            at = end;
         }
         bounds.push((at, text.len() as u32));
-        Some(Parts { bounds, by_body })
+        Some(Parts {
+            bounds,
+            by_body,
+            blanked: Vec::new(),
+        })
     }
 
     /// The part holding all of `range` (its ends may touch the part's ends); a task's part
@@ -171,6 +182,46 @@ impl Parts {
         let (s, e) = self.bounds[part as usize];
         &text[s as usize..e as usize]
     }
+}
+
+/// Where a task's part ends: after the lines below its entry that are indented more than its
+/// name (with the comment and blank lines among them), up to `limit` (the next task). In a valid
+/// file they are the task's own lines; after a syntax error, recovery may have cut the task short
+/// and blanked some of them, and they stay with the task rather than with the context of every
+/// task. A task whose entry ends inside a line (flow style) ends where its entry ends.
+fn body_lines_end(text: &str, range: TextRange, limit: u32) -> u32 {
+    let bytes = text.as_bytes();
+    let (start, limit) = (range.start as usize, (limit as usize).min(text.len()));
+    let column = start - text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
+    let first_end = line_end(range.end as usize);
+    let rest = text[range.end as usize..first_end].trim();
+    if !(rest.is_empty() || rest.starts_with('#')) {
+        return range.end;
+    }
+    // The rest of its last line (a comment), then each following line: kept when indented more
+    // than the name (blank lines only with such a line after them).
+    let mut end = first_end.min(limit);
+    let mut committed = end;
+    while end < limit && bytes.get(end) == Some(&b'\n') {
+        let line_start = end + 1;
+        if line_start >= limit {
+            break;
+        }
+        let this_end = line_end(line_start).min(limit);
+        let line = &text[line_start..this_end];
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let content = line.trim();
+        end = this_end;
+        if content.is_empty() {
+            continue;
+        }
+        if indent <= column {
+            break;
+        }
+        committed = this_end;
+    }
+    committed as u32
 }
 
 /// The context of a document's tasks: everything a task hook reads besides its task (see the
@@ -248,15 +299,34 @@ impl<'c> Session<'c> {
     pub(crate) fn start(
         cache: &'c TaskFindingsCache,
         text: &str,
+        line_index: &fuzzfile_diagnostics::LineIndex,
         tree: &Tree,
         model: &Fuzzfile,
         profile: Option<&crate::profile::ClusterProfile>,
     ) -> Option<Session<'c>> {
-        if !tree.errors.is_empty() || !tree.blanked_lines.is_empty() {
-            return None;
+        let mut parts = Parts::of(text, model)?;
+        let blanked: Vec<u32> = tree
+            .blanked_lines
+            .iter()
+            .map(|&l| line_index.line_start(l as usize))
+            .collect();
+        let mut context = context(text, tree, model, &parts, profile);
+        // Lines recovery blanked (a syntax error): a task holding one was parsed from other text
+        // than its own, so it is checked each time; one outside the tasks is in the context
+        // (where the parse saw spaces, the context's text may hold anything).
+        for start in blanked {
+            let part = parts.holding(TextRange::new(start, start))?;
+            if part % 2 == 1 {
+                parts.blanked.push(part);
+            } else {
+                use std::fmt::Write;
+                let _ = write!(
+                    context,
+                    "\u{1}{part}:{}",
+                    start - parts.bounds[part as usize].0
+                );
+            }
         }
-        let parts = Parts::of(text, model)?;
-        let context = context(text, tree, model, &parts, profile);
         let mut inner = cache.inner.lock().ok()?;
         if inner.context != context {
             inner.jobs.clear();
@@ -276,6 +346,9 @@ impl<'c> Session<'c> {
         let Some(&own) = self.parts.by_body.get(&task.body) else {
             return false;
         };
+        if self.parts.blanked.contains(&own) {
+            return false;
+        }
         let Ok(mut inner) = self.cache.inner.lock() else {
             return false;
         };
@@ -322,11 +395,14 @@ impl<'c> Session<'c> {
 
     /// Keep `findings`, those of `task` just found.
     pub(crate) fn store(&self, text: &str, task: &Task, findings: &[Diagnostic]) {
-        let Some(&own) = self.parts.by_body.get(&task.body) else {
-            if let Ok(mut inner) = self.cache.inner.lock() {
-                inner.counts.checked += 1;
+        let own = match self.parts.by_body.get(&task.body) {
+            Some(&own) if !self.parts.blanked.contains(&own) => own,
+            _ => {
+                if let Ok(mut inner) = self.cache.inner.lock() {
+                    inner.counts.checked += 1;
+                }
+                return;
             }
-            return;
         };
         let (own_start, own_end) = self.parts.bounds[own as usize];
         let mut places = Vec::new();

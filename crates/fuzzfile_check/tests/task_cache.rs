@@ -301,6 +301,24 @@ fn an_edit_re_checks_the_tasks_it_can_change_only() {
             checked: 3
         }
     );
+    // A key being typed in one job (`resou`, no colon yet) is a syntax error; recovery blanks
+    // that line: that job is checked, every other job reused, and again on the next keystroke.
+    for typing in ["    resou\n", "    resour\n"] {
+        let typed = text.replacen("  job-30:\n", &format!("  job-30:\n{typing}"), 1);
+        let a = analyze_with(&typed, &Options::default());
+        assert!(
+            !a.tree.blanked_lines.is_empty(),
+            "{typing:?} is a syntax error"
+        );
+        assert_eq!(
+            counts_of(&typed, &cache),
+            TaskCounts {
+                reused: jobs as u64 - 1,
+                checked: 1
+            },
+            "{typing:?}"
+        );
+    }
     // The defaults every job reads: every job is checked again.
     let edited = text.replacen("NCCL_DEBUG=WARN", "NCCL_DEBUG=INFO", 1);
     assert_eq!(
