@@ -78,9 +78,13 @@ def launcher_file(lines, launcher_every):
 def edit_site(text, where):
     """Where the edits type, as (line, character): `comment`, the end of the first line (a
     comment); `job`, after the first number written as a value past the middle of the file
-    (`cores: 16` of a job)."""
+    (`cores: 16` of a job); `key`, the start of that line (a key being typed: see
+    `change_at`)."""
     if where == "comment":
         return 0, len(text.split("\n", 1)[0])
+    if where == "key":
+        line, _ = edit_site(text, "job")
+        return line, 0, "key"
     half = len(text) // 2
     at = half
     while True:
@@ -104,7 +108,16 @@ def open_document(s, binary, path, where):
 
 
 def change_at(site, r):
-    """Edit `r` of a sequence: a character typed at `site` (even), removed again (odd)."""
+    """Edit `r` of a sequence: a character typed at `site` (even), removed again (odd); at a
+    `key` site, a line holding the start of a key (`    r`, no colon yet: a syntax error)
+    inserted before that line (even) and removed again (odd)."""
+    if len(site) == 3:
+        line = site[0]
+        if r % 2 == 0:
+            return {"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+                    "text": "    r\n"}
+        return {"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}},
+                "text": ""}
     line, col = site
     end = col if r % 2 == 0 else col + 1
     return {"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": end}},
@@ -214,9 +227,10 @@ def main():
     ap.add_argument("--file", choices=["compare", "mixed", "launcher-heavy"], default="compare",
                     help="the 5,000-line file: bench/compare.py's (shell scripts), or lsp_bench's "
                     "mixed (1 job in 8 runs torchrun) or launcher-heavy (1 in 2) one")
-    ap.add_argument("--edit-in", choices=["comment", "job"], default="comment",
-                    help="where the edits type: the first line's comment, or a value of a job "
-                    "in the middle of the file")
+    ap.add_argument("--edit-in", choices=["comment", "job", "key"], default="comment",
+                    help="where the edits type: the first line's comment, a value of a job "
+                    "in the middle of the file, or a key typed into that job (every other "
+                    "version a syntax error)")
     args = ap.parse_args()
     binaries = {"before": args.before, "after": args.after, **{m: m for m in args.more}}
     files = typical_files(args.corpus)
