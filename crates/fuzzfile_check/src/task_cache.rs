@@ -235,10 +235,13 @@ fn context(
 ) -> String {
     let mut out = String::with_capacity(1024);
     out.push_str(fuzzfile_diagnostics::newline_of(text));
-    out.push('\0');
+    // Each piece with its length in front: a name may hold any character (a `\0` escape too).
+    use std::fmt::Write;
     // The text outside the tasks, without its comments.
     let mut comments = tree.comments.iter().map(|c| c.range).peekable();
+    let mut gap = String::new();
     for part in parts.bounds.iter().step_by(2) {
+        gap.clear();
         let mut at = part.0;
         while let Some(c) = comments.peek().copied() {
             if c.start >= part.1 {
@@ -249,26 +252,23 @@ fn context(
                 continue;
             }
             let start = c.start.max(at);
-            out.push_str(&text[at as usize..start as usize]);
+            gap.push_str(&text[at as usize..start as usize]);
             at = c.end.min(part.1);
         }
-        out.push_str(&text[at as usize..part.1 as usize]);
-        out.push('\0');
+        gap.push_str(&text[at as usize..part.1 as usize]);
+        let _ = write!(out, "{}:{gap}", gap.len());
     }
     for t in model.tasks() {
-        out.push_str(t.kind.as_str());
-        out.push(' ');
-        out.push_str(&t.name.value);
-        out.push('\0');
+        let _ = write!(out, "{} {}:{}", t.kind.as_str(), t.name.value.len(), t.name.value);
     }
     for id in tree.anchored_nodes() {
         let r = tree.node(id).range;
-        out.push_str(text.get(r.start as usize..r.end as usize).unwrap_or(""));
-        out.push('\0');
+        let anchored = text.get(r.start as usize..r.end as usize).unwrap_or("");
+        let _ = write!(out, "&{}:{anchored}", anchored.len());
     }
     if let Some(p) = profile {
-        use std::fmt::Write;
-        let _ = write!(out, "{p:?}");
+        let p = format!("{p:?}");
+        let _ = write!(out, "{}:{p}", p.len());
     }
     out
 }
