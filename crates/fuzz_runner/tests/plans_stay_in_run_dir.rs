@@ -19,35 +19,11 @@
 mod support;
 
 use fuzz_runner::{execute, prepare, read_plan, Options, RunError, RuntimeKind};
+use fuzz_test_support::rng::Xorshift;
 use fuzzfile_plan::{to_json, EnvValue, EnvVar, Plan, Source};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// Every plan the lowering makes from the examples and the corpus, with and without hosts.
 fn real_plans() -> Vec<Plan> {
@@ -60,9 +36,9 @@ fn real_plans() -> Vec<Plan> {
 
 /// Hostile replacements for a name or a path; absolute ones point into `watch`. Half of the
 /// time one that leads somewhere else (an absolute path, a `../` chain).
-fn hostile(rng: &mut Rng, watch: &Path) -> String {
+fn hostile(rng: &mut Xorshift, watch: &Path) -> String {
     let w = watch.display();
-    let k = rng.next() % 1000;
+    let k = rng.next_u64() % 1000;
     if rng.chance(50) {
         let escapes = [
             format!("{w}/abs-{k}"),
@@ -169,7 +145,7 @@ fn pick_task(p: &mut Plan, k: usize) -> Option<&mut fuzzfile_plan::Task> {
 }
 
 /// One mutation of the plan.
-fn mutate(p: &mut Plan, rng: &mut Rng, watch: &Path) {
+fn mutate(p: &mut Plan, rng: &mut Xorshift, watch: &Path) {
     let h = hostile(rng, watch);
     let ntasks = p.jobs.len() + p.services.len();
     let k = rng.below(ntasks.max(1));
@@ -382,7 +358,7 @@ fn mutated_plans_are_refused_or_stay_in_their_run_directory() {
     let seed = env_number("FUZZ_PROPERTY_SEED", 0x5eed_f022);
     let cases = env_number("FUZZ_PROPERTY_CASES", 200);
     let runs = (cases / 4).max(20);
-    let mut rng = Rng(seed | 1);
+    let mut rng = Xorshift::new(seed | 1);
     let base = std::env::temp_dir().join(format!("fuzz-property-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&base).expect("base");

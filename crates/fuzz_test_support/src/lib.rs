@@ -11,6 +11,7 @@
 //!   test's own.
 //! - [`growth`]: instruction counts (valgrind) on generated Fuzzfiles of growing size, and the
 //!   check that a step grows linearly.
+//! - [`rng`]: a deterministic generator for tests that make random inputs.
 //! - [`system`]: the skip-or-fail rule of tests that need root or system packages
 //!   (`FUZZ_REQUIRE_SYSTEM_TESTS`).
 //! - [`podman`]: the local busybox test image and the "no container, no process left" check.
@@ -27,6 +28,7 @@ pub mod growth;
 pub mod netns;
 pub mod podman;
 pub mod process;
+pub mod rng;
 pub mod scratch;
 pub mod slurm;
 pub mod system;

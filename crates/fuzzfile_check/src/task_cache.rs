@@ -259,7 +259,13 @@ fn context(
         let _ = write!(out, "{}:{gap}", gap.len());
     }
     for t in model.tasks() {
-        let _ = write!(out, "{} {}:{}", t.kind.as_str(), t.name.value.len(), t.name.value);
+        let _ = write!(
+            out,
+            "{} {}:{}",
+            t.kind.as_str(),
+            t.name.value.len(),
+            t.name.value
+        );
     }
     for id in tree.anchored_nodes() {
         let r = tree.node(id).range;

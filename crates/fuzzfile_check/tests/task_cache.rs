@@ -8,6 +8,7 @@
 //! and position for position, the analysis that runs every hook. The counts then show that an
 //! edit inside one job re-checks that job only.
 
+use fuzz_test_support::rng::Xorshift;
 use fuzzfile_check::profile::parse_profile;
 use fuzzfile_check::task_cache::{TaskCounts, TaskFindingsCache};
 use fuzzfile_check::{analyze_with, Options};
@@ -55,25 +56,13 @@ fn inputs() -> Vec<(PathBuf, Options)> {
     out
 }
 
-/// A small deterministic generator (xorshift), so that a failure names an edit that can be
+/// Edits drawn from a deterministic generator, so that a failure names edits that can be
 /// replayed.
-struct Edits(u64);
+struct Edits(Xorshift);
 
 impl Edits {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
+        self.0.below(n)
     }
 
     /// One edit of `text`, as a person makes it; returns what it did.
@@ -155,7 +144,7 @@ fn kept_findings_equal_a_fresh_analysis_after_every_edit() {
             task_findings: Some(cache.clone()),
             ..options.clone()
         };
-        let mut edits = Edits(0x9E37_79B9_7F4A_7C15 ^ (n as u64 + 1));
+        let mut edits = Edits(Xorshift::new(0x9E37_79B9_7F4A_7C15 ^ (n as u64 + 1)));
         let mut history = Vec::new();
         for round in 0..14 {
             if round > 0 {
