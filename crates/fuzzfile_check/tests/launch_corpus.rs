@@ -548,7 +548,7 @@ fn prepare_job(file: &str, tmp: &Path) -> Prepared {
         ("SIM_GPUS".into(), gpus.to_string()),
         ("FB_JOB_NAME".into(), task.name.value.clone()),
     ];
-    for e in &task.env {
+    for e in task.env.iter() {
         env.push((e.name.clone(), e.value.clone()));
     }
     let mut fuzzball: Vec<(String, String)> = Vec::new();

@@ -9,6 +9,7 @@ use crate::values::{self, DurationError};
 use fuzzfile_diagnostics::{Applicability, Diagnostic, Fix, Rule, Severity, TextRange};
 use fuzzfile_syntax::{CoreValue, NodeId, NodeKind, ScalarStyle, Tree};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Build the model of `tree` (parsed from `text`).
 pub fn build(text: &str, tree: &Tree) -> (Fuzzfile, Vec<Diagnostic>) {
@@ -732,7 +733,7 @@ impl<'a> Builder<'a> {
         };
         for (k, v) in self.object(id, Place::DefaultsJob) {
             match k.value {
-                "env" => d.env = self.env(v, true),
+                "env" => d.env = self.env(v, true).into(),
                 "mounts" => d.mounts = self.mounts(v),
                 "policy" => d.policy = Some(self.policy(v)),
                 "resource" => d.resource = Some(self.resource(v)),
@@ -780,7 +781,7 @@ impl<'a> Builder<'a> {
             script_key: None,
             read_whole: false,
             args: Vec::new(),
-            env: Vec::new(),
+            env: Arc::default(),
             cwd: None,
             mounts: Vec::new(),
             files: Vec::new(),
@@ -823,7 +824,7 @@ impl<'a> Builder<'a> {
                     t.script = self.script(v);
                 }
                 "args" => t.args = self.argv(v, "`args`").map(|a| a.value).unwrap_or_default(),
-                "env" => t.env = self.env(v, false),
+                "env" => t.env = self.env(v, false).into(),
                 "cwd" => {
                     if let Some(s) = self.string(v, "`cwd`") {
                         if self.abs_path(&s, "`cwd`") {

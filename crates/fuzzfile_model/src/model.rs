@@ -4,6 +4,7 @@
 use crate::values::{ByteSize, Duration, ImageUri, SecretRef, VolumeRef};
 use fuzzfile_syntax::{NodeId, TextRange};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A value with the range (and node) it was read from.
 #[derive(Clone, Debug, PartialEq)]
@@ -201,7 +202,9 @@ pub struct Task {
     /// a key the task seems to lack may then be unread, so nothing is reported missing.
     pub read_whole: bool,
     pub args: Vec<Spanned<String>>,
-    pub env: Vec<EnvVar>,
+    /// Shared, not copied, by the semantics layer's effective environment of the task
+    /// (`TaskFacts::env`).
+    pub env: Arc<[EnvVar]>,
     pub cwd: Option<Spanned<String>>,
     pub mounts: Vec<Mount>,
     pub files: Vec<TaskFile>,
@@ -488,7 +491,8 @@ pub struct Transfer {
 #[derive(Clone, Debug, Default)]
 pub struct DefaultsJob {
     pub range: TextRange,
-    pub env: Vec<EnvVar>,
+    /// Shared, not copied, by the effective environment of every job (`TaskFacts::env`).
+    pub env: Arc<[EnvVar]>,
     pub mounts: Vec<Mount>,
     pub policy: Option<Policy>,
     pub resource: Option<Resource>,
@@ -500,8 +504,9 @@ pub struct DefaultsJob {
 // task before, 912 with the image's secrets inline.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Task>() <= 800);
-// Every `env` entry of every task pays for it, twice (the model's and the task's facts); 160
-// bytes with a copy of the whole entry's text.
+// Every `env` entry of every task pays for it, once: the semantics layer's effective
+// environment of a task shares the model's entries (`Arc`), it copied them before. 160 bytes
+// with a copy of the whole entry's text.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<EnvVar>() <= ENV_VAR_SIZE);
 #[cfg(target_pointer_width = "64")]

@@ -484,7 +484,7 @@ fn in_shell(v: &View<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
     // The job's own variables first (group `0`), then the documented ones.
     let mut names: Vec<(String, String, char)> = Vec::new();
     if let Some(t) = task {
-        for e in &a.facts(t).env {
+        for e in a.facts(t).env.iter() {
             names.push((e.name.clone(), format!("from `env`: `{}`", e.value), '0'));
         }
     }

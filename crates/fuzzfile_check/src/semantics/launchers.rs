@@ -330,7 +330,7 @@ pub(super) fn read_shipped(
 /// GPUs, and ignores it otherwise (runner.py `main`).
 pub(super) fn visible_gpus(
     l: &Launch,
-    job_env: &[fuzzfile_model::EnvVar],
+    job_env: &super::TaskEnv,
 ) -> Option<(u64, fuzzfile_diagnostics::TextRange)> {
     if l.launcher == Launcher::Deepspeed {
         return None;

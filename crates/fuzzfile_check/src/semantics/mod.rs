@@ -29,6 +29,7 @@
 //!   parses it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use fuzzfile_diagnostics::TextRange;
 use fuzzfile_model::{EnvVar, FileSource, Fuzzfile, Implementation, Task, TaskKind};
@@ -215,8 +216,8 @@ impl EvaluationCache {
 pub struct TaskFacts {
     /// `defaults.job.env` overridden by name by the task's own `env` (services do not inherit
     /// defaults); each name once, at the place of its last entry. `from_defaults` says where
-    /// each came from.
-    pub env: Vec<EnvVar>,
+    /// each came from. The model's entries, shared, not copied.
+    pub env: TaskEnv,
     /// GPUs requested per node (`resource.devices["nvidia.com/gpu"]`, the task's, else
     /// `defaults.job`'s).
     pub gpus_per_node: Option<(u64, TextRange)>,
@@ -261,6 +262,56 @@ impl TaskFacts {
             .iter()
             .filter(|l| l.launcher.rendezvous())
             .filter_map(|l| l.parsed.as_ref().map(|a| (l, a)))
+    }
+}
+
+/// The environment a task's processes start with: the model's entries of `defaults.job.env`
+/// and of the task's own `env`, shared with the model (no entry is copied per task), and which
+/// of them are kept, in order.
+#[derive(Clone, Debug, Default)]
+pub struct TaskEnv {
+    /// `defaults.job.env` of a job; empty for a service.
+    defaults: Arc<[EnvVar]>,
+    /// The task's own `env`.
+    own: Arc<[EnvVar]>,
+    /// The positions kept (those of `defaults`, then those of `own` after them), in order;
+    /// `None` when every entry is kept (no name repeats, the usual case).
+    kept: Option<Box<[u32]>>,
+}
+
+impl TaskEnv {
+    /// The entries, each name once, at the place of its last entry.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &EnvVar> + Clone + '_ {
+        (0..self.len()).filter_map(|i| self.entry(i))
+    }
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        match &self.kept {
+            Some(kept) => kept.len(),
+            None => self.defaults.len() + self.own.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    fn entry(&self, i: usize) -> Option<&EnvVar> {
+        self.entry_in(&self.defaults, &self.own, i)
+    }
+    /// The `i`th entry, read in `defaults` and `own`: the model's slices this shares.
+    fn entry_in<'m>(
+        &self,
+        defaults: &'m [EnvVar],
+        own: &'m [EnvVar],
+        i: usize,
+    ) -> Option<&'m EnvVar> {
+        let at = match &self.kept {
+            Some(kept) => *kept.get(i)? as usize,
+            None => i,
+        };
+        match at.checked_sub(defaults.len()) {
+            Some(at_own) => own.get(at_own),
+            None => defaults.get(at),
+        }
     }
 }
 
@@ -417,8 +468,12 @@ fn task_facts(
     task: &Task,
     cache: Option<&EvaluationCache>,
 ) -> TaskFacts {
-    let env_entries = effective_env(model, task);
-    let env: Vec<EnvVar> = env_entries.iter().map(|e| (*e).clone()).collect();
+    let (defaults, env) = effective_env(model, task);
+    // The same entries, borrowed from the model for the builder (`facts` is borrowed mutably
+    // while it runs).
+    let env_entries: Vec<&EnvVar> = (0..env.len())
+        .filter_map(|i| env.entry_in(defaults, &task.env, i))
+        .collect();
     let is_job = task.kind == TaskKind::Job;
     let defaults_resource = || {
         is_job
@@ -546,7 +601,7 @@ struct Builder<'a> {
     /// A `generic` multinode job on more than one node: `MULTINODE_*` are set, `exec_all` is there.
     generic: bool,
     cache: Option<&'a EvaluationCache>,
-    /// The model's entries of the effective environment (`facts.env` holds copies of them).
+    /// The model's entries of the effective environment (those `facts.env` shares).
     env: Vec<&'a EnvVar>,
 }
 
@@ -1540,21 +1595,32 @@ fn is_shell(prog: &str) -> bool {
 ///
 /// Each name appears once, at the place of its last entry (what removing the earlier entry and
 /// appending the later one would give); linear in the number of entries.
-fn effective_env<'m>(model: &'m Fuzzfile, task: &'m Task) -> Vec<&'m EnvVar> {
-    let defaults: &[EnvVar] = match &model.defaults {
-        Some(d) if task.kind == TaskKind::Job => &d.env,
-        _ => &[],
+///
+/// Also returns the model's `defaults.job.env` entries it reads (none for a service).
+fn effective_env<'m>(model: &'m Fuzzfile, task: &Task) -> (&'m [EnvVar], TaskEnv) {
+    let (defaults_of_model, defaults): (&[EnvVar], Arc<[EnvVar]>) = match &model.defaults {
+        Some(d) if task.kind == TaskKind::Job => (&d.env, Arc::clone(&d.env)),
+        _ => (&[], Arc::default()),
     };
-    let all = || defaults.iter().chain(&task.env);
-    let mut last: HashMap<&str, usize> = HashMap::with_capacity(defaults.len() + task.env.len());
+    let own = Arc::clone(&task.env);
+    let all = || defaults.iter().chain(own.iter());
+    let mut last: HashMap<&str, usize> = HashMap::with_capacity(defaults.len() + own.len());
     for (i, e) in all().enumerate() {
         last.insert(e.name.as_str(), i);
     }
-    all()
-        .enumerate()
-        .filter(|(i, e)| last.get(e.name.as_str()) == Some(i))
-        .map(|(_, e)| e)
-        .collect()
+    let kept = (last.len() < defaults.len() + own.len()).then(|| {
+        all()
+            .enumerate()
+            .filter(|(i, e)| last.get(e.name.as_str()) == Some(i))
+            .filter_map(|(i, _)| u32::try_from(i).ok())
+            .collect()
+    });
+    let env = TaskEnv {
+        defaults,
+        own,
+        kept,
+    };
+    (defaults_of_model, env)
 }
 
 #[cfg(test)]
@@ -1764,6 +1830,24 @@ mod tests {
             .collect();
         // What removing the earlier entry and appending the later one gives.
         assert_eq!(env, [("C", "d"), ("D", "1"), ("A", "2"), ("B", "3")]);
+    }
+
+    #[test]
+    fn effective_env_shares_the_models_entries() {
+        let a = crate::analyze("version: v4\ndefaults:\n  job:\n    env: [A=d, B=d]\njobs:\n  t:\n    image: {uri: docker://x:1}\n    command: [x]\n    env: [C=1]\nservices:\n  s:\n    image: {uri: docker://x:1}\n    command: [x]\n    env: [A=s]\n");
+        let job = &a.model.jobs[0];
+        let defaults = &a.model.defaults.as_ref().expect("defaults").env;
+        let env: Vec<&EnvVar> = a.facts(job).env.iter().collect();
+        assert_eq!(env.len(), 3);
+        assert!(std::ptr::eq(env[0], &defaults[0]));
+        assert!(std::ptr::eq(env[1], &defaults[1]));
+        assert!(std::ptr::eq(env[2], &job.env[0]));
+        // A service does not inherit `defaults.job.env`.
+        let service = &a.model.services[0];
+        let env: Vec<&EnvVar> = a.facts(service).env.iter().collect();
+        assert_eq!(env.len(), 1);
+        assert!(std::ptr::eq(env[0], &service.env[0]));
+        assert_eq!(a.facts(service).env.len(), 1);
     }
 
     #[test]
