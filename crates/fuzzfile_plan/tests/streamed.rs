@@ -291,30 +291,15 @@ fn a_refusal_found_in_the_last_job_writes_nothing() {
     assert_eq!((hosts_refused, unsupported), (2, 2));
 }
 
-/// A writer that takes `room` bytes and then fails.
-struct Full {
-    room: usize,
-}
-
-impl std::io::Write for Full {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.room == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
-        }
-        let n = buf.len().min(self.room);
-        self.room -= n;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_failing_writer_is_a_write_error() {
     let a = fuzzfile_check::analyze(&many_jobs(20));
-    let err = write_json_streamed(&a, &plan_options("many.fz", None), Full { room: 5000 })
-        .expect_err("the writer is full");
+    let err = write_json_streamed(
+        &a,
+        &plan_options("many.fz", None),
+        common::Full { room: 5000 },
+    )
+    .expect_err("the writer is full");
     let StreamedPlanError::Write(e) = err else {
         panic!("{err:?}");
     };

@@ -25,25 +25,6 @@ fn streamed_plan_is_the_same_text() {
     assert!(compared >= 5, "only {compared} examples lowered");
 }
 
-/// A writer that takes `room` bytes and then fails.
-struct Full {
-    room: usize,
-}
-
-impl std::io::Write for Full {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.room == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
-        }
-        let n = buf.len().min(self.room);
-        self.room -= n;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_failing_writer_is_an_error() {
     let case = common::cases()
@@ -51,6 +32,6 @@ fn a_failing_writer_is_an_error() {
         .find(|c| c.name == "hello-world" && c.profile.is_none())
         .expect("examples/hello-world.fz");
     let plan = common::plan(&case).expect("hello-world lowers");
-    let err = write_json(&plan, Full { room: 100 }).expect_err("the writer is full");
+    let err = write_json(&plan, common::Full { room: 100 }).expect_err("the writer is full");
     assert_eq!(err.kind(), std::io::ErrorKind::StorageFull);
 }

@@ -108,3 +108,22 @@ pub fn plan_with(case: &Case, hosts: Option<Vec<String>>) -> Result<Plan, Refusa
 pub fn plan(case: &Case) -> Result<Plan, Refusal> {
     plan_with(case, None)
 }
+
+/// A writer that takes `room` bytes and then fails (a full disk).
+pub struct Full {
+    pub room: usize,
+}
+
+impl std::io::Write for Full {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.room == 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "full"));
+        }
+        let n = buf.len().min(self.room);
+        self.room -= n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
