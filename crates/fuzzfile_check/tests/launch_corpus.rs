@@ -549,7 +549,7 @@ fn prepare_job(file: &str, tmp: &Path) -> Prepared {
         ("FB_JOB_NAME".into(), task.name.value.clone()),
     ];
     for e in task.env.iter() {
-        env.push((e.name.clone(), e.value.clone()));
+        env.push((e.name.to_string(), e.value.to_string()));
     }
     let mut fuzzball: Vec<(String, String)> = Vec::new();
     if mn.is_some() {

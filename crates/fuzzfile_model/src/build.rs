@@ -1128,11 +1128,11 @@ impl<'a> Builder<'a> {
                         None
                     };
                     out.push(EnvVar {
-                        name: name.to_owned(),
-                        value: value.to_owned(),
+                        name: name.into(),
+                        value: value.into(),
                         name_range,
                         value_range,
-                        secret,
+                        secret: secret.map(Box::new),
                         entry_range: s.range,
                         entry_node: s.node,
                         value_offset: u32::try_from(name.len() + 1).ok(),

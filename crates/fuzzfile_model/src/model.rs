@@ -231,11 +231,107 @@ pub struct Image {
     pub decryption_secret: Option<Box<Spanned<SecretRef>>>,
 }
 
+/// The name or the value of an `env` entry: a boxed `str`, exactly as long as the text (16
+/// bytes, not a `String`'s 24), read as a `str` and compared with one.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EnvText(Box<str>);
+
+impl EnvText {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for EnvText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for EnvText {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for EnvText {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for EnvText {
+    fn from(s: &str) -> Self {
+        EnvText(s.into())
+    }
+}
+
+impl From<String> for EnvText {
+    fn from(s: String) -> Self {
+        EnvText(s.into_boxed_str())
+    }
+}
+
+impl From<EnvText> for String {
+    fn from(s: EnvText) -> Self {
+        s.0.into_string()
+    }
+}
+
+impl std::fmt::Debug for EnvText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for EnvText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl PartialEq<str> for EnvText {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for EnvText {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for EnvText {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<EnvText> for str {
+    fn eq(&self, other: &EnvText) -> bool {
+        *self == *other.0
+    }
+}
+
+impl PartialEq<EnvText> for &str {
+    fn eq(&self, other: &EnvText) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<EnvText> for String {
+    fn eq(&self, other: &EnvText) -> bool {
+        **self == *other.0
+    }
+}
+
 /// One `NAME=VALUE` entry of `env`.
 #[derive(Clone, Debug)]
 pub struct EnvVar {
-    pub name: String,
-    pub value: String,
+    pub name: EnvText,
+    pub value: EnvText,
     /// The whole entry scalar's range and node (its text is the tree's: `NAME=VALUE`, not
     /// copied here).
     pub entry_range: TextRange,
@@ -246,7 +342,8 @@ pub struct EnvVar {
     /// Source range of `NAME` and of `VALUE`.
     pub name_range: TextRange,
     pub value_range: TextRange,
-    pub secret: Option<SecretRef>,
+    /// Boxed, as few entries have one: 8 bytes in every entry, not 48.
+    pub secret: Option<Box<SecretRef>>,
     /// Came from `defaults.job.env`.
     pub from_defaults: bool,
 }
@@ -506,8 +603,9 @@ pub struct DefaultsJob {
 const _: () = assert!(std::mem::size_of::<Task>() <= 800);
 // Every `env` entry of every task pays for it, once: the semantics layer's effective
 // environment of a task shares the model's entries (`Arc`), it copied them before. 160 bytes
-// with a copy of the whole entry's text.
+// with a copy of the whole entry's text, 136 with a `String` for name and value each and the
+// secret inline.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<EnvVar>() <= ENV_VAR_SIZE);
 #[cfg(target_pointer_width = "64")]
-const ENV_VAR_SIZE: usize = 136;
+const ENV_VAR_SIZE: usize = 80;

@@ -774,10 +774,10 @@ impl<'a> Lowering<'a> {
         let user_env: Vec<EnvVar> = env
             .iter()
             .map(|e| EnvVar {
-                name: e.name.clone(),
+                name: e.name.to_string(),
                 value: match &e.secret {
                     Some(s) => EnvValue::Secret(secret(s)),
-                    None => EnvValue::Literal(e.value.clone()),
+                    None => EnvValue::Literal(e.value.to_string()),
                 },
                 source: if e.from_defaults {
                     Source::Defaults

@@ -485,7 +485,11 @@ fn in_shell(v: &View<'_>, offset: u32) -> Option<Vec<CompletionItem>> {
     let mut names: Vec<(String, String, char)> = Vec::new();
     if let Some(t) = task {
         for e in a.facts(t).env.iter() {
-            names.push((e.name.clone(), format!("from `env`: `{}`", e.value), '0'));
+            names.push((
+                e.name.to_string(),
+                format!("from `env`: `{}`", e.value),
+                '0',
+            ));
         }
     }
     for e in knowledge::VARIABLES {

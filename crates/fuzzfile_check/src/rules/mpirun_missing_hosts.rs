@@ -141,7 +141,7 @@ fn agent(t: &TaskContext<'_>, l: &Launch, m: &LauncherArgs) -> Option<bool> {
             return Some(agent_ok(&w.text, &w.value));
         }
         if let Some(e) = t.facts.env_var(name) {
-            return Some(agent_ok(&e.value, &Resolved::Literal(e.value.clone())));
+            return Some(agent_ok(&e.value, &Resolved::Literal(e.value.to_string())));
         }
     }
     None

@@ -632,7 +632,7 @@ impl<'a> Builder<'a> {
                         .facts
                         .env
                         .iter()
-                        .map(|e| (e.name.clone(), env_word(e)))
+                        .map(|e| (e.name.to_string(), env_word(e)))
                         .collect();
                     if let Some(l) = self.launch(
                         words,
@@ -804,14 +804,14 @@ impl<'a> Builder<'a> {
                 eval::Initial::Unknown
             } else {
                 eval::Initial::Known {
-                    text: e.value.clone(),
+                    text: e.value.to_string(),
                     origin: Some(Span {
                         source: id,
                         range: 0..e.value.len(),
                     }),
                 }
             };
-            initial.push((e.name.clone(), initial_value));
+            initial.push((e.name.to_string(), initial_value));
         }
         for name in PROVIDED_VARIABLES {
             let multinode_only = name.starts_with("MULTINODE_") || *name == "RANK";
@@ -987,8 +987,8 @@ impl<'a> Builder<'a> {
         let value_range = TextRange::new(name_range.end + 1, range.end);
         let literal = after == value;
         Some(EnvVar {
-            name: name.to_owned(),
-            value: value.clone(),
+            name: name.into(),
+            value: value.as_str().into(),
             entry_range: range,
             entry_node: info.node,
             value_offset: written
@@ -1547,12 +1547,12 @@ fn resolved(f: &Field) -> Resolved {
 /// An `env:` entry as a word of the launched program's environment.
 fn env_word(e: &EnvVar) -> LaunchWord {
     LaunchWord {
-        text: e.value.clone(),
+        text: e.value.to_string(),
         // Whether Fuzzball expands `$NAME` in `env:` values is not documented.
         value: if e.value.contains('$') || e.secret.is_some() {
             Resolved::Unknown
         } else {
-            Resolved::Literal(e.value.clone())
+            Resolved::Literal(e.value.to_string())
         },
         range: e.value_range,
         written: e.value_range,
