@@ -828,7 +828,7 @@ impl<'a> Builder<'a> {
                 "cwd" => {
                     if let Some(s) = self.string(v, "`cwd`") {
                         if self.abs_path(&s, "`cwd`") {
-                            t.cwd = Some(s);
+                            t.cwd = Some(Box::new(s));
                         }
                     }
                 }
@@ -851,7 +851,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 "network" => t.network = Some(Box::new(self.network(v, kind))),
-                "persist" => t.persist = self.boolean(v, "`persist`"),
+                "persist" => t.persist = self.boolean(v, "`persist`").map(Box::new),
                 "readiness-probe" => t.readiness_probe = Some(Box::new(self.probe(v))),
                 "name" => {
                     if let Some(s) = self.string_opt_null(v, "`name`") {
