@@ -87,7 +87,7 @@ impl<'a> Builder<'a> {
 
     // ---- generic accessors -------------------------------------------------------------
 
-    fn invalid(&mut self, id: NodeId, expected: &str) {
+    fn invalid(&mut self, id: NodeId, expected: impl std::fmt::Display) {
         let r = self.range(id);
         let found = self.tree.describe(id);
         self.emit(Diagnostic::new(
@@ -248,7 +248,7 @@ impl<'a> Builder<'a> {
         let tree: &'a Tree = self.tree;
         let Some(entries) = tree.merged_entries(rid) else {
             if !tree.is_null(rid) {
-                self.invalid(id, &format!("a mapping {what}"));
+                self.invalid(id, format_args!("a mapping {what}"));
             }
             return Vec::new();
         };
@@ -293,7 +293,8 @@ impl<'a> Builder<'a> {
         out
     }
 
-    fn seq(&mut self, id: NodeId, what: &str) -> Vec<NodeId> {
+    /// `what` is written only into a finding (a `format_args!` costs nothing until then).
+    fn seq(&mut self, id: NodeId, what: impl std::fmt::Display) -> Vec<NodeId> {
         let rid = self.tree.resolve(id);
         match &self.tree.node(rid).kind {
             NodeKind::Sequence { items, .. } => {
@@ -312,7 +313,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A string value; numbers and booleans are taken as written (Fuzzball coerces them).
-    fn string(&mut self, id: NodeId, what: &str) -> Option<Spanned<String>> {
+    fn string(&mut self, id: NodeId, what: impl std::fmt::Display) -> Option<Spanned<String>> {
         let rid = self.tree.resolve(id);
         match &self.tree.node(rid).kind {
             NodeKind::Scalar(s) => {
@@ -337,14 +338,18 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn string_opt_null(&mut self, id: NodeId, what: &str) -> Option<Spanned<String>> {
+    fn string_opt_null(
+        &mut self,
+        id: NodeId,
+        what: impl std::fmt::Display,
+    ) -> Option<Spanned<String>> {
         if self.tree.is_null(id) {
             return None;
         }
         self.string(id, what)
     }
 
-    fn uint(&mut self, id: NodeId, what: &str, min: u64) -> Option<Spanned<u64>> {
+    fn uint(&mut self, id: NodeId, what: impl std::fmt::Display, min: u64) -> Option<Spanned<u64>> {
         let rid = self.tree.resolve(id);
         let r = self.range(id);
         match self.tree.core_value(rid) {
@@ -379,7 +384,7 @@ impl<'a> Builder<'a> {
                 None
             }
             _ => {
-                self.invalid(id, &format!("{what} as a whole number"));
+                self.invalid(id, format_args!("{what} as a whole number"));
                 None
             }
         }
@@ -390,7 +395,7 @@ impl<'a> Builder<'a> {
         match self.tree.core_value(rid) {
             Some(CoreValue::Int(i)) => Some(Spanned::new(i, self.range(id), rid)),
             _ => {
-                self.invalid(id, &format!("{what} as a whole number"));
+                self.invalid(id, format_args!("{what} as a whole number"));
                 None
             }
         }
@@ -441,7 +446,7 @@ impl<'a> Builder<'a> {
                 None
             }
             _ => {
-                self.invalid(id, &format!("{what} as `true` or `false`"));
+                self.invalid(id, format_args!("{what} as `true` or `false`"));
                 None
             }
         }
@@ -525,7 +530,7 @@ impl<'a> Builder<'a> {
                     value: Spanned::new(s.value.to_owned(), self.tree.node(rid).range, rid),
                 });
             } else {
-                self.invalid(v, &format!("a string value for `{}`", key.value));
+                self.invalid(v, format_args!("a string value for `{}`", key.value));
             }
         }
         out
@@ -677,7 +682,8 @@ impl<'a> Builder<'a> {
     /// Report a NUL character (written as the escape `\0` or `\x00` in a double-quoted
     /// scalar) in the string `id`: no process argument, environment entry or path can hold
     /// one, so the job would fail only when it starts.
-    fn no_nul(&mut self, id: NodeId, what: &str) {
+    /// `what` is written only into a finding (a `format_args!` costs nothing until then).
+    fn no_nul(&mut self, id: NodeId, what: impl std::fmt::Display) {
         let Some(s) = self.tree.scalar(id) else {
             return;
         };
@@ -805,7 +811,7 @@ impl<'a> Builder<'a> {
         if !matches!(self.tree.node(t.body).kind, NodeKind::Mapping { .. }) {
             self.invalid(
                 body,
-                &format!(
+                format_args!(
                     "a mapping with the {} definition (`image`, `command` or `script`, `resource`)",
                     kind.as_str()
                 ),
@@ -1013,11 +1019,11 @@ impl<'a> Builder<'a> {
             return None;
         }
         let mut out = Vec::new();
-        for item in self.seq(id, &format!("{what} as a list of arguments")) {
+        for item in self.seq(id, format_args!("{what} as a list of arguments")) {
             let irid = self.tree.resolve(item);
             match self.tree.scalar(irid) {
                 Some(s) if !self.tree.is_null(irid) => {
-                    self.no_nul(irid, &format!("an argument in {what}"));
+                    self.no_nul(irid, format_args!("an argument in {what}"));
                     out.push(Spanned::new(
                         s.value.to_owned(),
                         self.tree.node(irid).range,
@@ -1035,7 +1041,7 @@ impl<'a> Builder<'a> {
                         .with_help("write `\"\"` for an empty string argument, or remove the item"),
                     );
                 }
-                None => self.invalid(item, &format!("a string argument in {what}")),
+                None => self.invalid(item, format_args!("a string argument in {what}")),
             }
         }
         Some(Spanned::new(out, range, rid))
@@ -1112,7 +1118,7 @@ impl<'a> Builder<'a> {
                             ),
                         );
                     }
-                    self.no_nul(s.node, &format!("the value of `{name}`"));
+                    self.no_nul(s.node, format_args!("the value of `{name}`"));
                     let secret = if value.starts_with("secret://") {
                         match values::parse_secret_ref(value) {
                             Ok(r) => {
@@ -1207,7 +1213,7 @@ impl<'a> Builder<'a> {
                         }
                     }
                 } else if let Some(vol) =
-                    self.string(v, &format!("the volume of mount `{}`", key.value))
+                    self.string(v, format_args!("the volume of mount `{}`", key.value))
                 {
                     out.push(Mount {
                         form: MountForm::V4Short,
@@ -1288,7 +1294,7 @@ impl<'a> Builder<'a> {
             if !self.abs_path(&path, "a file path in the container") {
                 continue;
             }
-            let Some(s) = self.string(v, &format!("the content of `{}`", path.value)) else {
+            let Some(s) = self.string(v, format_args!("the content of `{}`", path.value)) else {
                 continue;
             };
             let source = match values::file_ref(&s.value) {
@@ -1348,7 +1354,9 @@ impl<'a> Builder<'a> {
                 "devices" => {
                     r.devices_key = Some(k.range);
                     for (dk, dv) in self.map_entries(v, "in `devices`") {
-                        if let Some(n) = self.uint(dv, &format!("the count of `{}`", dk.value), 0) {
+                        if let Some(n) =
+                            self.uint(dv, format_args!("the count of `{}`", dk.value), 0)
+                        {
                             r.devices.push((owned(dk), n));
                         }
                     }
@@ -1370,7 +1378,7 @@ impl<'a> Builder<'a> {
                 self.tree.text(rid).unwrap_or("").to_owned()
             }
             _ => {
-                self.invalid(id, &format!("{what} such as `4GiB`"));
+                self.invalid(id, format_args!("{what} such as `4GiB`"));
                 return None;
             }
         };
@@ -2016,7 +2024,7 @@ impl<'a> Builder<'a> {
             match k.value {
                 "uri" => {
                     seen_uri = true;
-                    if let Some(s) = self.string(v, &format!("the {what} `uri`")) {
+                    if let Some(s) = self.string(v, format_args!("the {what} `uri`")) {
                         if !s.value.contains("://") {
                             self.emit(
                                 Diagnostic::new(Rule::InvalidValue, s.range, format!("`{}` is not a URI; a transfer {what} is `https://…`, `s3://…` or `file://…`", s.value)),
