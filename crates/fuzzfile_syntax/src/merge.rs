@@ -32,7 +32,11 @@ impl Tree {
         let NodeKind::Scalar(s) = &node.kind else {
             return false;
         };
-        if s.style() != crate::ScalarStyle::Plain || self.scalar_of(s).value != "<<" {
+        // The length first: every key of every mapping comes here.
+        if s.style() != crate::ScalarStyle::Plain
+            || s.value_len() != 2
+            || self.scalar_of(s).value != "<<"
+        {
             return false;
         }
         matches!(
