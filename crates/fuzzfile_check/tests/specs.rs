@@ -14,33 +14,17 @@
 //! `after --fix` when every applied fix is safe, and the file after the safe fixes alone when
 //! it differs from both.
 
-use fuzzfile_check::profile::parse_profile;
+mod spec_options;
+
 use fuzzfile_check::{
     analyze_bytes_with, analyze_with, fix_all_at, fixes, render, Analysis, Applicability, Options,
     Rule, Severity,
 };
+use spec_options::options_for;
 use std::path::{Path, PathBuf};
 
 fn specs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/specs")
-}
-
-/// The options of a spec file: `<stem>.profile.toml` next to it, else its directory's
-/// `profile.toml`, if any.
-fn options_for(dir: &Path, stem: &str) -> Options {
-    let own = dir.join(format!("{stem}.profile.toml"));
-    let path = if own.is_file() {
-        own
-    } else {
-        dir.join("profile.toml")
-    };
-    let profile = std::fs::read_to_string(&path)
-        .ok()
-        .map(|t| parse_profile(&t).unwrap_or_else(|e| panic!("{}: {e}", path.display())));
-    Options {
-        profile,
-        ..Default::default()
-    }
 }
 
 fn analyze(text: &str, options: &Options) -> Analysis {

@@ -9,9 +9,11 @@
 //! edit inside one job re-checks that job only.
 
 use fuzz_test_support::rng::Xorshift;
-use fuzzfile_check::profile::parse_profile;
+mod spec_options;
+
 use fuzzfile_check::task_cache::{TaskCounts, TaskFindingsCache};
 use fuzzfile_check::{analyze_with, Options};
+use spec_options::options_for;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -25,22 +27,8 @@ fn inputs() -> Vec<(PathBuf, Options)> {
     for path in fuzz_test_support::corpus::files_ending_with(&specs, ".fz") {
         let dir = path.parent().expect("a directory");
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let own = dir.join(format!("{stem}.profile.toml"));
-        let profile_path = if own.is_file() {
-            own
-        } else {
-            dir.join("profile.toml")
-        };
-        let profile = std::fs::read_to_string(&profile_path)
-            .ok()
-            .and_then(|t| parse_profile(&t).ok());
-        out.push((
-            path,
-            Options {
-                profile,
-                ..Options::default()
-            },
-        ));
+        let options = options_for(dir, stem);
+        out.push((path, options));
     }
     let more = [
         root().join("../shared/corpus/plain"),
