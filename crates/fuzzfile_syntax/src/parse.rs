@@ -723,10 +723,11 @@ mod owned_bytes_tests {
     use super::{parse_bytes, parse_owned_bytes};
     use crate::debug_tree;
 
-    /// The owned path gives what the borrowed one gives: the same text, tree and errors, for
-    /// valid UTF-8 and for each place of an invalid byte.
+    /// Bytes read whole, owned or borrowed: valid UTF-8 is the text itself, parsed as `parse`
+    /// parses it; otherwise the text is the lossy one and the tree is empty with one error at
+    /// the first bad byte (where `std::str::from_utf8` stops).
     #[test]
-    fn owned_bytes_parse_as_borrowed_bytes_do() {
+    fn owned_and_borrowed_bytes_parse_as_text_does() {
         let inputs: [&[u8]; 6] = [
             b"version: v4\njobs:\n  a:\n    command: [echo, hi]\n",
             b"\xef\xbb\xbfversion: v4\njobs: {}\n",
@@ -736,16 +737,28 @@ mod owned_bytes_tests {
             b"",
         ];
         for bytes in inputs {
-            let (text, tree) = parse_bytes(bytes);
-            let (owned_text, owned_tree) = parse_owned_bytes(bytes.to_vec());
-            assert_eq!(owned_text, text, "{bytes:?}");
-            assert_eq!(owned_tree.errors, tree.errors, "{bytes:?}");
-            assert_eq!(owned_tree.has_bom, tree.has_bom, "{bytes:?}");
-            assert_eq!(
-                debug_tree(&owned_text, &owned_tree),
-                debug_tree(&text, &tree),
-                "{bytes:?}"
-            );
+            let lossy = String::from_utf8_lossy(bytes).into_owned();
+            for (text, tree) in [parse_bytes(bytes), parse_owned_bytes(bytes.to_vec())] {
+                assert_eq!(text, lossy, "{bytes:?}");
+                assert_eq!(tree.has_bom, lossy.starts_with('\u{feff}'), "{bytes:?}");
+                match std::str::from_utf8(bytes) {
+                    Ok(valid) => {
+                        let expected = crate::parse(valid);
+                        assert_eq!(tree.errors, expected.errors, "{bytes:?}");
+                        assert_eq!(
+                            debug_tree(&text, &tree),
+                            debug_tree(valid, &expected),
+                            "{bytes:?}"
+                        );
+                    }
+                    Err(e) => {
+                        assert!(tree.root().is_none(), "{bytes:?}");
+                        assert_eq!(tree.errors.len(), 1, "{bytes:?}");
+                        assert_eq!(tree.errors[0].range.start as usize, e.valid_up_to());
+                        assert!(tree.errors[0].message.starts_with("invalid UTF-8"));
+                    }
+                }
+            }
         }
         // An invalid byte is reported at its offset, whichever path read it.
         let (_, tree) = parse_owned_bytes(b"version: v4\n\xffjobs: {}\n".to_vec());
