@@ -93,10 +93,8 @@ pub fn streamed<'a>(
 impl StreamedPlan<'_> {
     /// The bytes of `to_json(&lower(..)?)`, written to `out` as each part is lowered. `out`
     /// should be buffered.
-    pub fn write_json(&self, mut out: impl std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer_pretty(&mut out, self)?;
-        out.write_all(b"\n")?;
-        out.flush()
+    pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        write_pretty_json(self, out)
     }
 }
 
@@ -149,8 +147,16 @@ pub fn to_json(plan: &Plan) -> String {
 
 /// The plan as [`to_json`] gives it, written to `out` as it is serialised (no copy of the whole
 /// text in memory: a plan of 10,000 jobs is about 50 MB of JSON). `out` should be buffered.
-pub fn write_json(plan: &Plan, mut out: impl std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, plan)?;
+pub fn write_json(plan: &Plan, out: impl std::io::Write) -> std::io::Result<()> {
+    write_pretty_json(plan, out)
+}
+
+/// `value` as pretty JSON with a final newline, as [`to_json`] writes a plan, into `out`.
+fn write_pretty_json(
+    value: &impl serde::Serialize,
+    mut out: impl std::io::Write,
+) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut out, value)?;
     out.write_all(b"\n")?;
     out.flush()
 }
