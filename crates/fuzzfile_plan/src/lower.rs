@@ -16,34 +16,25 @@ use serde::{Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) fn lower(a: &Analysis, options: &PlanOptions) -> Result<Plan, Refusal> {
-    let version = plannable_version(a)?;
+    // The streamed plan's checks and order, then every task lowered at once.
+    let checked = streamed(a, options)?;
+    let lowered = |tasks: &[&m::Task]| -> Result<Vec<Task>, Refusal> {
+        tasks
+            .iter()
+            .map(|&task| Lowering { a, options, task }.task())
+            .collect()
+    };
     let model = &a.model;
-    let mut jobs = Vec::new();
-    let mut services = Vec::new();
-    for t in model.tasks() {
-        let task = Lowering {
-            a,
-            options,
-            task: t,
-        }
-        .task()?;
-        match t.kind {
-            m::TaskKind::Job => jobs.push(task),
-            m::TaskKind::Service => services.push(task),
-        }
-    }
-    jobs.sort_by(|x, y| x.name.cmp(&y.name));
-    services.sort_by(|x, y| x.name.cmp(&y.name));
     Ok(Plan {
         plan_version: PLAN_VERSION,
-        workflow: workflow(a, options, version),
+        workflow: workflow(a, options, checked.version),
         cluster: cluster(options),
         placeholders: placeholders(),
         volumes: volumes(a, options),
         files: top_files(model),
         graph: graph(model),
-        jobs,
-        services,
+        jobs: lowered(&checked.jobs)?,
+        services: lowered(&checked.services)?,
     })
 }
 
