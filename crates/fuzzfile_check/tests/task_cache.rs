@@ -2,9 +2,9 @@
 //! language server passes in `Options::task_findings`) against analysing from scratch.
 //!
 //! Every Fuzzfile of the rule specs (with their cluster profiles), the corpus of Fuzzball's own
-//! Fuzzfiles, the launch-script corpus and `examples/` is edited as a person edits it (typing
-//! and deleting in a value, a comment, a name; a line duplicated or removed; a job renamed),
-//! and after each edit the analysis that reuses kept findings must equal, finding for finding
+//! Fuzzfiles, the launch-script corpus, `examples/` and the fuzz seeds (hostile input) is edited
+//! as a person edits it (typing and deleting in a value, a comment, a name; a line duplicated or
+//! removed; a job renamed), and after each edit the analysis that reuses kept findings must equal, finding for finding
 //! and position for position, the analysis that runs every hook. The counts then show that an
 //! edit inside one job re-checks that job only.
 
@@ -40,6 +40,11 @@ fn inputs() -> Vec<(PathBuf, Options)> {
         for path in fuzz_test_support::corpus::files_ending_with(&dir, ".fz") {
             out.push((path, Options::default()));
         }
+    }
+    // Hostile input: the fuzz seeds (an alias bomb, anchors merged across jobs, the inputs that
+    // once crashed the parser).
+    for path in fuzz_test_support::corpus::files_ending_with(&root().join("fuzz/seeds"), ".yaml") {
+        out.push((path, Options::default()));
     }
     out
 }
